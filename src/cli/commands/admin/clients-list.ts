@@ -1,0 +1,40 @@
+// `ferry admin clients list`: every client account.
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import { printTable } from '../../output.js';
+import type { Registrar } from '../../program.js';
+import { examples, group } from '../group.js';
+
+interface ClientRecord {
+  id: string;
+  name: string;
+  plan: string;
+  created: string;
+  isAdmin: boolean;
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  group(group(program, 'admin', 'Accounts and API keys (admin key only)'), 'clients', 'Client accounts')
+    .command('list')
+    .description('List client accounts')
+    .option('--query <q>', 'filter, e.g. plan=Free')
+    .addHelpText('after', examples('ferry admin clients list', 'ferry admin clients list --query "plan=Free" --json'))
+    .action(registrar.action(runClientsList));
+}
+
+export async function runClientsList(options: { query?: string }, ctx: CommandContext): Promise<void> {
+  const { client } = await ctx.connect();
+  const rows: ClientRecord[] = [];
+  for await (const row of client.records<ClientRecord>('/admin/clients', { query: { pageSize: 5000, query: options.query } })) rows.push(row);
+  if (ctx.io.mode === 'json') {
+    ctx.io.json(rows);
+    return;
+  }
+  printTable(ctx.io, rows, [
+    { header: 'id', value: (r) => r.id },
+    { header: 'name', value: (r) => r.name },
+    { header: 'plan', value: (r) => r.plan },
+    { header: 'created', value: (r) => r.created },
+    { header: 'admin', value: (r) => (r.isAdmin ? 'yes' : '') },
+  ]);
+}

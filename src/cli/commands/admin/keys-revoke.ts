@@ -1,0 +1,22 @@
+// `ferry admin keys revoke CLIENT_ID KEY_ID`: later use of that key gets 403.
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import type { Registrar } from '../../program.js';
+import { examples, group } from '../group.js';
+
+export function register(program: Command, registrar: Registrar): void {
+  group(group(program, 'admin', 'Accounts and API keys (admin key only)'), 'keys', 'API keys of a client')
+    .command('revoke')
+    .description('Revoke an API key; requests with it then get 403')
+    .argument('<clientId>', 'the client account id')
+    .argument('<keyId>', 'the key id (ferry admin keys list CLIENT_ID)')
+    .addHelpText('after', examples('ferry admin keys revoke 3f1c… 9a0b…'))
+    .action(registrar.action(runKeysRevoke));
+}
+
+export async function runKeysRevoke(_options: object, ctx: CommandContext, [clientId, keyId]: string[]): Promise<void> {
+  const { client } = await ctx.connect();
+  await client.delete(`/admin/clients/${encodeURIComponent(clientId!)}/apiKeys/${encodeURIComponent(keyId!)}`);
+  if (ctx.io.mode === 'json') ctx.io.json({ id: keyId, revoked: true });
+  else ctx.io.err(`Revoked key ${keyId}.`);
+}

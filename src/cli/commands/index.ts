@@ -1,0 +1,19 @@
+// Every command's register function, in help order. Each command file imports its heavy
+// dependencies lazily inside its run function, so `ferry --help` stays fast.
+import type { Command } from 'commander';
+import type { Registrar } from '../program.js';
+import * as clientsCreate from './admin/clients-create.js';
+import * as clientsList from './admin/clients-list.js';
+import * as keysCreate from './admin/keys-create.js';
+import * as keysList from './admin/keys-list.js';
+import * as keysRevoke from './admin/keys-revoke.js';
+import * as serve from './serve.js';
+
+export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
+  serve.register,
+  clientsCreate.register,
+  clientsList.register,
+  keysCreate.register,
+  keysList.register,
+  keysRevoke.register,
+];

@@ -1,0 +1,73 @@
+// `ferry serve`: the bundled service in the foreground until SIGINT/SIGTERM, then a
+// graceful stop (no new connections, in-flight requests finish) and exit 0.
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CommandContext } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { resolveDataDir } from '../globals.js';
+import type { Registrar } from '../program.js';
+import { examples } from './group.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  rateLimit?: number;
+  maintenance?: boolean;
+}
+
+function nonNegativeInt(name: string) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number.`);
+    return Number(value);
+  };
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  program.command('serve')
+    .description('Run the bundled service in the foreground')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', nonNegativeInt('--port'), 8080)
+    .option('--rate-limit <n>', 'requests per second per API key (0 = no limit; default 2000)', nonNegativeInt('--rate-limit'))
+    .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
+    .addHelpText('after', examples(
+      'ferry serve --port 8080 --data-dir ./ferry-data',
+      'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
+      'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
+    ))
+    .action(registrar.action(runServe));
+}
+
+export async function runServe(options: ServeOptions, ctx: CommandContext): Promise<void> {
+  const { io, signal } = ctx;
+  const dataDir = resolveDataDir(ctx.flags, io.env);
+  const { createService } = await import('../../service/app.js');
+  const service = createService({
+    dataDir,
+    rateLimit: options.rateLimit,
+    maintenance: options.maintenance ?? false,
+    env: io.env,
+    onInternalError: (err, correlationId) => io.err(`internal error ${correlationId}: ${(err as Error)?.message ?? err}`, { force: true }),
+  });
+  let baseUrl: string;
+  try {
+    baseUrl = await service.listen({ port: options.port, host: options.host });
+  } catch (err) {
+    await service.close();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new CliError(`Port ${options.port} on ${options.host} is already in use.`, EXIT.error, 'Pick another with --port, or --port 0 for a free one.');
+    }
+    throw err;
+  }
+  if (io.mode === 'json') io.json({ event: 'listening', baseUrl, dataDir });
+  else {
+    io.out(`listening ${baseUrl}`);
+    io.err(`data dir ${dataDir}; admin key in ${dataDir}/admin.key${options.maintenance ? '; maintenance mode (every request gets 503)' : ''}`);
+  }
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  io.err('stopping: finishing in-flight requests…');
+  await service.close();
+  if (io.mode === 'json') io.json({ event: 'stopped' });
+  else io.err('stopped');
+}

@@ -1,0 +1,35 @@
+// Typed CLI errors and the one mapping from any error to an exit code (CLI.md):
+// 0 success · 1 error · 2 usage · 3 partial failure · 4 auth/permission · 5 plan limit · 130 interrupted.
+import { ApiRequestError } from '../client/errors.js';
+
+export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, auth: 4, planLimit: 5, interrupted: 130 } as const;
+
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode: number = EXIT.error, readonly hint?: string) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.usage, hint);
+    this.name = 'UsageError';
+  }
+}
+
+export class InterruptedError extends CliError {
+  constructor(message = 'Interrupted.') {
+    super(message, EXIT.interrupted);
+    this.name = 'InterruptedError';
+  }
+}
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof CliError) return err.exitCode;
+  if (err instanceof ApiRequestError) {
+    if (err.status === 401 || err.status === 403) return EXIT.auth;
+    if (err.status === 402) return EXIT.planLimit;
+  }
+  return EXIT.error;
+}

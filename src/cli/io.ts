@@ -1,0 +1,92 @@
+// The one IO object every command gets: streams, TTY facts, colour, and the output
+// mode. Commands never touch process.stdout, process.env or console directly, so tests
+// run them with buffers.
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+
+export type OutputMode = 'tty' | 'plain' | 'json';
+
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  /** stdout is a terminal: tables and colour; otherwise stable tab-separated lines. */
+  stdoutIsTTY: boolean;
+  /** stderr is a terminal: spinners and progress bars may be drawn there. */
+  stderrIsTTY: boolean;
+  /** A person can answer a prompt (stdin is a TTY and --no-input/CI are not set). */
+  canPrompt: boolean;
+  color: boolean;
+  mode: OutputMode;
+  quiet: boolean;
+  verbose: boolean;
+  /** Writes one line of data to stdout. */
+  out(line: string): void;
+  /** Writes one line of progress, log or error text to stderr (suppressed by --quiet unless forced). */
+  err(line: string, options?: { force?: boolean }): void;
+  /** Writes one JSON document (one line) to stdout. */
+  json(value: unknown): void;
+}
+
+export interface IOSettings {
+  json?: boolean;
+  noInput?: boolean;
+  noColor?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+interface Streams {
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+export function createIO(streams: Streams, settings: IOSettings = {}): IO {
+  const { stdin, stdout, stderr, env } = streams;
+  const json = settings.json ?? false;
+  const stdoutIsTTY = Boolean(stdout.isTTY) && !json;
+  const stderrIsTTY = Boolean(stderr.isTTY) && !json;
+  const color = !settings.noColor && env.NO_COLOR === undefined && env.TERM !== 'dumb' && (stdoutIsTTY || stderrIsTTY);
+  const canPrompt = Boolean(stdin.isTTY) && Boolean(stderr.isTTY) && !settings.noInput && !env.CI && !json;
+  const quiet = settings.quiet ?? false;
+  const verbose = (settings.verbose ?? false) || Boolean(env.FERRY_DEBUG);
+  return {
+    stdin, stdout, stderr, env,
+    stdoutIsTTY, stderrIsTTY, canPrompt, color, quiet, verbose,
+    mode: json ? 'json' : stdoutIsTTY ? 'tty' : 'plain',
+    out: (line) => void stdout.write(`${line}\n`),
+    err: (line, options) => {
+      if (!quiet || options?.force) stderr.write(`${line}\n`);
+    },
+    json: (value) => void stdout.write(`${JSON.stringify(value)}\n`),
+  };
+}
+
+export function processIO(settings: IOSettings = {}): IO {
+  return createIO({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }, settings);
+}
+
+export interface BufferIO extends IO {
+  stdoutText(): string;
+  stderrText(): string;
+}
+
+/** An IO over in-memory buffers, for tests. `tty` pretends both outputs are terminals. */
+export function bufferIO(settings: IOSettings & { env?: NodeJS.ProcessEnv; tty?: boolean; stdin?: string } = {}): BufferIO {
+  const collect = (tty: boolean) => {
+    const chunks: Buffer[] = [];
+    const stream = new PassThrough() as PassThrough & { isTTY?: boolean };
+    stream.isTTY = tty;
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+  };
+  const out = collect(settings.tty ?? false);
+  const err = collect(settings.tty ?? false);
+  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
+  stdin.isTTY = settings.tty ?? false;
+  stdin.end(settings.stdin ?? '');
+  const io = createIO({ stdin, stdout: out.stream, stderr: err.stream, env: settings.env ?? {} }, settings);
+  return { ...io, stdoutText: out.text, stderrText: err.text };
+}

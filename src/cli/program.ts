@@ -1,0 +1,121 @@
+// Builds the `ferry` command tree and runs it, returning the exit code. Errors of every
+// kind become an exit code here (and only here); main.ts turns it into process.exit.
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { ApiRequestError, ConnectionError } from '../client/errors.js';
+import { createContext, type CommandContext } from './context.js';
+import { EXIT, exitCodeFor, CliError } from './errors.js';
+import type { GlobalFlags } from './globals.js';
+import { createIO, type IO } from './io.js';
+import { COMMANDS } from './commands/index.js';
+
+export type Action<O> = (options: O, ctx: CommandContext, args: string[]) => Promise<void>;
+
+export interface Streams {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Registrar {
+  /** Wraps a typed run function as a commander action with IO, flags and a target. */
+  action<O>(fn: Action<O>): (...args: unknown[]) => Promise<void>;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export async function runCli(argv: string[], streams: Streams, signal: AbortSignal): Promise<number> {
+  let failure: unknown;
+  let io: IO | undefined;
+  const registrar: Registrar = {
+    action: <O>(fn: Action<O>) => async (...all: unknown[]) => {
+      const command = all[all.length - 1] as Command;
+      const flags = command.optsWithGlobals<GlobalFlags>();
+      io = createIO(streams as never, { json: flags.json, noInput: flags.input === false, noColor: flags.color === false, quiet: flags.quiet, verbose: flags.verbose });
+      const ctx = createContext(io, flags, signal);
+      try {
+        await fn(command.opts() as O, ctx, all.slice(0, -2) as string[]);
+      } catch (err) {
+        failure = err;
+      } finally {
+        await ctx.dispose();
+      }
+    },
+  };
+
+  const program = new Command('ferry')
+    .description('Move companies and their accounting-platform connections onto the company-and-connection data service.')
+    .version(version(), '-V, --version')
+    .option('--base-url <url>', 'remote service, or set FERRY_BASE_URL (default: the embedded service)')
+    .option('--profile <name>', 'a saved target (see ferry login)')
+    .option('--api-key-file <path>', 'file holding the API key (or set FERRY_API_KEY)')
+    .option('--client <id>', 'admin key acting for this client (X-Client-Id)')
+    .option('--data-dir <dir>', 'embedded service state (default: $XDG_DATA_HOME/ferry)')
+    .option('--json', 'machine output on stdout, errors as JSON on stderr')
+    .option('--no-input', 'never prompt; a missing answer is an error naming the flag')
+    .option('--no-color', 'plain text')
+    .option('-q, --quiet', 'less output on stderr')
+    .option('-v, --verbose', 'log every request (keys and tokens redacted)')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void streams.stdout.write(text),
+      writeErr: (text) => void streams.stderr.write(text),
+    });
+  for (const register of COMMANDS) register(program, registrar);
+  program.commands.forEach(function exit(command: Command) {
+    command.exitOverride().showSuggestionAfterError(true);
+    command.commands.forEach(exit);
+  });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    failure = err;
+  }
+  if (failure === undefined) return EXIT.ok;
+  const out = io ?? createIO(streams as never, { json: argv.includes('--json') });
+  reportError(out, failure);
+  return exitCodeFor(failure);
+}
+
+/** One place decides how an error looks: JSON on stderr with --json, readable lines otherwise. */
+export function reportError(io: IO, err: unknown): void {
+  const exitCode = exitCodeFor(err);
+  if (io.mode === 'json') {
+    const body: Record<string, unknown> = { message: (err as Error).message ?? String(err), exitCode };
+    if (err instanceof ApiRequestError) {
+      body.status = err.status;
+      if (err.correlationId) body.correlationId = err.correlationId;
+      if (err.validation.length) body.validation = err.validation;
+    }
+    if (err instanceof CliError && err.hint) body.hint = err.hint;
+    io.stderr.write(`${JSON.stringify({ error: body })}\n`);
+    return;
+  }
+  const say = (line: string) => io.err(line, { force: true });
+  if (err instanceof ApiRequestError) {
+    say(`error: ${err.message} (HTTP ${err.status} from ${err.method} ${err.path.split('?')[0]})`);
+    for (const item of err.validation) say(`  - ${item.itemId ? `${item.itemId}: ` : ''}${item.message}`);
+    if (err.status === 401) say('hint: check the API key (--api-key-file, FERRY_API_KEY or the profile).');
+    if (err.status === 403) say('hint: the key was revoked, or the resource belongs to another account.');
+    if (err.correlationId) say(`correlation id: ${err.correlationId} (quote it to support)`);
+  } else if (err instanceof ConnectionError) {
+    say(`error: ${err.message}`);
+    say('hint: is the service running? Check --base-url, or drop it to use the embedded service.');
+  } else if (err instanceof CliError) {
+    say(`error: ${err.message}`);
+    if (err.hint) say(`hint: ${err.hint}`);
+  } else {
+    say(`error: ${(err as Error)?.message ?? String(err)}`);
+    if (io.verbose && (err as Error)?.stack) say((err as Error).stack!);
+  }
+}

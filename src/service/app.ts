@@ -1,0 +1,154 @@
+// createService() builds the HTTP API over a data dir; listen() and close() are separate
+// so tests bind port 0 and the CLI can embed the service in-process.
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureAdmin } from './bootstrap.js';
+import { systemClock, type Clock } from './clock.js';
+import type { ServiceContext } from './context.js';
+import { ApiError, errorBody, errors } from './errors.js';
+import { authenticate, type AuthContext } from './http/auth.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { schemaOnlyVerifier, type TokenVerifier } from './integrations/verifier.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import { registerCompanyRoutes } from './routes/companies.js';
+import { registerConnectionRoutes } from './routes/connections.js';
+import { registerIntegrationRoutes } from './routes/integrations.js';
+import { registerProfileRoutes } from './routes/profile.js';
+import { createSealer, loadSecretKey } from './secrets.js';
+import { openDatabase, type Db } from './store/db.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+}
+
+export const DEFAULT_RATE_LIMIT = 2000;
+const BODY_LIMIT = 1024 * 1024;
+
+export interface ServiceOptions {
+  dataDir: string;
+  /** Requests per second per API key; 0 turns rate limiting (and its headers) off. */
+  rateLimit?: number;
+  maintenance?: boolean;
+  clock?: Clock;
+  env?: NodeJS.ProcessEnv;
+  verifier?: TokenVerifier;
+  /** Where internal errors are reported; never sent to clients. */
+  onInternalError?: (err: unknown, correlationId: string) => void;
+}
+
+export interface Service {
+  app: FastifyInstance;
+  db: Db;
+  adminKey: string;
+  dataDir: string;
+  listen(options?: { port?: number; host?: string }): Promise<string>;
+  close(): Promise<void>;
+  setMaintenance(on: boolean): void;
+}
+
+export function createService(options: ServiceOptions): Service {
+  const clock = options.clock ?? systemClock;
+  mkdirSync(options.dataDir, { recursive: true });
+  const db = openDatabase(join(options.dataDir, 'ferry.db'));
+  const adminKey = ensureAdmin(db, options.dataDir, clock);
+  const ctx: ServiceContext = {
+    db,
+    clock,
+    sealer: createSealer(loadSecretKey(options.dataDir, options.env)),
+    verifier: options.verifier ?? schemaOnlyVerifier,
+  };
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const limiter = rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined;
+  let maintenance = options.maintenance ?? false;
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // An empty body is no body (clients send Content-Type on bodiless DELETEs); bad JSON is 400.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(errors.malformedJson(), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('X-Correlation-Id', request.id);
+    if (maintenance) throw errors.maintenance();
+    const clientId = request.headers['x-client-id'];
+    request.auth = authenticate(db, clock, request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
+    if (limiter) {
+      const decision = limiter.take(request.auth.keyId);
+      reply.headers(decision.headers);
+      if (!decision.allowed) throw errors.tooManyRequests(decision.retryAfterSeconds);
+    }
+  });
+
+  app.setNotFoundHandler(async (request) => {
+    throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');
+  });
+
+  app.setErrorHandler(async (err, request, reply) => {
+    const apiError = toApiError(err);
+    if (apiError.statusCode === 500) options.onInternalError?.(err, request.id);
+    reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError, request.id));
+  });
+
+  registerAdminRoutes(app, ctx);
+  registerProfileRoutes(app, ctx);
+  registerCompanyRoutes(app, ctx);
+  registerConnectionRoutes(app, ctx);
+  registerIntegrationRoutes(app);
+
+  return {
+    app,
+    db,
+    adminKey,
+    dataDir: options.dataDir,
+    async listen({ port = 8080, host = '127.0.0.1' } = {}) {
+      await app.listen({ port, host });
+      const address = app.server.address();
+      const actualPort = typeof address === 'object' && address ? address.port : port;
+      const shownHost = host.includes(':') ? `[${host}]` : host;
+      return `http://${shownHost}:${actualPort}`;
+    },
+    async close() {
+      await app.close();
+      if (db.open) db.close();
+    },
+    setMaintenance(on) {
+      maintenance = on;
+    },
+  };
+}
+
+interface FrameworkError {
+  code?: string;
+  statusCode?: number;
+}
+
+/** Everything becomes a catalogue error; anything unexpected is a 500 with no internals. */
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const { code, statusCode } = (err ?? {}) as FrameworkError;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.bodyTooLarge(BODY_LIMIT);
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType();
+  if (code?.startsWith('FST_ERR_CTP_')) return errors.malformedJson();
+  if (statusCode && statusCode >= 400 && statusCode < 500) return errors.badRequest('Bad request.');
+  return errors.internal();
+}

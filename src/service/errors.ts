@@ -1,0 +1,94 @@
+// The service's one error catalogue. Every error that leaves the service is built here,
+// so texts stay word for word as the contract says and internals never leak.
+
+export interface ValidationItem {
+  itemId?: string;
+  message: string;
+  validatorName?: string;
+}
+
+export interface Validation {
+  errors: ValidationItem[];
+  warnings: ValidationItem[];
+}
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly validation?: Validation;
+  readonly headers: Record<string, string>;
+
+  constructor(statusCode: number, message: string, options: { validation?: ValidationItem[]; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = statusCode;
+    if (options.validation) this.validation = { errors: options.validation, warnings: [] };
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** Where the error reference lives; quoted in the 402 messages. */
+export const ERRORS_DOC_URL = 'https://docs.ferry.dev/errors';
+
+export const SERVICE_NAME = 'PublicApi';
+
+export const errors = {
+  badRequest: (message: string, validation?: ValidationItem[]) => new ApiError(400, message, validation ? { validation } : {}),
+  malformedJson: () => new ApiError(400, 'The request body is not valid JSON.'),
+  bodyTooLarge: (limit: number) => new ApiError(400, `The request body is larger than the limit of ${limit} bytes.`),
+  unsupportedMediaType: () => new ApiError(400, 'Request bodies must be JSON (Content-Type: application/json).'),
+  invalidParameter: (name: string, rule: string) => new ApiError(400, `Invalid value for parameter ${name}: ${rule}`, {
+    validation: [{ itemId: name, message: rule, validatorName: 'QueryParameters' }],
+  }),
+  malformedQuery: () => new ApiError(400, 'Error parsing query - Malformed query.'),
+  unknownProperty: (path: string) => new ApiError(400, `Error parsing query - Could not resolve property ${path}`),
+
+  unauthorized: () => new ApiError(401, 'Unauthorized. The API key is missing, malformed or not recognised.'),
+  forbidden: () => new ApiError(403, 'You are using an outdated API key or a key not associated with that resource.'),
+  adminOnly: () => new ApiError(403, 'This endpoint is restricted to administrators.'),
+  clientHeaderNotAllowed: () => new ApiError(403, 'Only an administrator key may act for a client with X-Client-Id.'),
+  managedOnly: (platformName: string) => new ApiError(403,
+    `Tokens for ${platformName} are migrated by the support team (managed migration); self-service authorization is not available for this integration.`),
+
+  companyLimit: () => new ApiError(402, 'CompanyValidationException: Company limit exceeded', {
+    validation: [{ itemId: 'Company', message: `Company limit exceeded. Learn more at ${ERRORS_DOC_URL}`, validatorName: 'CreateCompany' }],
+  }),
+  syncScheduleNotAllowed: () => new ApiError(402, 'SyncSettingsValidationException: Sync schedule not allowed', {
+    validation: [{ itemId: 'SyncSettings', message: 'Sync schedule is not allowed for this client.', validatorName: 'SyncSettings' }],
+  }),
+  accountExpired: () => new ApiError(402, 'Payment Required', {
+    validation: [{ message: `Account expired. Learn more at ${ERRORS_DOC_URL}` }],
+  }),
+
+  routeNotFound: (method: string, url: string) => new ApiError(404, `No route ${method} ${url}.`),
+  notFound: (what: string) => new ApiError(404, what),
+  companyNotFound: (companyId: string) => new ApiError(404, `Company ${companyId} not found.`),
+  connectionNotFound: (companyId: string, connectionId: string) =>
+    new ApiError(404, `Data connection ${connectionId} not found for company ${companyId}.`),
+  clientNotFound: (clientId: string) => new ApiError(404, `Client ${clientId} not found.`),
+  keyNotFound: (keyId: string) => new ApiError(404, `API key ${keyId} not found.`),
+  integrationNotFound: (key: string) => new ApiError(404, `Integration ${key} not found.`),
+  dataTypeNotSupported: (dataType: string, platformNames: string) =>
+    new ApiError(404, `Datatype ${dataType} not supported by platform(s) ${platformNames}`),
+
+  methodNotAllowed: (allow: string[]) => new ApiError(405, 'Method not allowed.', { headers: { Allow: allow.join(', ') } }),
+  conflict: (message: string) => new ApiError(409, message),
+  tooManyRequests: (retryAfterSeconds: number) => new ApiError(429, 'Too many requests. Retry later.', {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  }),
+  internal: () => new ApiError(500, 'Internal server error. Retry later, and quote the correlation id to support if it persists.'),
+  maintenance: () => new ApiError(503, 'Service unavailable: offline for maintenance. Retry later.', { headers: { 'Retry-After': '60' } }),
+} as const;
+
+export interface ErrorBody {
+  statusCode: number;
+  service: string;
+  error: string;
+  correlationId: string;
+  validation?: Validation;
+}
+
+export function errorBody(err: ApiError, correlationId: string): ErrorBody {
+  const body: ErrorBody = { statusCode: err.statusCode, service: SERVICE_NAME, error: err.message, correlationId };
+  if (err.validation) body.validation = err.validation;
+  return body;
+}

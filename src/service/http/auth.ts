@@ -1,0 +1,54 @@
+// Basic auth with an API key, the admin's X-Client-Id, and the Free plan's expiry.
+import type { Clock } from '../clock.js';
+import { errors } from '../errors.js';
+import { findApiKeyByHash, getClient, hashApiKey, type ClientRow } from '../store/clients.js';
+import type { Db } from '../store/db.js';
+
+export interface AuthContext {
+  keyId: string;
+  /** The account that owns the key. */
+  caller: ClientRow;
+  /** The account the request acts for: the caller, or the client named by an admin's X-Client-Id. */
+  client: ClientRow;
+}
+
+const FREE_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** The API key inside `Basic <base64(key)>`; a trailing ':' (curl -u KEY:) is accepted too. */
+export function apiKeyFromHeader(header: string | undefined): string | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8').replace(/:$/, '');
+  return /^[\x21-\x7e]+$/.test(decoded) ? decoded : undefined;
+}
+
+export function authenticate(db: Db, clock: Clock, authorization: string | undefined, clientIdHeader: string | undefined): AuthContext {
+  const apiKey = apiKeyFromHeader(authorization);
+  if (!apiKey) throw errors.unauthorized();
+  const key = findApiKeyByHash(db, hashApiKey(apiKey));
+  if (!key) throw errors.unauthorized();
+  if (key.revoked) throw errors.forbidden();
+  const caller = getClient(db, key.client_id);
+  if (!caller) throw errors.unauthorized();
+  let client = caller;
+  if (clientIdHeader !== undefined) {
+    if (!caller.is_admin) throw errors.clientHeaderNotAllowed();
+    const target = getClient(db, clientIdHeader.trim());
+    if (!target) throw errors.clientNotFound(clientIdHeader.trim());
+    client = target;
+  }
+  if (client.plan === 'Free' && clock.now().getTime() - Date.parse(client.created) > FREE_LIFETIME_MS) {
+    throw errors.accountExpired();
+  }
+  return { keyId: key.id, caller, client };
+}
+
+export function requireAdmin(auth: AuthContext): void {
+  if (!auth.caller.is_admin) throw errors.adminOnly();
+}
+
+/** An admin key reaches every client's resources; any other key only its own account's. */
+export function assertOwns(auth: AuthContext, ownerClientId: string): void {
+  if (auth.caller.is_admin) return;
+  if (ownerClientId !== auth.client.id) throw errors.forbidden();
+}

@@ -1,0 +1,131 @@
+// Compiles `query` and `orderBy` into SQLite SQL. Values only ever travel as `?` parameters;
+// the only SQL text taken from outside is the resolver's trusted field expressions.
+//
+// Semantics:
+// - Strings compare case-insensitively with SQLite's NOCASE and lower(), which fold ASCII
+//   letters only. `=` is written `x = ? COLLATE NOCASE` so a NOCASE index on x is used.
+// - `~` is a case-insensitive "contains" via instr(), so `%` and `_` need no escaping.
+// - Bare `null` (any case) with `=` / `!=` is IS NULL / IS NOT NULL; quoted `"null"` is text.
+// - `x != v` also returns rows where x is NULL: "status is not paid" includes "no status".
+// - Dates must be stored as canonical UTC text `YYYY-MM-DDTHH:MM:SSZ`, so comparing text
+//   compares instants and an index on the column is used. Other storage (no `Z`,
+//   milliseconds, date only) needs a resolver expression such as
+//   `strftime('%Y-%m-%dT%H:%M:%SZ', col)`, which normalises it (without index use).
+import { errors } from '../errors.js';
+import { MAX_QUERY_LENGTH, isPath, parseQuery } from './parse.js';
+import type { Clause, Operator, QueryNode } from './parse.js';
+import type { CompiledWhere, FieldResolver, FieldType } from './types.js';
+
+type Params = CompiledWhere['params'];
+
+const ALLOWED_OPS: Record<FieldType, ReadonlySet<Operator>> = {
+  string: new Set(['=', '!=', '~']),
+  number: new Set(['=', '!=', '>', '<', '>=', '<=']),
+  date: new Set(['=', '!=', '>', '<', '>=', '<=']),
+  boolean: new Set(['=', '!=']),
+};
+
+// Plain decimals only: Number() alone would also accept '', '0x1f' and 'Infinity'.
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
+
+export function compileQuery(query: string | undefined, resolve: FieldResolver): CompiledWhere {
+  const ast = parseQuery(query ?? '');
+  if (!ast) return { sql: '1', params: [] };
+  const params: Params = [];
+  return { sql: compileNode(ast, resolve, params), params };
+}
+
+/** An ORDER BY list without the keyword, e.g. `c.name COLLATE NOCASE DESC`; the caller adds its stable tiebreak. */
+export function compileOrderBy(orderBy: string | undefined, resolve: FieldResolver): string | undefined {
+  if (orderBy === undefined || orderBy.trim() === '') return undefined;
+  if (orderBy.length > MAX_QUERY_LENGTH) throw errors.malformedQuery();
+  return orderBy.split(',').map((item) => {
+    const term = item.trim();
+    const descending = term.startsWith('-');
+    const path = descending ? term.slice(1) : term;
+    if (!isPath(path)) throw errors.malformedQuery();
+    const field = resolve(path);
+    if (!field) throw errors.unknownProperty(path);
+    const collate = field.type === 'string' ? ' COLLATE NOCASE' : '';
+    return `${field.sql}${collate} ${descending ? 'DESC' : 'ASC'}`;
+  }).join(', ');
+}
+
+function compileNode(node: QueryNode, resolve: FieldResolver, params: Params): string {
+  if (node.kind === 'clause') return compileClause(node, resolve, params);
+  const glue = node.kind === 'and' ? ' AND ' : ' OR ';
+  return `(${node.items.map((item) => compileNode(item, resolve, params)).join(glue)})`;
+}
+
+function compileClause({ path, op, value, quoted }: Clause, resolve: FieldResolver, params: Params): string {
+  const field = resolve(path);
+  if (!field) throw errors.unknownProperty(path);
+  const x = field.sql;
+  if (!quoted && value.toLowerCase() === 'null') {
+    if (op === '=') return `${x} IS NULL`;
+    if (op === '!=') return `${x} IS NOT NULL`;
+  }
+  if (!ALLOWED_OPS[field.type].has(op)) throw errors.malformedQuery();
+  switch (field.type) {
+    case 'string':
+      if (op !== '~') return compare(x, op, value, params, ' COLLATE NOCASE');
+      params.push(value);
+      return `instr(lower(${x}), lower(?)) > 0`;
+    case 'number':
+      return compare(x, op, parseNumber(value), params);
+    case 'boolean':
+      return compare(x, op, parseBoolean(value), params);
+    case 'date':
+      return compareDate(x, op, value, params);
+  }
+}
+
+function compare(x: string, op: Operator, value: string | number, params: Params, collate = ''): string {
+  params.push(value);
+  if (op === '!=') return `(${x} IS NULL OR ${x} != ?${collate})`;
+  return `${x} ${op} ?${collate}`;
+}
+
+function compareDate(x: string, op: Operator, value: string, params: Params): string {
+  const { text, fractional } = parseDate(value);
+  if (!fractional) return compare(x, op, text, params);
+  // Stored dates are whole seconds, so none equals an instant inside second `text`,
+  // and "after it" / "before it" become "after that second" / "at or before that second".
+  switch (op) {
+    case '=': return '0';
+    case '!=': return '1';
+    case '>': case '>=': return compare(x, '>', text, params);
+    default: return compare(x, '<=', text, params);
+  }
+}
+
+function parseNumber(value: string): number {
+  const number = Number(value);
+  if (!NUMBER.test(value) || !Number.isFinite(number)) throw errors.malformedQuery();
+  return number;
+}
+
+function parseBoolean(value: string): number {
+  const lower = value.toLowerCase();
+  if (lower !== 'true' && lower !== 'false') throw errors.malformedQuery();
+  return lower === 'true' ? 1 : 0;
+}
+
+/**
+ * Accepts `YYYY-MM-DD`, optionally with `THH:MM`, `:SS`, `.fraction` and `Z` or `±HH:MM`
+ * (no zone means UTC). Returns the canonical UTC second and whether a fraction was dropped.
+ */
+function parseDate(value: string): { text: string; fractional: boolean } {
+  const match = DATE.exec(value);
+  if (!match) throw errors.malformedQuery();
+  const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', zone = 'Z'] = match;
+  const wall = `${year}-${month}-${day}T${hour}:${minute}:${second}`;
+  // Date rolls 2021-02-30 over to March; the round trip catches that, and 24:00.
+  const asUtc = new Date(`${wall}Z`);
+  if (Number.isNaN(asUtc.getTime()) || asUtc.toISOString().slice(0, 19) !== wall) throw errors.malformedQuery();
+  const instant = new Date(`${wall}${zone.toUpperCase()}`);
+  // An offset can push the year out of 0000-9999, where toISOString grows past 24 characters.
+  if (Number.isNaN(instant.getTime()) || instant.toISOString().length !== 24) throw errors.malformedQuery();
+  return { text: `${instant.toISOString().slice(0, 19)}Z`, fractional: /[1-9]/.test(fraction) };
+}

@@ -1,0 +1,86 @@
+// /admin: ferry's own account management, for admin keys only.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isoSeconds } from '../clock.js';
+import type { ServiceContext } from '../context.js';
+import { errors, type ValidationItem } from '../errors.js';
+import { requireAdmin } from '../http/auth.js';
+import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
+import { envelope, parsePageRequest } from '../http/paging.js';
+import { clientRecord } from '../http/records.js';
+import { defineRoute } from '../http/route.js';
+import {
+  getApiKey, getClient, insertApiKey, insertClient, listApiKeys, listClients, revokeApiKey, type ClientRow, type Plan,
+} from '../store/clients.js';
+
+function clientInput(body: Record<string, unknown>, now: Date): { name: string; plan: Plan; created: string } {
+  const items: ValidationItem[] = [];
+  const name = typeof body.name === 'string' ? body.name.trim() : '';
+  if (!name) items.push({ itemId: 'name', message: 'name is required.', validatorName: 'Client' });
+  const plan = body.plan;
+  if (plan !== 'Free' && plan !== 'Paid') items.push({ itemId: 'plan', message: 'plan must be Free or Paid.', validatorName: 'Client' });
+  let created = isoSeconds(now);
+  if (body.created !== undefined) {
+    const parsed = typeof body.created === 'string' ? new Date(body.created) : new Date(Number.NaN);
+    if (Number.isNaN(parsed.getTime())) items.push({ itemId: 'created', message: 'created must be an ISO 8601 date.', validatorName: 'Client' });
+    else created = isoSeconds(parsed);
+  }
+  failIfAny(items, 'The client is not valid.');
+  return { name, plan: plan as Plan, created };
+}
+
+export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { db, clock } = ctx;
+  const adminClient = (request: FastifyRequest): ClientRow => {
+    requireAdmin(request.auth);
+    const { clientId = '' } = params(request);
+    const client = getClient(db, clientId);
+    if (!client) throw errors.clientNotFound(clientId);
+    return client;
+  };
+
+  defineRoute(app, '/admin/clients', {
+    GET: async (request) => {
+      requireAdmin(request.auth);
+      const page = parsePageRequest(queryOf(request));
+      const { rows, total } = listClients(db, page);
+      return envelope(rows.map(clientRecord), total, page, request.url);
+    },
+    POST: async (request, reply) => {
+      requireAdmin(request.auth);
+      const input = clientInput(objectBody(request), clock.now());
+      const result = db.transaction(() => {
+        const client = insertClient(db, input);
+        return { ...clientRecord(client), apiKey: insertApiKey(db, client.id, isoSeconds(clock.now())).apiKey };
+      })();
+      return reply.code(201).send(result);
+    },
+  });
+
+  defineRoute(app, '/admin/clients/:clientId', {
+    GET: async (request) => clientRecord(adminClient(request)),
+  });
+
+  defineRoute(app, '/admin/clients/:clientId/apiKeys', {
+    GET: async (request) => {
+      const client = adminClient(request);
+      const page = parsePageRequest(queryOf(request));
+      const { rows, total } = listApiKeys(db, client.id, page);
+      const results = rows.map((k) => (k.revoked ? { id: k.id, created: k.created, revoked: k.revoked } : { id: k.id, created: k.created }));
+      return envelope(results, total, page, request.url);
+    },
+    POST: async (request, reply) => {
+      const client = adminClient(request);
+      return reply.code(201).send(insertApiKey(db, client.id, isoSeconds(clock.now())));
+    },
+  });
+
+  defineRoute(app, '/admin/clients/:clientId/apiKeys/:keyId', {
+    DELETE: async (request, reply) => {
+      const client = adminClient(request);
+      const { keyId = '' } = params(request);
+      if (!getApiKey(db, client.id, keyId)) throw errors.keyNotFound(keyId);
+      revokeApiKey(db, keyId, isoSeconds(clock.now()));
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,85 @@
+// /companies: create (with the Free plan's company limit), list, get, patch, put, delete.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isoSeconds } from '../clock.js';
+import type { ServiceContext } from '../context.js';
+import { errors } from '../errors.js';
+import { assertOwns } from '../http/auth.js';
+import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
+import { companyInput, companyPatch } from '../http/company-input.js';
+import { envelope, parsePageRequest } from '../http/paging.js';
+import { companyRecord } from '../http/records.js';
+import { defineRoute } from '../http/route.js';
+import {
+  countCompanies, deleteCompany, getCompany, insertCompany, listCompanies, replaceCompany, type CompanyInput, type CompanyRow,
+} from '../store/companies.js';
+import { connectionsByCompany } from '../store/connections.js';
+
+export const FREE_PLAN_COMPANY_LIMIT = 50;
+
+/** The company named in the path, after the ownership check (404 unknown, 403 not yours). */
+export function ownedCompany(ctx: ServiceContext, request: FastifyRequest): CompanyRow {
+  const { companyId = '' } = params(request);
+  const company = getCompany(ctx.db, companyId);
+  if (!company) throw errors.companyNotFound(companyId);
+  assertOwns(request.auth, company.client_id);
+  return company;
+}
+
+function currentInput(row: CompanyRow): CompanyInput {
+  const input: CompanyInput = { name: row.name, tags: JSON.parse(row.tags) };
+  if (row.description) input.description = row.description;
+  return input;
+}
+
+function tagFilter(request: FastifyRequest): { key: string; value: string } | undefined {
+  const raw = queryOf(request).tags;
+  if (raw === undefined) return undefined;
+  const text = Array.isArray(raw) ? raw[0] ?? '' : raw;
+  const at = text.indexOf('=');
+  if (at < 1) throw errors.invalidParameter('tags', 'use tags=key=value');
+  return { key: text.slice(0, at), value: text.slice(at + 1) };
+}
+
+export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { db, clock } = ctx;
+  const present = (request: FastifyRequest, row: CompanyRow) =>
+    companyRecord(row, connectionsByCompany(db, [row.id]).get(row.id) ?? [], baseUrlOf(request));
+
+  defineRoute(app, '/companies', {
+    GET: async (request) => {
+      const page = parsePageRequest(queryOf(request));
+      const { rows, total } = listCompanies(db, request.auth.client.id, page, tagFilter(request));
+      const connections = connectionsByCompany(db, rows.map((r) => r.id));
+      const base = baseUrlOf(request);
+      const results = rows.map((row) => companyRecord(row, connections.get(row.id) ?? [], base));
+      return envelope(results, total, page, request.url);
+    },
+    POST: async (request) => {
+      const input = companyInput(objectBody(request));
+      const client = request.auth.client;
+      // Count and insert in one transaction so concurrent creates cannot pass the limit together.
+      const row = db.transaction(() => {
+        if (client.plan === 'Free' && countCompanies(db, client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
+        return insertCompany(db, client.id, input, isoSeconds(clock.now()));
+      }).immediate();
+      return present(request, row);
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId', {
+    GET: async (request) => present(request, ownedCompany(ctx, request)),
+    PATCH: async (request) => {
+      const company = ownedCompany(ctx, request);
+      return present(request, replaceCompany(db, company.id, companyPatch(objectBody(request), currentInput(company))));
+    },
+    PUT: async (request) => {
+      const company = ownedCompany(ctx, request);
+      return present(request, replaceCompany(db, company.id, companyInput(objectBody(request))));
+    },
+    DELETE: async (request, reply) => {
+      const company = ownedCompany(ctx, request);
+      deleteCompany(db, company.id);
+      return reply.code(204).send();
+    },
+  });
+}

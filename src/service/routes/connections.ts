@@ -1,0 +1,102 @@
+// /companies/{companyId}/connections: create, list, get, unlink, delete, and token
+// migration through PUT .../authorization.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { isoSeconds } from '../clock.js';
+import type { ServiceContext } from '../context.js';
+import { errors } from '../errors.js';
+import { baseUrlOf, failIfAny, objectBody, params, queryOf } from '../http/body.js';
+import { envelope, parsePageRequest } from '../http/paging.js';
+import { connectionRecord } from '../http/records.js';
+import { defineRoute } from '../http/route.js';
+import { integrationByKey } from '../integrations/registry.js';
+import { checkTokenFields } from '../integrations/token-schema.js';
+import type { Integration } from '../integrations/types.js';
+import {
+  deleteConnection, getConnection, insertConnection, listConnections, setConnectionStatus, storeTokens, type ConnectionRow,
+} from '../store/connections.js';
+import { ownedCompany } from './companies.js';
+
+export function ownedConnection(ctx: ServiceContext, request: FastifyRequest): ConnectionRow {
+  const company = ownedCompany(ctx, request);
+  const { connectionId = '' } = params(request);
+  const connection = getConnection(ctx.db, company.id, connectionId);
+  if (!connection) throw errors.connectionNotFound(company.id, connectionId);
+  return connection;
+}
+
+function integrationOf(connection: ConnectionRow): Integration {
+  const integration = integrationByKey(connection.integration_key);
+  if (!integration) throw errors.integrationNotFound(connection.integration_key);
+  return integration;
+}
+
+export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { db, clock, sealer, verifier } = ctx;
+
+  defineRoute(app, '/companies/:companyId/connections', {
+    GET: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const page = parsePageRequest(queryOf(request));
+      const { rows, total } = listConnections(db, company.id, page);
+      const base = baseUrlOf(request);
+      return envelope(rows.map((row) => connectionRecord(row, base)), total, page, request.url);
+    },
+    POST: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const { platformKey } = objectBody(request);
+      if (typeof platformKey !== 'string' || platformKey.trim() === '') {
+        throw errors.badRequest('platformKey is required.', [{ itemId: 'platformKey', message: 'platformKey is required: the 4-letter key of an integration (GET /integrations).', validatorName: 'Connection' }]);
+      }
+      const integration = integrationByKey(platformKey.trim().toLowerCase());
+      if (!integration) {
+        throw errors.badRequest(`Unknown platformKey ${platformKey}.`, [{ itemId: 'platformKey', message: `No integration has the key ${platformKey}; see GET /integrations.`, validatorName: 'Connection' }]);
+      }
+      const row = insertConnection(db, company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
+      return connectionRecord(row, baseUrlOf(request));
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/connections/:connectionId', {
+    GET: async (request) => connectionRecord(ownedConnection(ctx, request), baseUrlOf(request)),
+    PATCH: async (request) => {
+      const connection = ownedConnection(ctx, request);
+      const { status } = objectBody(request);
+      if (status !== 'Unlinked') {
+        throw errors.badRequest('Only {"status":"Unlinked"} can be set.', [{ itemId: 'status', message: 'status can only be set to Unlinked.', validatorName: 'Connection' }]);
+      }
+      if (connection.status !== 'Linked') {
+        throw errors.badRequest(`Only a Linked connection can be unlinked; this one is ${connection.status}.`, [{ itemId: 'status', message: `The connection is ${connection.status}, not Linked.`, validatorName: 'Connection' }]);
+      }
+      setConnectionStatus(db, connection.id, 'Unlinked');
+      return connectionRecord({ ...connection, status: 'Unlinked' }, baseUrlOf(request));
+    },
+    DELETE: async (request, reply) => {
+      const connection = ownedConnection(ctx, request);
+      deleteConnection(db, connection.id);
+      return reply.code(200).send();
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/connections/:connectionId/authorization', {
+    PUT: async (request) => {
+      const connection = ownedConnection(ctx, request);
+      const integration = integrationOf(connection);
+      if (integration.migrationRoute === 'managed' && !request.auth.caller.is_admin) throw errors.managedOnly(integration.name);
+      const payload = objectBody(request);
+      failIfAny(checkTokenFields(integration.tokenFields, integration.name, payload), `The tokens do not match the ${integration.name} token schema.`);
+      const tokens = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
+      const verdict = await verifier.verify(integration, tokens);
+      if (!verdict.ok) {
+        throw errors.badRequest(`${integration.name} rejected the tokens.`, [{ itemId: 'tokens', message: verdict.message, validatorName: 'PlatformVerification' }]);
+      }
+      const now = isoSeconds(clock.now());
+      db.transaction(() => {
+        storeTokens(db, connection.id, sealer.seal(verdict.tokens, connection.id), now);
+        db.prepare('UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?')
+          .run('Linked', verdict.connectionInfo ? JSON.stringify(verdict.connectionInfo) : null, connection.id);
+      })();
+      return connectionRecord(getConnection(db, connection.company_id, connection.id)!, baseUrlOf(request));
+    },
+  });
+}

@@ -1,0 +1,100 @@
+// Accounts ("clients") and their API keys. Keys are random, shown once, and stored only
+// as SHA-256 hashes: they carry 192 bits of entropy, so a slow password hash adds nothing.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { FieldResolver } from '../query/types.js';
+import type { Db } from './db.js';
+import { selectPage, type Page, type PageRequest } from './paging.js';
+import { prepared } from './statements.js';
+
+export type Plan = 'Free' | 'Paid';
+
+export interface ClientRow {
+  seq: number;
+  id: string;
+  name: string;
+  plan: Plan;
+  created: string;
+  is_admin: number;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  client_id: string;
+  created: string;
+  revoked: string | null;
+}
+
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex');
+}
+
+export function generateApiKey(): string {
+  return `fy_${randomBytes(24).toString('base64url')}`;
+}
+
+export function insertClient(db: Db, client: { name: string; plan: Plan; created: string; isAdmin?: boolean }): ClientRow {
+  const id = randomUUID();
+  prepared(db, 'INSERT INTO clients (id, name, plan, created, is_admin) VALUES (?, ?, ?, ?, ?)')
+    .run(id, client.name, client.plan, client.created, client.isAdmin ? 1 : 0);
+  return getClient(db, id)!;
+}
+
+export function getClient(db: Db, id: string): ClientRow | undefined {
+  return prepared(db, 'SELECT * FROM clients WHERE id = ?').get(id) as ClientRow | undefined;
+}
+
+const clientFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'id', type: 'string' };
+    case 'name': return { sql: 'name', type: 'string' };
+    case 'plan': return { sql: 'plan', type: 'string' };
+    case 'created': return { sql: 'created', type: 'date' };
+    case 'isAdmin': return { sql: 'is_admin', type: 'boolean' };
+    default: return undefined;
+  }
+};
+
+export function listClients(db: Db, request: PageRequest): Page<ClientRow> {
+  return selectPage<ClientRow>(db, {
+    columns: '*', from: 'clients', scope: '1', scopeParams: [], resolve: clientFields, defaultOrder: 'seq',
+  }, request);
+}
+
+export function insertApiKey(db: Db, clientId: string, created: string): { id: string; apiKey: string } {
+  const id = randomUUID();
+  const apiKey = generateApiKey();
+  prepared(db, 'INSERT INTO api_keys (id, client_id, key_hash, created) VALUES (?, ?, ?, ?)')
+    .run(id, clientId, hashApiKey(apiKey), created);
+  return { id, apiKey };
+}
+
+export function findApiKeyByHash(db: Db, keyHash: string): ApiKeyRow | undefined {
+  return prepared(db, 'SELECT id, client_id, created, revoked FROM api_keys WHERE key_hash = ?').get(keyHash) as ApiKeyRow | undefined;
+}
+
+export function getApiKey(db: Db, clientId: string, keyId: string): ApiKeyRow | undefined {
+  return prepared(db, 'SELECT id, client_id, created, revoked FROM api_keys WHERE id = ? AND client_id = ?').get(keyId, clientId) as ApiKeyRow | undefined;
+}
+
+export function revokeApiKey(db: Db, keyId: string, revoked: string): void {
+  prepared(db, 'UPDATE api_keys SET revoked = ? WHERE id = ? AND revoked IS NULL').run(revoked, keyId);
+}
+
+export function findAdminClient(db: Db): ClientRow | undefined {
+  return prepared(db, 'SELECT * FROM clients WHERE is_admin = 1 ORDER BY seq LIMIT 1').get() as ClientRow | undefined;
+}
+
+const keyFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'id', type: 'string' };
+    case 'created': return { sql: 'created', type: 'date' };
+    case 'revoked': return { sql: 'revoked', type: 'date' };
+    default: return undefined;
+  }
+};
+
+export function listApiKeys(db: Db, clientId: string, request: PageRequest): Page<ApiKeyRow> {
+  return selectPage<ApiKeyRow>(db, {
+    columns: 'id, client_id, created, revoked', from: 'api_keys', scope: 'client_id = ?', scopeParams: [clientId], resolve: keyFields, defaultOrder: 'seq',
+  }, request);
+}

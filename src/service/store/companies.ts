@@ -1,0 +1,86 @@
+// Companies of a client. Tags and the other object/array fields are JSON text columns;
+// queries reach into tags with json_extract (indexed for the ferryKey tag).
+import { randomUUID } from 'node:crypto';
+import type { FieldResolver } from '../query/types.js';
+import type { Db } from './db.js';
+import { selectPage, type Page, type PageRequest } from './paging.js';
+import { prepared } from './statements.js';
+
+export interface CompanyRow {
+  seq: number;
+  id: string;
+  client_id: string;
+  name: string;
+  description: string | null;
+  created: string;
+  created_by_user_name: string | null;
+  last_sync: string | null;
+  tags: string;
+  products: string;
+  ref_subsidiaries: string;
+}
+
+export interface CompanyInput {
+  name: string;
+  description?: string;
+  tags: Record<string, string>;
+}
+
+const SIMPLE_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `$.key` for plain keys (so the expression matches the ferryKey index), quoted otherwise. */
+export function jsonPath(key: string): string {
+  return SIMPLE_KEY.test(key) ? `$.${key}` : `$."${key.replace(/["\\]/g, '')}"`;
+}
+
+export const companyFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'id', type: 'string' };
+    case 'name': return { sql: 'name', type: 'string' };
+    case 'description': return { sql: 'description', type: 'string' };
+    case 'created': return { sql: 'created', type: 'date' };
+    case 'lastSync': return { sql: 'last_sync', type: 'date' };
+    case 'createdByUserName': return { sql: 'created_by_user_name', type: 'string' };
+  }
+  if (path.startsWith('tags.') && path.length > 5) {
+    return { sql: `json_extract(tags, '${jsonPath(path.slice(5))}')`, type: 'string' };
+  }
+  return undefined;
+};
+
+export function insertCompany(db: Db, clientId: string, input: CompanyInput, created: string): CompanyRow {
+  const id = randomUUID();
+  prepared(db, 'INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(id, clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags));
+  return getCompany(db, id)!;
+}
+
+export function getCompany(db: Db, id: string): CompanyRow | undefined {
+  return prepared(db, 'SELECT * FROM companies WHERE id = ?').get(id) as CompanyRow | undefined;
+}
+
+export function countCompanies(db: Db, clientId: string): number {
+  return (prepared(db, 'SELECT count(*) AS n FROM companies WHERE client_id = ?').get(clientId) as { n: number }).n;
+}
+
+export function listCompanies(db: Db, clientId: string, request: PageRequest, tag?: { key: string; value: string }): Page<CompanyRow> {
+  let scope = 'client_id = ?';
+  const scopeParams: string[] = [clientId];
+  if (tag) {
+    scope += ` AND json_extract(tags, '${jsonPath(tag.key)}') = ?`;
+    scopeParams.push(tag.value);
+  }
+  return selectPage<CompanyRow>(db, {
+    columns: '*', from: 'companies', scope, scopeParams, resolve: companyFields, defaultOrder: 'seq',
+  }, request);
+}
+
+export function replaceCompany(db: Db, id: string, input: CompanyInput): CompanyRow {
+  prepared(db, 'UPDATE companies SET name = ?, description = ?, tags = ? WHERE id = ?')
+    .run(input.name, input.description ?? null, JSON.stringify(input.tags), id);
+  return getCompany(db, id)!;
+}
+
+export function deleteCompany(db: Db, id: string): void {
+  prepared(db, 'DELETE FROM companies WHERE id = ?').run(id);
+}

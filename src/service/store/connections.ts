@@ -1,0 +1,83 @@
+// Data connections of a company, and their sealed tokens.
+import { randomUUID } from 'node:crypto';
+import type { FieldResolver } from '../query/types.js';
+import type { Db } from './db.js';
+import { selectPage, type Page, type PageRequest } from './paging.js';
+import { prepared } from './statements.js';
+
+export type ConnectionStatus = 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized';
+
+export interface ConnectionRow {
+  seq: number;
+  id: string;
+  company_id: string;
+  integration_key: string;
+  source_id: string;
+  status: ConnectionStatus;
+  created: string;
+  last_sync: string | null;
+  errors: string | null;
+  connection_info: string | null;
+}
+
+export const connectionFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'id', type: 'string' };
+    case 'integrationKey': return { sql: 'integration_key', type: 'string' };
+    case 'sourceId': return { sql: 'source_id', type: 'string' };
+    case 'status': return { sql: 'status', type: 'string' };
+    case 'created': return { sql: 'created', type: 'date' };
+    case 'lastSync': return { sql: 'last_sync', type: 'date' };
+    default: return undefined;
+  }
+};
+
+export function insertConnection(db: Db, companyId: string, integrationKey: string, sourceId: string, created: string): ConnectionRow {
+  const id = randomUUID();
+  prepared(db, `INSERT INTO connections (id, company_id, integration_key, source_id, status, created)
+                VALUES (?, ?, ?, ?, 'PendingAuth', ?)`).run(id, companyId, integrationKey, sourceId, created);
+  return getConnection(db, companyId, id)!;
+}
+
+export function getConnection(db: Db, companyId: string, id: string): ConnectionRow | undefined {
+  return prepared(db, 'SELECT * FROM connections WHERE id = ? AND company_id = ?').get(id, companyId) as ConnectionRow | undefined;
+}
+
+export function listConnections(db: Db, companyId: string, request: PageRequest): Page<ConnectionRow> {
+  return selectPage<ConnectionRow>(db, {
+    columns: '*', from: 'connections', scope: 'company_id = ?', scopeParams: [companyId], resolve: connectionFields, defaultOrder: 'seq',
+  }, request);
+}
+
+/** Connections of many companies in one query, grouped by company id (for company records). */
+export function connectionsByCompany(db: Db, companyIds: string[]): Map<string, ConnectionRow[]> {
+  const grouped = new Map<string, ConnectionRow[]>();
+  if (companyIds.length === 0) return grouped;
+  const rows = prepared(db, 'SELECT * FROM connections WHERE company_id IN (SELECT value FROM json_each(?)) ORDER BY seq')
+    .all(JSON.stringify(companyIds)) as ConnectionRow[];
+  for (const row of rows) {
+    const list = grouped.get(row.company_id);
+    if (list) list.push(row);
+    else grouped.set(row.company_id, [row]);
+  }
+  return grouped;
+}
+
+export function setConnectionStatus(db: Db, id: string, status: ConnectionStatus): void {
+  prepared(db, 'UPDATE connections SET status = ? WHERE id = ?').run(status, id);
+}
+
+export function deleteConnection(db: Db, id: string): void {
+  prepared(db, 'DELETE FROM connections WHERE id = ?').run(id);
+}
+
+export function storeTokens(db: Db, connectionId: string, sealed: Buffer, updated: string): void {
+  prepared(db, `INSERT INTO connection_tokens (connection_id, sealed, updated) VALUES (?, ?, ?)
+                ON CONFLICT (connection_id) DO UPDATE SET sealed = excluded.sealed, updated = excluded.updated`)
+    .run(connectionId, sealed, updated);
+}
+
+export function loadSealedTokens(db: Db, connectionId: string): Buffer | undefined {
+  const row = prepared(db, 'SELECT sealed FROM connection_tokens WHERE connection_id = ?').get(connectionId) as { sealed: Buffer } | undefined;
+  return row?.sealed;
+}

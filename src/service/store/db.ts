@@ -1,0 +1,50 @@
+// Opens the service's SQLite store and brings its schema up to date from the numbered
+// SQL files in ./migrations. WAL with synchronous=NORMAL: a committed transaction is in
+// the WAL before the call returns, so killing the process never loses an acknowledged write.
+import Database from 'better-sqlite3';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type Db = Database.Database;
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  applyMigrations(db);
+  return db;
+}
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((name) => /^\d+_.+\.sql$/.test(name))
+    .map((name) => ({ version: Number.parseInt(name, 10), name, sql: readFileSync(join(dir, name), 'utf8') }))
+    .sort((a, b) => a.version - b.version);
+}
+
+/** Applies, in order and each in its own transaction, the migrations newer than user_version. */
+export function applyMigrations(db: Db, dir = MIGRATIONS_DIR): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  let applied = 0;
+  for (const migration of listMigrations(dir)) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+    applied += 1;
+  }
+  return applied;
+}
