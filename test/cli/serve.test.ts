@@ -63,7 +63,7 @@ describe('ferry serve', () => {
   it('stops gracefully on SIGINT with exit 0 and keeps the data for the next start', async () => {
     const again = await startServe(['--data-dir', dataDir]);
     const key = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
-    const clients = await (await fetch(`${again.listening.baseUrl}/admin/clients`, { headers: { authorization: basic(key) } })).json();
+    const clients = (await (await fetch(`${again.listening.baseUrl}/admin/clients`, { headers: { authorization: basic(key) } })).json()) as any;
     expect(clients.results.map((c: { name: string }) => c.name)).toContain('Acme');
     expect((await again.stop('SIGINT')).code).toBe(0);
   });
