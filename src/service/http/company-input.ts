@@ -24,7 +24,8 @@ function validateTags(tags: unknown, items: ValidationItem[]): Record<string, st
   if (entries.length > MAX_TAGS) {
     items.push({ itemId: 'tags', message: `At most ${MAX_TAGS} tags are allowed; ${entries.length} were given.`, validatorName: 'CompanyTags' });
   }
-  const clean: Record<string, string> = {};
+  // No prototype, so a tag named __proto__ is stored like any other instead of silently dropped.
+  const clean = Object.create(null) as Record<string, string>;
   for (const [key, value] of entries) {
     if (key.length < 1 || key.length > MAX_TAG_KEY) {
       items.push({ itemId: `tags.${key}`, message: `Tag keys must be 1 to ${MAX_TAG_KEY} characters long.`, validatorName: 'CompanyTags' });
