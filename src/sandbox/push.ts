@@ -1,0 +1,156 @@
+// Creating records on a platform. A sync push is validated at once (200 with the new
+// record, or 400 with field errors). An async push answers 202 and is due
+// `pushDelaySeconds` later by the sandbox clock; it settles when first seen due (its
+// status read, or its data type listed): validated then, Success (record created) or
+// Failed (field errors), as a platform's queue would.
+import { randomUUID } from 'node:crypto';
+import { isoSeconds } from '../service/clock.js';
+import type { DataTypeKey } from '../service/integrations/data-types.js';
+import type { SandboxContext } from './context.js';
+import { fail, type FieldError } from './errors.js';
+import { generatedContactIds } from './generate/records.js';
+import type { PushRow, TenantRow } from './store.js';
+
+type Json = Record<string, unknown>;
+type RefType = 'customers' | 'suppliers';
+
+interface Rule {
+  required?: string[];
+  /** Amounts that, when present, must be numbers no less than zero. */
+  amounts?: string[];
+  refs?: Array<[path: string, type: RefType]>;
+  enums?: Array<[path: string, values: readonly string[]]>;
+  dates?: string[];
+}
+
+const DOCUMENT_AMOUNTS = ['subTotal', 'totalTaxAmount', 'taxAmount', 'totalAmount', 'amountDue'];
+const DOCUMENT_DATES = ['issueDate', 'dueDate', 'paidOnDate'];
+
+const RULES: Partial<Record<DataTypeKey, Rule>> = {
+  invoices: {
+    required: ['customerRef.id', 'issueDate', 'status', 'totalTaxAmount', 'totalAmount', 'amountDue'],
+    amounts: DOCUMENT_AMOUNTS,
+    refs: [['customerRef.id', 'customers']],
+    enums: [['status', ['Unknown', 'Draft', 'Submitted', 'PartiallyPaid', 'Paid', 'Void']]],
+    dates: DOCUMENT_DATES,
+  },
+  bills: { required: ['supplierRef.id', 'issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, refs: [['supplierRef.id', 'suppliers']], dates: DOCUMENT_DATES },
+  creditNotes: { required: ['customerRef.id', 'issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, refs: [['customerRef.id', 'customers']], dates: ['issueDate'] },
+  purchaseOrders: { required: ['supplier.id', 'issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, refs: [['supplier.id', 'suppliers']], dates: ['issueDate'] },
+  directCosts: { required: ['issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, dates: ['issueDate'] },
+  directIncomes: { required: ['issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, dates: ['issueDate'] },
+  customers: { required: ['customerName'] },
+  suppliers: { required: ['supplierName'] },
+  chartOfAccounts: { required: ['name', 'type'], enums: [['type', ['Asset', 'Liability', 'Equity', 'Income', 'Expense']]] },
+  payments: { required: ['customerRef.id', 'totalAmount', 'date'], refs: [['customerRef.id', 'customers']], dates: ['date'] },
+  billPayments: { required: ['supplierRef.id', 'totalAmount', 'date'], refs: [['supplierRef.id', 'suppliers']], dates: ['date'] },
+  journalEntries: { required: ['journalLines', 'postedOn'], dates: ['postedOn'] },
+  items: { required: ['name'] },
+  bankAccounts: { required: ['accountName'] },
+};
+
+function at(record: Json, path: string): unknown {
+  let value: unknown = record;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Json)[part];
+  }
+  return value;
+}
+
+const present = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+export function validateRecord(ctx: SandboxContext, tenant: TenantRow, dataType: string, record: Json): FieldError[] {
+  const rule = RULES[dataType as DataTypeKey] ?? {};
+  const errors: FieldError[] = [];
+  for (const path of rule.required ?? []) {
+    if (!present(at(record, path))) errors.push({ field: path, message: `${path} is required.` });
+  }
+  for (const path of rule.amounts ?? []) {
+    const value = at(record, path);
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value)) errors.push({ field: path, message: `${path} must be a number.` });
+    else if (value < 0) errors.push({ field: path, message: `${path} must not be negative.` });
+  }
+  for (const path of rule.dates ?? []) {
+    const value = at(record, path);
+    if (present(value) && (typeof value !== 'string' || Number.isNaN(Date.parse(value)))) {
+      errors.push({ field: path, message: `${path} must be an ISO 8601 date.` });
+    }
+  }
+  for (const [path, values] of rule.enums ?? []) {
+    const value = at(record, path);
+    if (present(value) && !values.includes(value as string)) errors.push({ field: path, message: `${path} must be one of ${values.join(', ')}.` });
+  }
+  for (const [path, type] of rule.refs ?? []) {
+    const id = at(record, path);
+    if (present(id) && !referenceExists(ctx, tenant, type, String(id))) {
+      errors.push({ field: path, message: `${path} ${String(id)} does not match any of the organisation's ${type}.` });
+    }
+  }
+  if (dataType === 'journalEntries' && present(record.journalLines)) errors.push(...journalErrors(record.journalLines));
+  return errors;
+}
+
+function referenceExists(ctx: SandboxContext, tenant: TenantRow, type: RefType, id: string): boolean {
+  return generatedContactIds(tenant, type).includes(id) || ctx.store.recordExists(tenant.id, type, id);
+}
+
+/** A journal needs two or more lines whose net amounts cancel out. */
+function journalErrors(lines: unknown): FieldError[] {
+  if (!Array.isArray(lines) || lines.length < 2) return [{ field: 'journalLines', message: 'journalLines must list at least two lines.' }];
+  let cents = 0;
+  for (const line of lines) {
+    const net = at(line as Json, 'netAmount');
+    if (typeof net !== 'number' || !Number.isFinite(net)) return [{ field: 'journalLines.netAmount', message: 'Every journal line needs a numeric netAmount.' }];
+    cents += Math.round(net * 100);
+  }
+  return cents === 0 ? [] : [{ field: 'journalLines', message: 'The journal lines do not balance: net amounts must sum to zero.' }];
+}
+
+/** Stores a pushed record with its new id; it is listed after the generated ones. */
+function createRecord(ctx: SandboxContext, tenant: TenantRow, dataType: string, payload: Json): { record: Json; seq: number } {
+  const stamp = isoSeconds(ctx.clock.now());
+  const { id: _clientId, modifiedDate: _m, sourceModifiedDate: _s, ...fields } = payload;
+  const record = { id: randomUUID(), ...fields, metadata: fields.metadata ?? { isDeleted: false }, modifiedDate: stamp, sourceModifiedDate: stamp };
+  return { record, seq: ctx.store.insertRecord(tenant.id, dataType, record) };
+}
+
+/** A sync push: the created record, or a 400 with field errors. */
+export function pushNow(ctx: SandboxContext, tenant: TenantRow, dataType: string, payload: Json): Json {
+  const errors = validateRecord(ctx, tenant, dataType, payload);
+  if (errors.length > 0) throw fail.validation(errors);
+  return createRecord(ctx, tenant, dataType, payload).record;
+}
+
+export function queuePush(ctx: SandboxContext, tenant: TenantRow, dataType: string, payload: Json): PushRow {
+  const id = randomUUID();
+  const now = ctx.clock.now().getTime();
+  ctx.store.insertPush(id, tenant.id, dataType, payload, now, now + ctx.settings.pushDelaySeconds * 1000);
+  return ctx.store.getPush(id) as PushRow;
+}
+
+/** Settles a pending push once it is due; returns its current state. */
+export function settlePush(ctx: SandboxContext, tenant: TenantRow, push: PushRow): PushRow {
+  const now = ctx.clock.now().getTime();
+  if (push.status !== 'Pending' || now < push.completeAt) return push;
+  ctx.store.transaction(() => {
+    const errors = validateRecord(ctx, tenant, push.dataType, push.payload);
+    if (errors.length > 0) ctx.store.completePush(push.id, 'Failed', now, null, errors);
+    else ctx.store.completePush(push.id, 'Success', now, createRecord(ctx, tenant, push.dataType, push.payload).seq, null);
+  });
+  return ctx.store.getPush(push.id) as PushRow;
+}
+
+/** Settles the tenant's due pushes of a data type, so a listing includes what the queue has created. */
+export function settleDuePushes(ctx: SandboxContext, tenant: TenantRow, dataType: string): void {
+  for (const push of ctx.store.duePushes(tenant.id, dataType, ctx.clock.now().getTime())) settlePush(ctx, tenant, push);
+}
+
+export function pushView(ctx: SandboxContext, push: PushRow): Json {
+  const view: Json = { id: push.id, dataType: push.dataType, status: push.status, requestedOn: isoSeconds(new Date(push.requested)) };
+  if (push.completed !== null) view.completedOn = isoSeconds(new Date(push.completed));
+  if (push.recordSeq !== null) view.record = ctx.store.recordBySeq(push.recordSeq);
+  if (push.errors) view.errors = push.errors;
+  return view;
+}
