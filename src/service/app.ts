@@ -10,14 +10,21 @@ import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { authenticate, type AuthContext } from './http/auth.js';
 import { RateLimiter } from './http/rate-limit.js';
+import type { PlatformAdapter } from './integrations/adapter.js';
+import { platformVerifier } from './integrations/platform-verifier.js';
+import { createSandboxAdapter } from './integrations/sandbox-adapter.js';
 import { schemaOnlyVerifier, type TokenVerifier } from './integrations/verifier.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerCompanyRoutes } from './routes/companies.js';
 import { registerConnectionRoutes } from './routes/connections.js';
+import { registerDataRoutes } from './routes/data.js';
 import { registerIntegrationRoutes } from './routes/integrations.js';
 import { registerProfileRoutes } from './routes/profile.js';
+import { registerPushRoutes } from './routes/push.js';
+import { registerSyncSettingsRoutes } from './routes/sync-settings.js';
 import { createSealer, loadSecretKey } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
+import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,6 +43,13 @@ export interface ServiceOptions {
   clock?: Clock;
   env?: NodeJS.ProcessEnv;
   verifier?: TokenVerifier;
+  /**
+   * Base URL of the third-party platforms (the sandbox). With it the service verifies
+   * tokens with the platform, syncs and pushes; without it, only the schema is checked.
+   */
+  platformUrl?: string;
+  /** Run the sync and push workers in their worker thread (default true with platformUrl). */
+  startWorker?: boolean;
   /** Where internal errors are reported; never sent to clients. */
   onInternalError?: (err: unknown, correlationId: string) => void;
 }
@@ -45,6 +59,7 @@ export interface Service {
   db: Db;
   adminKey: string;
   dataDir: string;
+  context: ServiceContext;
   listen(options?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
   setMaintenance(on: boolean): void;
@@ -55,11 +70,22 @@ export function createService(options: ServiceOptions): Service {
   mkdirSync(options.dataDir, { recursive: true });
   const db = openDatabase(join(options.dataDir, 'ferry.db'));
   const adminKey = ensureAdmin(db, options.dataDir, clock);
+  const secretKey = loadSecretKey(options.dataDir, options.env);
+  const platform: PlatformAdapter | undefined = options.platformUrl ? createSandboxAdapter(options.platformUrl) : undefined;
+  let worker: SyncWorker | undefined;
+  if (options.platformUrl && (options.startWorker ?? true)) {
+    worker = startSyncWorker(
+      { dbFile: join(options.dataDir, 'ferry.db'), secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl },
+      (context, message) => options.onInternalError?.(new Error(message), context),
+    );
+  }
   const ctx: ServiceContext = {
     db,
     clock,
-    sealer: createSealer(loadSecretKey(options.dataDir, options.env)),
-    verifier: options.verifier ?? schemaOnlyVerifier,
+    sealer: createSealer(secretKey),
+    verifier: options.verifier ?? (platform ? platformVerifier(platform) : schemaOnlyVerifier),
+    ...(platform ? { platform, platformUrl: options.platformUrl } : {}),
+    wakeWorker: () => worker?.wake(),
   };
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const limiter = rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined;
@@ -87,16 +113,25 @@ export function createService(options: ServiceOptions): Service {
     }
   });
 
+  // Requests without a valid key are counted per address, so every response carries the
+  // rate-limit headers and unauthenticated floods are limited too.
+  const limit = (reply: FastifyReply, bucket: string) => {
+    if (!limiter) return;
+    const decision = limiter.take(bucket);
+    reply.headers(decision.headers);
+    if (!decision.allowed) throw errors.tooManyRequests(decision.retryAfterSeconds);
+  };
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Correlation-Id', request.id);
-    if (maintenance) throw errors.maintenance();
     const clientId = request.headers['x-client-id'];
-    request.auth = authenticate(db, clock, request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
-    if (limiter) {
-      const decision = limiter.take(request.auth.keyId);
-      reply.headers(decision.headers);
-      if (!decision.allowed) throw errors.tooManyRequests(decision.retryAfterSeconds);
+    try {
+      if (maintenance) throw errors.maintenance();
+      request.auth = authenticate(db, clock, request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
+    } catch (err) {
+      limit(reply, `ip:${request.ip}`);
+      throw err;
     }
+    limit(reply, `key:${request.auth.keyId}`);
   });
 
   app.setNotFoundHandler(async (request) => {
@@ -114,12 +149,16 @@ export function createService(options: ServiceOptions): Service {
   registerCompanyRoutes(app, ctx);
   registerConnectionRoutes(app, ctx);
   registerIntegrationRoutes(app);
+  registerDataRoutes(app, ctx);
+  registerPushRoutes(app, ctx);
+  registerSyncSettingsRoutes(app, ctx);
 
   return {
     app,
     db,
     adminKey,
     dataDir: options.dataDir,
+    context: ctx,
     async listen({ port = 8080, host = '127.0.0.1' } = {}) {
       await app.listen({ port, host });
       const address = app.server.address();
@@ -129,6 +168,8 @@ export function createService(options: ServiceOptions): Service {
     },
     async close() {
       await app.close();
+      await worker?.stop();
+      await (platform as { close?: () => Promise<void> } | undefined)?.close?.();
       if (db.open) db.close();
     },
     setMaintenance(on) {

@@ -1,5 +1,6 @@
 // What every route needs, built once by createService().
 import type { Clock } from './clock.js';
+import type { PlatformAdapter } from './integrations/adapter.js';
 import type { TokenVerifier } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
 import type { Db } from './store/db.js';
@@ -9,4 +10,10 @@ export interface ServiceContext {
   clock: Clock;
   sealer: Sealer;
   verifier: TokenVerifier;
+  /** The third-party platforms, when the service has them (the sandbox, or real adapters). */
+  platform?: PlatformAdapter;
+  /** Their base URL (the sandbox's), told to admins so sandbox commands can reach it. */
+  platformUrl?: string;
+  /** Tells the sync worker there is new work, so it need not wait for its next poll. */
+  wakeWorker(): void;
 }

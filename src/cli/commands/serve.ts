@@ -39,35 +39,36 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runServe(options: ServeOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
   const dataDir = resolveDataDir(ctx.flags, io.env);
-  const { createService } = await import('../../service/app.js');
-  const service = createService({
-    dataDir,
-    rateLimit: options.rateLimit,
-    maintenance: options.maintenance ?? false,
-    env: io.env,
-    onInternalError: (err, correlationId) => io.err(`internal error ${correlationId}: ${(err as Error)?.message ?? err}`, { force: true }),
-  });
-  let baseUrl: string;
+  const { startStack } = await import('../../stack.js');
+  let stack;
   try {
-    baseUrl = await service.listen({ port: options.port, host: options.host });
+    stack = await startStack({
+      dataDir,
+      host: options.host,
+      port: options.port,
+      rateLimit: options.rateLimit,
+      maintenance: options.maintenance ?? false,
+      env: io.env,
+      onInternalError: (err, correlationId) => io.err(`internal error ${correlationId}: ${(err as Error)?.message ?? err}`, { force: true }),
+    });
   } catch (err) {
-    await service.close();
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(`Port ${options.port} on ${options.host} is already in use.`, EXIT.error, 'Pick another with --port, or --port 0 for a free one.');
     }
     throw err;
   }
-  if (io.mode === 'json') io.json({ event: 'listening', baseUrl, dataDir });
+  const { baseUrl, sandboxUrl } = stack;
+  if (io.mode === 'json') io.json({ event: 'listening', baseUrl, sandboxUrl, dataDir });
   else {
     io.out(`listening ${baseUrl}`);
-    io.err(`data dir ${dataDir}; admin key in ${dataDir}/admin.key${options.maintenance ? '; maintenance mode (every request gets 503)' : ''}`);
+    io.err(`sandbox platforms ${sandboxUrl}; data dir ${dataDir}; admin key in ${dataDir}/admin.key${options.maintenance ? '; maintenance mode (every request gets 503)' : ''}`);
   }
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
   io.err('stopping: finishing in-flight requests…');
-  await service.close();
+  await stack.close();
   if (io.mode === 'json') io.json({ event: 'stopped' });
   else io.err('stopped');
 }

@@ -56,6 +56,15 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
     },
   });
 
+  // Where this service's third-party platforms (the sandbox) are, for `ferry sandbox …`.
+  defineRoute(app, '/admin/sandbox', {
+    GET: async (request) => {
+      requireAdmin(request.auth);
+      if (!ctx.platformUrl) throw errors.notFound('This service has no sandbox platforms.');
+      return { url: ctx.platformUrl };
+    },
+  });
+
   defineRoute(app, '/admin/clients/:clientId', {
     GET: async (request) => clientRecord(adminClient(request)),
   });

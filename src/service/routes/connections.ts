@@ -13,8 +13,9 @@ import { integrationByKey } from '../integrations/registry.js';
 import { checkTokenFields } from '../integrations/token-schema.js';
 import type { Integration } from '../integrations/types.js';
 import {
-  deleteConnection, getConnection, insertConnection, listConnections, setConnectionStatus, storeTokens, type ConnectionRow,
+  deleteConnection, getConnection, insertConnection, listConnections, setConnectionStatus, type ConnectionRow,
 } from '../store/connections.js';
+import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
 
 export function ownedConnection(ctx: ServiceContext, request: FastifyRequest): ConnectionRow {
@@ -92,7 +93,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       }
       const now = isoSeconds(clock.now());
       db.transaction(() => {
-        storeTokens(db, connection.id, sealer.seal(verdict.tokens, connection.id), now);
+        writeTokens(db, sealer, connection.id, verdict.tokens, now);
         db.prepare('UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?')
           .run('Linked', verdict.connectionInfo ? JSON.stringify(verdict.connectionInfo) : null, connection.id);
       })();

@@ -81,3 +81,26 @@ export function loadSealedTokens(db: Db, connectionId: string): Buffer | undefin
   const row = prepared(db, 'SELECT sealed FROM connection_tokens WHERE connection_id = ?').get(connectionId) as { sealed: Buffer } | undefined;
   return row?.sealed;
 }
+
+export function getConnectionById(db: Db, id: string): ConnectionRow | undefined {
+  return prepared(db, 'SELECT * FROM connections WHERE id = ?').get(id) as ConnectionRow | undefined;
+}
+
+export interface ConnectionError {
+  statusCode: string;
+  statusText: string;
+  errorMessage: string;
+  erroredOnUtc: string;
+  status: string;
+}
+
+/** A revoked grant: the connection needs reauthorization before it can sync again. */
+export function deauthorize(db: Db, id: string, error: ConnectionError): void {
+  prepared(db, `UPDATE connections SET status = 'Deauthorized',
+                errors = json_insert(coalesce(errors, '[]'), '$[#]', json(?)) WHERE id = ?`).run(JSON.stringify(error), id);
+}
+
+export function setLastSync(db: Db, connectionId: string, companyId: string, when: string): void {
+  prepared(db, 'UPDATE connections SET last_sync = ? WHERE id = ?').run(when, connectionId);
+  prepared(db, 'UPDATE companies SET last_sync = ? WHERE id = ?').run(when, companyId);
+}

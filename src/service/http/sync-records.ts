@@ -1,0 +1,48 @@
+// Wire records for pull operations, data status and push operations.
+import type { DatasetRow } from '../store/datasets.js';
+import { isErrored, isFinished, type PullRow } from '../store/pulls.js';
+import type { PushRow } from '../store/pushes.js';
+
+export function pullRecord(row: PullRow): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    id: row.id,
+    companyId: row.company_id,
+    connectionId: row.connection_id,
+    dataType: row.data_type,
+    status: row.status,
+    statusDescription: row.status_description,
+    errorMessage: row.error_message,
+    requested: row.requested,
+  };
+  if (row.completed) record.completed = row.completed;
+  record.progress = row.progress;
+  record.isCompleted = isFinished(row.status);
+  record.isErrored = isErrored(row.status);
+  return record;
+}
+
+export function dataStatusRecord(dataset: DatasetRow, latest: PullRow | undefined): Record<string, unknown> {
+  const record: Record<string, unknown> = { dataType: dataset.data_type, currentStatus: latest?.status ?? 'Initial' };
+  if (dataset.last_successful_sync) record.lastSuccessfulSync = dataset.last_successful_sync;
+  if (dataset.latest_sync_id) record.latestSyncId = dataset.latest_sync_id;
+  if (dataset.latest_successful_sync_id) record.latestSuccessfulSyncId = dataset.latest_successful_sync_id;
+  return record;
+}
+
+export function pushRecord(row: PushRow): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    pushOperationKey: row.key,
+    companyId: row.company_id,
+    dataConnectionKey: row.connection_id,
+    dataType: row.data_type,
+    status: row.status,
+    statusCode: row.status_code,
+    requestedOnUtc: row.requested,
+  };
+  if (row.completed) record.completedOnUtc = row.completed;
+  record.timeoutInMinutes = row.timeout_minutes;
+  record.errorMessage = row.error_message;
+  record.validation = JSON.parse(row.validation);
+  record.changes = row.changes ? JSON.parse(row.changes) : null;
+  return record;
+}

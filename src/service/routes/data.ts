@@ -1,0 +1,135 @@
+// Syncs and data sets: POST /data/all, /data/queue/{dataType}, /dataStatus,
+// /data/history, and the paged data set reads with their 409/404 states.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { errors } from '../errors.js';
+import { params, queryOf } from '../http/body.js';
+import { envelope, parsePageRequest } from '../http/paging.js';
+import { dataStatusRecord, pullRecord } from '../http/sync-records.js';
+import { defineRoute } from '../http/route.js';
+import { dataTypeByKey, dataTypeByPath, type DataType } from '../integrations/data-types.js';
+import { integrationByKey } from '../integrations/registry.js';
+import { listConnections, type ConnectionRow } from '../store/connections.js';
+import { getDataset, getRecord, listDatasets, listRecords } from '../store/datasets.js';
+import type { Db } from '../store/db.js';
+import { getPull, listPulls } from '../store/pulls.js';
+import { queueAll, queuePull } from '../sync/enqueue.js';
+import { ownedCompany } from './companies.js';
+
+function companyConnections(db: Db, companyId: string): ConnectionRow[] {
+  return listConnections(db, companyId, { page: 1, pageSize: 5000 }).rows;
+}
+
+/** 404 when the company's platforms lack the type; 409 until a sync of it has completed. */
+function readableGeneration(db: Db, companyId: string, dataType: DataType): number {
+  const connections = companyConnections(db, companyId);
+  const integrations = [...new Set(connections.map((c) => c.integration_key))].map((key) => integrationByKey(key));
+  if (integrations.length > 0 && !integrations.some((i) => i?.dataTypes.includes(dataType.key))) {
+    throw errors.dataTypeNotSupported(dataType.key, integrations.map((i) => i?.name ?? 'Unknown').join(', '));
+  }
+  const dataset = getDataset(db, companyId, dataType.key);
+  if (dataset?.visible_generation) return dataset.visible_generation;
+  if (dataset?.last_requested) {
+    throw errors.conflict(`The ${dataType.key} data set of company ${companyId} is being synced and no sync of it has completed yet. Try again when GET /companies/${companyId}/dataStatus shows it Complete.`);
+  }
+  throw errors.conflict(`The ${dataType.key} data set of company ${companyId} has not been requested. Start a sync with POST /companies/${companyId}/data/all.`);
+}
+
+function dataTypeFromPath(request: FastifyRequest): DataType {
+  const { dataPath = '' } = params(request);
+  const dataType = dataTypeByPath(dataPath);
+  if (!dataType) throw errors.notFound(`Unknown data type ${dataPath}.`);
+  return dataType;
+}
+
+/** Records are stored as JSON text; a page is spliced together without parsing them again. */
+function sendRawPage(reply: FastifyReply, records: string[], meta: ReturnType<typeof envelope>): FastifyReply {
+  const { results: _results, ...rest } = meta;
+  const tail = JSON.stringify(rest).slice(1);
+  return reply.type('application/json; charset=utf-8').send(`{"results":[${records.join(',')}],${tail}`);
+}
+
+export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { db, clock } = ctx;
+
+  defineRoute(app, '/companies/:companyId/data/all', {
+    POST: async (request, reply) => {
+      const company = ownedCompany(ctx, request);
+      const pulls = queueAll(db, clock, companyConnections(db, company.id));
+      if (pulls.length > 0) ctx.wakeWorker();
+      return reply.code(204).send();
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/data/queue/:dataType', {
+    POST: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const { dataType: key = '' } = params(request);
+      const dataType = dataTypeByKey(key);
+      if (!dataType) throw errors.notFound(`Unknown data type ${key}.`);
+      const connections = companyConnections(db, company.id);
+      const wanted = queryOf(request).connectionId;
+      const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
+      const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
+      if (!connection) {
+        throw errors.badRequest(wanted ? `Connection ${String(wanted)} is not a Linked connection of company ${company.id}.` : `Company ${company.id} has no Linked connection to sync.`);
+      }
+      const pull = queuePull(db, clock, connection, dataType.key);
+      ctx.wakeWorker();
+      return pullRecord(pull);
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/dataStatus', {
+    GET: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const status: Record<string, unknown> = {};
+      for (const dataset of listDatasets(db, company.id)) {
+        status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? getPull(db, dataset.latest_sync_id) : undefined);
+      }
+      return status;
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/data/history', {
+    GET: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const page = parsePageRequest(queryOf(request));
+      const { rows, total } = listPulls(db, company.id, page);
+      return envelope(rows.map(pullRecord), total, page, request.url);
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/data/history/:datasetId', {
+    GET: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const { datasetId = '' } = params(request);
+      const pull = getPull(db, datasetId);
+      if (!pull || pull.company_id !== company.id) throw errors.notFound(`Dataset ${datasetId} not found for company ${company.id}.`);
+      return pullRecord(pull);
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/data/:dataPath', {
+    GET: async (request, reply) => {
+      const company = ownedCompany(ctx, request);
+      const dataType = dataTypeFromPath(request);
+      const generation = readableGeneration(db, company.id, dataType);
+      const page = parsePageRequest(queryOf(request));
+      const { rows, total } = listRecords(db, company.id, dataType.key, generation, page);
+      return sendRawPage(reply, rows.map((r) => r.data), envelope([], total, page, request.url));
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/data/:dataPath/:recordId', {
+    GET: async (request, reply) => {
+      const company = ownedCompany(ctx, request);
+      const dataType = dataTypeFromPath(request);
+      const generation = readableGeneration(db, company.id, dataType);
+      const { recordId = '' } = params(request);
+      const data = getRecord(db, company.id, dataType.key, generation, recordId);
+      if (!data) throw errors.notFound(`No ${dataType.key} record ${recordId} for company ${company.id}.`);
+      return reply.type('application/json; charset=utf-8').send(data);
+    },
+  });
+}

@@ -1,0 +1,97 @@
+// Push operations: validate, send to the platform, record the outcome. A platform 202
+// is a 200 here with status Pending; the push worker settles it later.
+import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { isoSeconds } from '../clock.js';
+import type { ServiceContext } from '../context.js';
+import { errors } from '../errors.js';
+import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
+import { envelope, parsePageRequest } from '../http/paging.js';
+import { defineRoute } from '../http/route.js';
+import { pushRecord } from '../http/sync-records.js';
+import { PlatformAuthError, PlatformRateLimitError } from '../integrations/adapter.js';
+import { dataTypeByKey } from '../integrations/data-types.js';
+import { integrationByKey } from '../integrations/registry.js';
+import { validatePush } from '../push/validate.js';
+import { deauthorize } from '../store/connections.js';
+import { getPush, insertPush, listPushes } from '../store/pushes.js';
+import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';
+import { readTokens } from '../tokens.js';
+import { ownedCompany } from './companies.js';
+import { ownedConnection } from './connections.js';
+
+function timeoutParam(raw: unknown): number | null {
+  if (raw === undefined || raw === '') return null;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < 1) throw errors.invalidParameter('timeoutInMinutes', 'must be a whole number of minutes, at least 1');
+  return Number(raw);
+}
+
+export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { db, clock, sealer } = ctx;
+
+  defineRoute(app, '/companies/:companyId/connections/:connectionId/push/:dataType', {
+    POST: async (request) => {
+      const connection = ownedConnection(ctx, request);
+      const integration = integrationByKey(connection.integration_key);
+      const { dataType: key = '' } = params(request);
+      const dataType = dataTypeByKey(key);
+      if (!dataType || !integration?.dataTypes.includes(key)) throw errors.dataTypeNotSupported(key, integration?.name ?? connection.integration_key);
+      if (!dataType.pushable) throw errors.badRequest(`Datatype ${key} cannot be pushed.`);
+      const timeoutMinutes = timeoutParam(queryOf(request).timeoutInMinutes);
+      const record = objectBody(request);
+      failIfAny(validatePush(key, record), `The ${key} record is not valid.`);
+      if (connection.status !== 'Linked') {
+        throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
+      }
+      const tokens = readTokens(db, sealer, connection.id);
+      if (!tokens || !ctx.platform) throw errors.badRequest('The connection has no platform to push to.');
+      const requested = isoSeconds(clock.now());
+      let fields: PushFields;
+      try {
+        fields = pushFieldsFor(await ctx.platform.push(connection.integration_key, tokens, key, record), key);
+      } catch (err) {
+        if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
+        if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
+        if (err.revoked) {
+          deauthorize(db, connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
+        }
+        fields = { status: 'Failed', status_code: 401, error_message: `Reauthorization required: ${err.message}` };
+      }
+      const push = insertPush(db, {
+        key: randomUUID(),
+        company_id: connection.company_id,
+        connection_id: connection.id,
+        data_type: key,
+        requested,
+        completed: fields.status === 'Pending' ? null : requested,
+        timeout_minutes: timeoutMinutes,
+        error_message: null,
+        validation: '{"errors":[],"warnings":[]}',
+        changes: null,
+        platform_push_id: null,
+        ...fields,
+      });
+      if (push.status === 'Pending') ctx.wakeWorker();
+      return pushRecord(push);
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/push', {
+    GET: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const page = parsePageRequest(queryOf(request));
+      const { rows, total } = listPushes(db, company.id, page);
+      return envelope(rows.map(pushRecord), total, page, request.url);
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/push/:pushOperationKey', {
+    GET: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const { pushOperationKey = '' } = params(request);
+      const push = getPush(db, pushOperationKey);
+      if (!push || push.company_id !== company.id) throw errors.notFound(`Push operation ${pushOperationKey} not found for company ${company.id}.`);
+      return pushRecord(push);
+    },
+  });
+}

@@ -1,0 +1,98 @@
+// Pull operations: the durable sync queue and its history.
+import type { FieldResolver } from '../query/types.js';
+import type { Db } from './db.js';
+import { selectPage, type Page, type PageRequest } from './paging.js';
+import { prepared } from './statements.js';
+
+export const PULL_STATUSES = [
+  'Initial', 'Queued', 'Fetching', 'MapQueued', 'Mapping', 'Complete', 'FetchError', 'MapError', 'InternalError',
+  'ProcessingQueued', 'Processing', 'ProcessingError', 'ValidationQueued', 'Validating', 'ValidationError', 'AuthError',
+  'Cancelled', 'NotSupported', 'RateLimitError', 'PermissionsError', 'PrerequisiteNotMet',
+] as const;
+export type PullStatus = (typeof PULL_STATUSES)[number];
+
+export const OPEN_STATUSES: PullStatus[] = ['Queued', 'Fetching', 'Mapping'];
+const ERROR_STATUSES = new Set<PullStatus>([
+  'FetchError', 'MapError', 'InternalError', 'ProcessingError', 'ValidationError', 'AuthError', 'RateLimitError',
+  'PermissionsError', 'PrerequisiteNotMet', 'NotSupported',
+]);
+export const isErrored = (status: PullStatus) => ERROR_STATUSES.has(status);
+export const isFinished = (status: PullStatus) => !OPEN_STATUSES.includes(status) && status !== 'Initial';
+
+export interface PullRow {
+  seq: number;
+  id: string;
+  company_id: string;
+  connection_id: string;
+  data_type: string;
+  status: PullStatus;
+  status_description: string | null;
+  error_message: string | null;
+  requested: string;
+  completed: string | null;
+  progress: number;
+  generation: number;
+  cursor: string | null;
+  fetched: number;
+  attempts: number;
+  not_before: string | null;
+  lease_until: string | null;
+}
+
+export const pullFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'id', type: 'string' };
+    case 'dataType': return { sql: 'data_type', type: 'string' };
+    case 'status': return { sql: 'status', type: 'string' };
+    case 'connectionId': return { sql: 'connection_id', type: 'string' };
+    case 'requested': return { sql: 'requested', type: 'date' };
+    case 'completed': return { sql: 'completed', type: 'date' };
+    case 'progress': return { sql: 'progress', type: 'number' };
+    default: return undefined;
+  }
+};
+
+export function getPull(db: Db, id: string): PullRow | undefined {
+  return prepared(db, 'SELECT * FROM pull_operations WHERE id = ?').get(id) as PullRow | undefined;
+}
+
+/** The queued or running pull of this data set, if any: one at a time per (company, data type). */
+export function openPull(db: Db, companyId: string, dataType: string): PullRow | undefined {
+  return prepared(db, `SELECT * FROM pull_operations WHERE company_id = ? AND data_type = ?
+                       AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq LIMIT 1`).get(companyId, dataType) as PullRow | undefined;
+}
+
+export function insertPull(db: Db, pull: { id: string; companyId: string; connectionId: string; dataType: string; status: PullStatus; generation: number; requested: string; statusDescription?: string }): PullRow {
+  const finished = isFinished(pull.status);
+  prepared(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status, pull.statusDescription ?? null, pull.requested,
+      finished ? pull.requested : null, finished ? 100 : 0, pull.generation);
+  return getPull(db, pull.id)!;
+}
+
+export function listPulls(db: Db, companyId: string, request: PageRequest): Page<PullRow> {
+  return selectPage<PullRow>(db, {
+    columns: '*', from: 'pull_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pullFields, defaultOrder: 'seq DESC',
+  }, request);
+}
+
+/** Open pulls whose lease is free and whose retry time has come, oldest first. */
+export function claimablePulls(db: Db, now: string, limit: number): PullRow[] {
+  return prepared(db, `SELECT * FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping')
+                       AND (lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)
+                       ORDER BY seq LIMIT ?`).all(now, now, limit) as PullRow[];
+}
+
+/** Takes the lease if it is still free; false when another worker got there first. */
+export function leasePull(db: Db, id: string, now: string, until: string): boolean {
+  return prepared(db, `UPDATE pull_operations SET lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
+                       AND status IN ('Queued', 'Fetching', 'Mapping')`).run(until, id, now).changes === 1;
+}
+
+export function updatePull(db: Db, id: string, fields: Partial<Omit<PullRow, 'seq' | 'id'>>): void {
+  const entries = Object.entries(fields);
+  if (entries.length === 0) return;
+  const sets = entries.map(([k]) => `${k} = ?`).join(', ');
+  prepared(db, `UPDATE pull_operations SET ${sets} WHERE id = ?`).run(...entries.map(([, v]) => v as never), id);
+}

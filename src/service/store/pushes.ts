@@ -1,0 +1,66 @@
+// Push operations: writes sent to a platform, with their outcome.
+import type { FieldResolver } from '../query/types.js';
+import type { Db } from './db.js';
+import { selectPage, type Page, type PageRequest } from './paging.js';
+import { prepared } from './statements.js';
+
+export type PushStatus = 'Pending' | 'Failed' | 'Success' | 'TimedOut';
+
+export interface PushRow {
+  seq: number;
+  key: string;
+  company_id: string;
+  connection_id: string;
+  data_type: string;
+  status: PushStatus;
+  status_code: number;
+  requested: string;
+  completed: string | null;
+  timeout_minutes: number | null;
+  error_message: string | null;
+  validation: string;
+  changes: string | null;
+  platform_push_id: string | null;
+}
+
+export const pushFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'pushOperationKey': return { sql: 'key', type: 'string' };
+    case 'dataConnectionKey': return { sql: 'connection_id', type: 'string' };
+    case 'dataType': return { sql: 'data_type', type: 'string' };
+    case 'status': return { sql: 'status', type: 'string' };
+    case 'statusCode': return { sql: 'status_code', type: 'number' };
+    case 'requestedOnUtc': return { sql: 'requested', type: 'date' };
+    case 'completedOnUtc': return { sql: 'completed', type: 'date' };
+    default: return undefined;
+  }
+};
+
+export function insertPush(db: Db, row: Omit<PushRow, 'seq'>): PushRow {
+  prepared(db, `INSERT INTO push_operations (key, company_id, connection_id, data_type, status, status_code, requested, completed,
+                timeout_minutes, error_message, validation, changes, platform_push_id)
+                VALUES (@key, @company_id, @connection_id, @data_type, @status, @status_code, @requested, @completed,
+                @timeout_minutes, @error_message, @validation, @changes, @platform_push_id)`).run(row);
+  return getPush(db, row.key)!;
+}
+
+export function getPush(db: Db, key: string): PushRow | undefined {
+  return prepared(db, 'SELECT * FROM push_operations WHERE key = ?').get(key) as PushRow | undefined;
+}
+
+export function listPushes(db: Db, companyId: string, request: PageRequest): Page<PushRow> {
+  return selectPage<PushRow>(db, {
+    columns: '*', from: 'push_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pushFields, defaultOrder: 'seq DESC',
+  }, request);
+}
+
+export function pendingPushes(db: Db, limit: number): PushRow[] {
+  return prepared(db, "SELECT * FROM push_operations WHERE status = 'Pending' ORDER BY seq LIMIT ?").all(limit) as PushRow[];
+}
+
+export function completePush(db: Db, key: string, fields: Pick<PushRow, 'status' | 'status_code' | 'completed'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes'>>): void {
+  prepared(db, `UPDATE push_operations SET status = @status, status_code = @status_code, completed = @completed,
+                error_message = coalesce(@error_message, error_message), validation = coalesce(@validation, validation),
+                changes = coalesce(@changes, changes) WHERE key = @key AND status = 'Pending'`)
+    .run({ error_message: null, validation: null, changes: null, ...fields, key });
+}

@@ -1,0 +1,18 @@
+// What the sync and push workers need; built in the worker thread (or in-process by tests).
+import type { Clock } from '../clock.js';
+import type { PlatformAdapter } from '../integrations/adapter.js';
+import type { Sealer } from '../secrets.js';
+import type { Db } from '../store/db.js';
+
+export interface SyncDeps {
+  db: Db;
+  clock: Clock;
+  sealer: Sealer;
+  adapter: PlatformAdapter;
+  /** Records per platform page. */
+  pageSize?: number;
+  /** Pulls run at the same time. */
+  concurrency?: number;
+  /** Internal failures (never sent to clients). */
+  onError?: (err: unknown, context: string) => void;
+}

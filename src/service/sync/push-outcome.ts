@@ -1,0 +1,28 @@
+// Maps a platform's answer to a push onto the push operation's fields.
+import type { PushOutcome } from '../integrations/adapter.js';
+import type { PushRow } from '../store/pushes.js';
+
+export type PushFields = Pick<PushRow, 'status' | 'status_code'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes' | 'platform_push_id'>>;
+
+export function pushFieldsFor(outcome: PushOutcome, dataType: string): PushFields {
+  switch (outcome.status) {
+    case 'Success':
+      return {
+        status: 'Success',
+        status_code: 200,
+        changes: JSON.stringify([{ type: 'Created', recordRef: { id: String(outcome.record.id ?? ''), dataType }, attachmentId: null }]),
+      };
+    case 'Pending':
+      return { status: 'Pending', status_code: 202, platform_push_id: outcome.platformPushId };
+    case 'Failed':
+      return {
+        status: 'Failed',
+        status_code: outcome.statusCode,
+        error_message: outcome.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') || 'The platform rejected the record.',
+        validation: JSON.stringify({
+          errors: outcome.errors.map((e) => ({ ...(e.field ? { itemId: e.field } : {}), message: e.message, validatorName: 'Platform' })),
+          warnings: [],
+        }),
+      };
+  }
+}

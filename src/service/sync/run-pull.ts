@@ -1,0 +1,136 @@
+// Runs one claimed pull: fetch the platform's pages into a new generation of records,
+// one transaction per page (with the cursor), then publish the generation. Crash-only:
+// a pull killed at any point resumes at its cursor, and upserts make a repeated page
+// harmless. Rate limits and platform faults reschedule the pull (not_before) rather
+// than sleeping, so the clock drives retries and nothing waits in memory.
+import { isoSeconds } from '../clock.js';
+import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
+import type { Tokens } from '../integrations/verifier.js';
+import { deauthorize, getConnectionById, setLastSync } from '../store/connections.js';
+import { pruneGenerations, publishGeneration, rememberFields, upsertRecords, type RecordInput } from '../store/datasets.js';
+import { updatePull, type PullRow, type PullStatus } from '../store/pulls.js';
+import type { FieldType } from '../query/types.js';
+import { readTokens, sameTokens, writeTokens } from '../tokens.js';
+import type { SyncDeps } from './deps.js';
+import { collectFields } from './fields.js';
+
+export const LEASE_SECONDS = 120;
+const REFRESH_WITHIN_SECONDS = 300;
+const MAX_RATE_LIMIT_RETRIES = 10;
+const MAX_FETCH_RETRIES = 3;
+const PRUNE_BATCH = 5000;
+/** Records whose shape is sampled per page to learn queryable fields. */
+const FIELD_SAMPLE = 50;
+
+export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus> {
+  const { db, clock, sealer, adapter } = deps;
+  const now = () => isoSeconds(clock.now());
+  const finish = (status: PullStatus, fields: Partial<PullRow> = {}): PullStatus => {
+    updatePull(db, pull.id, { status, completed: now(), lease_until: null, ...fields });
+    return status;
+  };
+
+  const connection = getConnectionById(db, pull.connection_id);
+  if (!connection) return finish('Cancelled', { status_description: 'The connection was deleted.' });
+  if (connection.status === 'Deauthorized') {
+    return finish('AuthError', { status_description: 'The connection needs reauthorization.', error_message: 'Reauthorization required: the platform revoked the grant.' });
+  }
+  if (connection.status !== 'Linked') {
+    return finish('PrerequisiteNotMet', { status_description: `The connection is ${connection.status}, not Linked.` });
+  }
+  let tokens = readTokens(db, sealer, connection.id);
+  if (!tokens) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
+
+  const keep = (next: Tokens) => {
+    if (!sameTokens(tokens!, next)) writeTokens(db, sealer, connection.id, next, now());
+    tokens = next;
+  };
+
+  updatePull(db, pull.id, { status: 'Fetching' });
+  const fields = new Map<string, FieldType>();
+  let cursor = pull.cursor ?? undefined;
+  let fetched = pull.fetched;
+  let progress = pull.progress;
+  try {
+    keep(await adapter.ensureFresh(connection.integration_key, tokens, REFRESH_WITHIN_SECONDS));
+    for (;;) {
+      let page;
+      try {
+        page = await adapter.fetchPage(connection.integration_key, tokens, pull.data_type, cursor, deps.pageSize ?? 1000);
+      } catch (err) {
+        // An access token that expired mid-sync (not a revoked grant): refresh once and go on.
+        if (!(err instanceof PlatformAuthError) || err.revoked) throw err;
+        keep(await adapter.ensureFresh(connection.integration_key, tokens, Number.MAX_SAFE_INTEGER));
+        page = await adapter.fetchPage(connection.integration_key, tokens, pull.data_type, cursor, deps.pageSize ?? 1000);
+      }
+      const rows: RecordInput[] = page.records.map((record, i) => {
+        if (i < FIELD_SAMPLE) collectFields(record, fields);
+        const row: RecordInput = { id: String(record.id), data: JSON.stringify(record) };
+        if (typeof record.modifiedDate === 'string') row.modifiedDate = record.modifiedDate;
+        return row;
+      });
+      fetched += rows.length;
+      cursor = page.next;
+      progress = page.total ? Math.min(99, Math.floor((fetched / page.total) * 100)) : Math.min(99, progress + 1);
+      const lease = isoSeconds(new Date(clock.now().getTime() + LEASE_SECONDS * 1000));
+      db.transaction(() => {
+        upsertRecords(db, pull.company_id, pull.data_type, pull.generation, connection.id, rows);
+        rememberFields(db, pull.data_type, fields);
+        updatePull(db, pull.id, { cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0 });
+      })();
+      if (!cursor) break;
+    }
+    updatePull(db, pull.id, { status: 'Mapping' });
+    const completed = now();
+    const replaced = db.transaction(() => {
+      const previous = publishGeneration(db, pull.company_id, pull.data_type, pull.generation, pull.id, completed);
+      setLastSync(db, connection.id, pull.company_id, completed);
+      finish('Complete', { progress: 100, completed });
+      return previous;
+    })();
+    // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
+    if (replaced !== null) while (pruneGenerations(db, pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH) > 0);
+    return 'Complete';
+  } catch (err) {
+    return handleFailure(deps, pull, connection.id, err);
+  }
+}
+
+function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err: unknown): PullStatus {
+  const { db, clock } = deps;
+  const now = clock.now();
+  const later = (seconds: number) => isoSeconds(new Date(now.getTime() + seconds * 1000));
+  const attempts = pull.attempts + 1;
+  if (err instanceof PlatformAuthError && err.revoked) {
+    db.transaction(() => {
+      deauthorize(db, connectionId, {
+        statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: isoSeconds(now),
+        errorMessage: `Reauthorization required: ${err.message}`,
+      });
+      updatePull(db, pull.id, {
+        status: 'AuthError', completed: isoSeconds(now), lease_until: null,
+        status_description: 'The platform revoked the grant; the connection is Deauthorized.', error_message: `Reauthorization required: ${err.message}`,
+      });
+    })();
+    return 'AuthError';
+  }
+  if (err instanceof PlatformRateLimitError) {
+    if (attempts > MAX_RATE_LIMIT_RETRIES) {
+      updatePull(db, pull.id, { status: 'RateLimitError', completed: isoSeconds(now), lease_until: null, error_message: err.message });
+      return 'RateLimitError';
+    }
+    updatePull(db, pull.id, { attempts, not_before: later(err.retryAfterSeconds), lease_until: null, status_description: `Waiting ${err.retryAfterSeconds}s for the platform's rate limit.` });
+    return 'Fetching';
+  }
+  if (err instanceof PlatformFetchError || err instanceof PlatformAuthError) {
+    if (attempts > MAX_FETCH_RETRIES) {
+      updatePull(db, pull.id, { status: 'FetchError', completed: isoSeconds(now), lease_until: null, error_message: err.message });
+      return 'FetchError';
+    }
+    updatePull(db, pull.id, { attempts, not_before: later(2 ** attempts), lease_until: null, status_description: `Retrying after: ${err.message}` });
+    return 'Fetching';
+  }
+  deps.onError?.(err, `pull ${pull.id}`);
+  updatePull(db, pull.id, { status: 'InternalError', completed: isoSeconds(now), lease_until: null, error_message: 'Internal error while syncing.' });
+  return 'InternalError';
+}

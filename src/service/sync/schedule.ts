@@ -1,0 +1,56 @@
+// Scheduled syncs: a data set that has been synced before is queued again once its
+// syncSchedule (hours) has passed since it was last requested. Data sets never requested
+// are left alone: the service does not fetch on first link.
+import type { Clock } from '../clock.js';
+import { getConnectionById, listConnections } from '../store/connections.js';
+import type { Db } from '../store/db.js';
+import { prepared } from '../store/statements.js';
+import { queuePull } from './enqueue.js';
+import { effectiveSettings } from './settings.js';
+
+/** How often (by the clock) the due data sets are looked for. */
+const CHECK_EVERY_MS = 60_000;
+const lastCheck = new WeakMap<Db, number>();
+
+interface Candidate {
+  company_id: string;
+  client_id: string;
+  data_type: string;
+  last_requested: string;
+}
+
+export function queueScheduledSyncs(db: Db, clock: Clock): number {
+  const now = clock.now().getTime();
+  const previous = lastCheck.get(db);
+  if (previous !== undefined && now - previous < CHECK_EVERY_MS && now >= previous) return 0;
+  lastCheck.set(db, now);
+  const candidates = prepared(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
+    JOIN companies c ON c.id = d.company_id
+    WHERE d.last_requested IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
+      AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`).all() as Candidate[];
+  const schedules = new Map<string, Map<string, number>>();
+  let queued = 0;
+  for (const candidate of candidates) {
+    const scope = `${candidate.client_id}/${candidate.company_id}`;
+    let byType = schedules.get(scope);
+    if (!byType) {
+      byType = new Map(effectiveSettings(db, candidate.client_id, candidate.company_id).settings.map((s) => [s.dataType, s.syncSchedule]));
+      schedules.set(scope, byType);
+    }
+    const hours = byType.get(candidate.data_type);
+    if (!hours || Date.parse(candidate.last_requested) + hours * 3_600_000 > now) continue;
+    const latest = prepared(db, 'SELECT connection_id FROM pull_operations WHERE company_id = ? AND data_type = ? ORDER BY seq DESC LIMIT 1')
+      .get(candidate.company_id, candidate.data_type) as { connection_id: string } | undefined;
+    const connection = (latest && getConnectionById(db, latest.connection_id))
+      || listConnections(db, candidate.company_id, { page: 1, pageSize: 100 }).rows.find((c) => c.status === 'Linked');
+    if (!connection || connection.status !== 'Linked') continue;
+    queuePull(db, clock, connection, candidate.data_type);
+    queued += 1;
+  }
+  return queued;
+}
+
+/** Tests move a fake clock around; this lets the next pass look again at once. */
+export function resetScheduleCheck(db: Db): void {
+  lastCheck.delete(db);
+}

@@ -1,0 +1,49 @@
+// The sync and push workers' thread: its own database connection, so a heavy sync
+// (JSON, SQLite writes) never stalls the request thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { systemClock } from '../clock.js';
+import { createSandboxAdapter } from '../integrations/sandbox-adapter.js';
+import { createSealer } from '../secrets.js';
+import { openDatabase } from '../store/db.js';
+import { prepared } from '../store/statements.js';
+import { SyncLoop } from './loop.js';
+
+export interface WorkerOptions {
+  dbFile: string;
+  secretKeyHex: string;
+  platformUrl: string;
+  concurrency?: number;
+  pageSize?: number;
+}
+
+export type WorkerMessage = { type: 'wake' } | { type: 'stop' };
+export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string };
+
+const options = workerData as WorkerOptions;
+const port = parentPort!;
+const db = openDatabase(options.dbFile);
+// Only this thread runs pulls for this data dir: leases left by a killed process are void.
+prepared(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')").run();
+const adapter = createSandboxAdapter(options.platformUrl);
+const loop = new SyncLoop({
+  db,
+  clock: systemClock,
+  sealer: createSealer(Buffer.from(options.secretKeyHex, 'hex')),
+  adapter,
+  ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+  ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+  onError: (err, context) => port.postMessage({ type: 'error', context, message: (err as Error)?.message ?? String(err) } satisfies HostMessage),
+});
+
+port.on('message', (message: WorkerMessage) => {
+  if (message.type === 'wake') loop.wake();
+  if (message.type === 'stop') {
+    void loop.stop().then(async () => {
+      await (adapter as { close?: () => Promise<void> }).close?.();
+      db.close();
+      port.postMessage({ type: 'stopped' } satisfies HostMessage);
+      port.close();
+    });
+  }
+});
+loop.start();

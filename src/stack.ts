@@ -1,0 +1,44 @@
+// The bundled service with its sandbox platforms beside it: what `ferry serve` runs and
+// what the CLI's embedded target starts in-process. The sandbox listens on the same host,
+// on a port of its own, and keeps its state in the same data dir.
+import { createService, type ServiceOptions } from './service/app.js';
+import { createSandbox } from './sandbox/app.js';
+
+export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
+  host?: string;
+  port?: number;
+  /** Port of the sandbox platforms (default: any free port). */
+  sandboxPort?: number;
+}
+
+export interface Stack {
+  baseUrl: string;
+  sandboxUrl: string;
+  adminKey: string;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const host = options.host ?? '127.0.0.1';
+  const sandbox = createSandbox({ dataDir: options.dataDir });
+  const sandboxUrl = await sandbox.listen({ port: options.sandboxPort ?? 0, host });
+  const service = createService({ ...options, platformUrl: sandboxUrl });
+  try {
+    const baseUrl = await service.listen({ port: options.port ?? 0, host });
+    return {
+      baseUrl,
+      sandboxUrl,
+      adminKey: service.adminKey,
+      dataDir: options.dataDir,
+      async close() {
+        await service.close();
+        await sandbox.close();
+      },
+    };
+  } catch (err) {
+    await service.close();
+    await sandbox.close();
+    throw err;
+  }
+}
