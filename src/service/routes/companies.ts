@@ -8,6 +8,7 @@ import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
 import { companyInput, companyPatch } from '../http/company-input.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { companyRecord } from '../http/records.js';
+import { ResponseCache } from '../http/response-cache.js';
 import { defineRoute } from '../http/route.js';
 import {
   countCompanies, deleteCompany, getCompany, insertCompany, listCompanies, replaceCompany, type CompanyInput, type CompanyRow,
@@ -42,17 +43,22 @@ function tagFilter(request: FastifyRequest): { key: string; value: string } | un
 
 export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { db, clock } = ctx;
+  const cache = new ResponseCache(db);
   const present = (request: FastifyRequest, row: CompanyRow) =>
     companyRecord(row, connectionsByCompany(db, [row.id]).get(row.id) ?? [], baseUrlOf(request));
 
   defineRoute(app, '/companies', {
-    GET: async (request) => {
-      const page = parsePageRequest(queryOf(request));
-      const { rows, total } = listCompanies(db, request.auth.client.id, page, tagFilter(request));
-      const connections = connectionsByCompany(db, rows.map((r) => r.id));
+    // The most requested list: served from the response cache while nothing has changed.
+    GET: async (request, reply) => {
       const base = baseUrlOf(request);
-      const results = rows.map((row) => companyRecord(row, connections.get(row.id) ?? [], base));
-      return envelope(results, total, page, request.url);
+      const body = cache.getOrMake(`${request.auth.client.id}\n${base}\n${request.url}`, () => {
+        const page = parsePageRequest(queryOf(request));
+        const { rows, total } = listCompanies(db, request.auth.client.id, page, tagFilter(request));
+        const connections = connectionsByCompany(db, rows.map((r) => r.id));
+        const results = rows.map((row) => companyRecord(row, connections.get(row.id) ?? [], base));
+        return JSON.stringify(envelope(results, total, page, request.url));
+      });
+      return reply.type('application/json; charset=utf-8').send(body);
     },
     POST: async (request) => {
       const input = companyInput(objectBody(request));

@@ -1,0 +1,41 @@
+// A small closed-loop HTTP load generator: `connections` workers on an undici Pool
+// (pipelining 1), each sending the next request as soon as the last one's body is read.
+// Runs `warmup` seconds unmeasured, then counts for `duration` seconds; prints JSON.
+// Usage: node bench/load.mjs '{"url":"http://127.0.0.1:1234/path","headers":{},"connections":16}'
+import { Pool } from 'undici';
+
+const { url, headers = {}, connections = 16, warmup = 1, duration = 5 } = JSON.parse(process.argv[2] ?? '{}');
+const { origin, pathname, search } = new URL(url);
+const pool = new Pool(origin, { connections, pipelining: 1 });
+
+let measuring = false;
+let stopping = false;
+const counts = { ok: 0, other: 0, errors: 0, bytes: 0 };
+
+async function worker() {
+  while (!stopping) {
+    try {
+      const { statusCode, body } = await pool.request({ method: 'GET', path: pathname + search, headers });
+      const bytes = (await body.arrayBuffer()).byteLength;
+      if (!measuring) continue;
+      if (statusCode === 200) counts.ok++;
+      else counts.other++;
+      counts.bytes += bytes;
+    } catch {
+      if (measuring) counts.errors++;
+    }
+  }
+}
+
+const sleep = (s) => new Promise((resolve) => setTimeout(resolve, s * 1000));
+const workers = Array.from({ length: connections }, worker);
+await sleep(warmup);
+measuring = true;
+const started = performance.now();
+await sleep(duration);
+measuring = false;
+const seconds = (performance.now() - started) / 1000;
+stopping = true;
+await Promise.all(workers);
+await pool.close();
+process.stdout.write(JSON.stringify({ rps: counts.ok / seconds, ...counts, seconds }));
