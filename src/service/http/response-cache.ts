@@ -8,7 +8,7 @@ const MAX_ENTRIES = 2000;
 
 interface Entry {
   version: string;
-  body: string;
+  body: Buffer;
 }
 
 export class ResponseCache {
@@ -24,11 +24,12 @@ export class ResponseCache {
   }
 
   /** The body cached under `key`, or the freshly made one (cached for the next request). */
-  getOrMake(key: string, make: () => string): string {
+  getOrMake(key: string, make: () => string): Buffer {
     const version = this.version();
     const hit = this.entries.get(key);
     if (hit && hit.version === version) return hit.body;
-    const body = make();
+    // Kept encoded, so a hit costs no UTF-8 encoding of the page.
+    const body = Buffer.from(make());
     // A write between version() and make() would make this entry stale under the old version;
     // only cache what was made while the version held.
     if (this.version() === version) {
