@@ -7,6 +7,10 @@ import * as clientsList from './admin/clients-list.js';
 import * as keysCreate from './admin/keys-create.js';
 import * as keysList from './admin/keys-list.js';
 import * as keysRevoke from './admin/keys-revoke.js';
+import * as legacyRefresh from './sandbox/legacy-refresh.js';
+import * as sandboxSettings from './sandbox/settings.js';
+import * as tenantsCreate from './sandbox/tenants-create.js';
+import * as tenantsList from './sandbox/tenants-list.js';
 import * as serve from './serve.js';
 
 export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
@@ -16,4 +20,8 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   keysCreate.register,
   keysList.register,
   keysRevoke.register,
+  tenantsCreate.register,
+  tenantsList.register,
+  legacyRefresh.register,
+  sandboxSettings.register,
 ];
