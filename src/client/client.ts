@@ -76,6 +76,11 @@ export class ApiClient {
 
   /** `path` may carry its own query string (e.g. a `_links.next.href`). */
   async request<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.exchange<T>(method, path, options)).body;
+  }
+
+  /** Like request(), with the response's status, headers and time (for `ferry doctor`). */
+  async exchange<T>(method: Method, path: string, options: RequestOptions = {}): Promise<Exchange<T>> {
     const target = this.basePath + path + queryString(options.query, path.includes('?'));
     const maxRetries = this.options.maxRetries ?? 5;
     for (let attempt = 0; ; attempt += 1) {
@@ -108,7 +113,7 @@ export class ApiClient {
       this.log(`${method} ${path} → ${statusCode} ${Date.now() - started}ms${correlationId ? ` ${correlationId}` : ''}`);
       if (statusCode < 400) {
         const text = await response.body.text();
-        return (text === '' ? undefined : JSON.parse(text)) as T;
+        return { status: statusCode, headers, ms: Date.now() - started, body: (text === '' ? undefined : JSON.parse(text)) as T };
       }
       const body = await readErrorBody(response.body);
       const retryAfter = Number.parseFloat(header(headers, 'retry-after') ?? '');
@@ -151,6 +156,13 @@ export class ApiClient {
   private log(line: string): void {
     this.options.log?.(line);
   }
+}
+
+export interface Exchange<T> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  ms: number;
+  body: T;
 }
 
 export interface Page<T> {

@@ -7,6 +7,9 @@ import * as clientsList from './admin/clients-list.js';
 import * as keysCreate from './admin/keys-create.js';
 import * as keysList from './admin/keys-list.js';
 import * as keysRevoke from './admin/keys-revoke.js';
+import * as doctor from './doctor.js';
+import * as login from './login.js';
+import * as whoami from './whoami.js';
 import * as legacyRefresh from './sandbox/legacy-refresh.js';
 import * as sandboxSettings from './sandbox/settings.js';
 import * as tenantsCreate from './sandbox/tenants-create.js';
@@ -15,6 +18,9 @@ import * as serve from './serve.js';
 
 export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
   serve.register,
+  login.register,
+  whoami.register,
+  doctor.register,
   clientsCreate.register,
   clientsList.register,
   keysCreate.register,
