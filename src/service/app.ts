@@ -71,7 +71,7 @@ export function createService(options: ServiceOptions): Service {
   const db = openDatabase(join(options.dataDir, 'ferry.db'));
   const adminKey = ensureAdmin(db, options.dataDir, clock);
   const secretKey = loadSecretKey(options.dataDir, options.env);
-  const platform: PlatformAdapter | undefined = options.platformUrl ? createSandboxAdapter(options.platformUrl) : undefined;
+  const platform: PlatformAdapter | undefined = options.platformUrl ? createSandboxAdapter(options.platformUrl, { clock }) : undefined;
   let worker: SyncWorker | undefined;
   if (options.platformUrl && (options.startWorker ?? true)) {
     worker = startSyncWorker(

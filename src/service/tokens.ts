@@ -1,8 +1,11 @@
 // A connection's tokens, sealed at rest. The only code that opens or seals them.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PlatformAuthError, PlatformFetchError, type PlatformAdapter } from './integrations/adapter.js';
 import type { Tokens } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
-import { loadSealedTokens, storeTokens } from './store/connections.js';
+import { getConnectionById, loadSealedTokens, storeTokens } from './store/connections.js';
 import type { Db } from './store/db.js';
+import { prepared } from './store/statements.js';
 
 export function readTokens(db: Db, sealer: Sealer, connectionId: string): Tokens | undefined {
   const sealed = loadSealedTokens(db, connectionId);
@@ -17,4 +20,54 @@ export function sameTokens(a: Tokens, b: Tokens): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   for (const key of keys) if (a[key] !== b[key]) return false;
   return true;
+}
+
+/** Refresh when the access token expires within this many seconds. */
+export const REFRESH_WITHIN_SECONDS = 300;
+/** Longest a refresh may hold a connection's lease; a holder that died is passed over after it. */
+const LOCK_MS = 30_000;
+const LOCK_POLL_MS = 20;
+
+/**
+ * Runs `work` holding the connection's refresh lease, a row lock in the database shared by
+ * every thread. The lease is wall-clock time: it is about the holder being alive, not
+ * about business time (which tests move with a fake clock).
+ */
+async function withRefreshLease<T>(db: Db, connectionId: string, work: () => Promise<T>): Promise<T> {
+  const giveUp = Date.now() + LOCK_MS * 2;
+  for (;;) {
+    const now = Date.now();
+    const taken = prepared(db, `UPDATE connections SET refresh_lock_until = ? WHERE id = ?
+                                AND (refresh_lock_until IS NULL OR refresh_lock_until < ?)`).run(now + LOCK_MS, connectionId, now).changes === 1;
+    if (taken) break;
+    if (!getConnectionById(db, connectionId)) throw new PlatformAuthError('The connection was deleted.', true);
+    if (now > giveUp) throw new PlatformFetchError('Another refresh of this connection did not finish in time.');
+    await sleep(LOCK_POLL_MS);
+  }
+  try {
+    return await work();
+  } finally {
+    prepared(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ?').run(connectionId);
+  }
+}
+
+/**
+ * The connection's stored tokens, refreshed first when the access token expires within
+ * `withinSeconds`, or when `refused` (tokens the platform just refused as expired) are
+ * still the stored ones. Refresh tokens are single-use, so two refreshes with the same
+ * one revoke the grant: refreshes of a connection take turns under its lease, each from
+ * the latest stored tokens.
+ */
+export function freshTokens(
+  db: Db, sealer: Sealer, adapter: PlatformAdapter, connection: { id: string; integration_key: string },
+  now: () => string, options: { withinSeconds?: number; refused?: Tokens } = {},
+): Promise<Tokens> {
+  return withRefreshLease(db, connection.id, async () => {
+    const current = readTokens(db, sealer, connection.id);
+    if (!current) throw new PlatformAuthError('The connection has no tokens.', true);
+    const forced = options.refused !== undefined && sameTokens(current, options.refused);
+    const next = await adapter.ensureFresh(connection.integration_key, current, forced ? Number.MAX_SAFE_INTEGER : options.withinSeconds ?? REFRESH_WITHIN_SECONDS);
+    if (!sameTokens(current, next)) writeTokens(db, sealer, connection.id, next, now());
+    return next;
+  });
 }

@@ -16,7 +16,7 @@ import { validatePush } from '../push/validate.js';
 import { deauthorize } from '../store/connections.js';
 import { getPush, insertPush, listPushes } from '../store/pushes.js';
 import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';
-import { readTokens } from '../tokens.js';
+import { freshTokens, readTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';
 
@@ -48,7 +48,8 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const requested = isoSeconds(clock.now());
       let fields: PushFields;
       try {
-        fields = pushFieldsFor(await ctx.platform.push(connection.integration_key, tokens, key, record), key);
+        const fresh = await freshTokens(db, sealer, ctx.platform, connection, () => requested);
+        fields = pushFieldsFor(await ctx.platform.push(connection.integration_key, fresh, key, record), key);
       } catch (err) {
         if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
         if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);

@@ -3,7 +3,7 @@
 import { isoSeconds } from '../clock.js';
 import { getConnectionById } from '../store/connections.js';
 import { completePush, pendingPushes } from '../store/pushes.js';
-import { readTokens } from '../tokens.js';
+import { freshTokens, readTokens } from '../tokens.js';
 import type { SyncDeps } from './deps.js';
 import { pushFieldsFor } from './push-outcome.js';
 
@@ -24,7 +24,8 @@ export async function pollPendingPushes(deps: SyncDeps): Promise<number> {
       continue;
     }
     try {
-      const outcome = await adapter.pushStatus(connection.integration_key, tokens, push.platform_push_id);
+      const fresh = await freshTokens(db, sealer, adapter, connection, () => isoSeconds(now));
+      const outcome = await adapter.pushStatus(connection.integration_key, fresh, push.platform_push_id);
       if (outcome.status === 'Pending') continue;
       const { platform_push_id: _ignored, ...fields } = pushFieldsFor(outcome, push.data_type);
       completePush(db, push.key, { ...fields, completed: isoSeconds(now) });

@@ -5,17 +5,15 @@
 // than sleeping, so the clock drives retries and nothing waits in memory.
 import { isoSeconds } from '../clock.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
-import type { Tokens } from '../integrations/verifier.js';
 import { deauthorize, getConnectionById, setLastSync } from '../store/connections.js';
 import { pruneGenerations, publishGeneration, rememberFields, upsertRecords, type RecordInput } from '../store/datasets.js';
 import { updatePull, type PullRow, type PullStatus } from '../store/pulls.js';
 import type { FieldType } from '../query/types.js';
-import { readTokens, sameTokens, writeTokens } from '../tokens.js';
+import { freshTokens, readTokens } from '../tokens.js';
 import type { SyncDeps } from './deps.js';
 import { collectFields } from './fields.js';
 
 export const LEASE_SECONDS = 120;
-const REFRESH_WITHIN_SECONDS = 300;
 const MAX_RATE_LIMIT_RETRIES = 10;
 const MAX_FETCH_RETRIES = 3;
 const PRUNE_BATCH = 5000;
@@ -41,27 +39,32 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
   let tokens = readTokens(db, sealer, connection.id);
   if (!tokens) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
-  const keep = (next: Tokens) => {
-    if (!sameTokens(tokens!, next)) writeTokens(db, sealer, connection.id, next, now());
-    tokens = next;
-  };
-
   updatePull(db, pull.id, { status: 'Fetching' });
   const fields = new Map<string, FieldType>();
   let cursor = pull.cursor ?? undefined;
   let fetched = pull.fetched;
   let progress = pull.progress;
   try {
-    keep(await adapter.ensureFresh(connection.integration_key, tokens, REFRESH_WITHIN_SECONDS));
-    for (;;) {
-      let page;
+    tokens = await freshTokens(db, sealer, adapter, connection, now);
+    const fetchPage = async (at: string | undefined) => {
       try {
-        page = await adapter.fetchPage(connection.integration_key, tokens, pull.data_type, cursor, deps.pageSize ?? 1000);
+        return await adapter.fetchPage(connection.integration_key, tokens!, pull.data_type, at, deps.pageSize ?? 1000);
       } catch (err) {
         // An access token that expired mid-sync (not a revoked grant): refresh once and go on.
         if (!(err instanceof PlatformAuthError) || err.revoked) throw err;
-        keep(await adapter.ensureFresh(connection.integration_key, tokens, Number.MAX_SAFE_INTEGER));
-        page = await adapter.fetchPage(connection.integration_key, tokens, pull.data_type, cursor, deps.pageSize ?? 1000);
+        tokens = await freshTokens(db, sealer, adapter, connection, now, { refused: tokens });
+        return adapter.fetchPage(connection.integration_key, tokens, pull.data_type, at, deps.pageSize ?? 1000);
+      }
+    };
+    // One page in flight ahead: the platform prepares page N+1 while page N is written. Its
+    // result (or failure) is only looked at after page N's transaction, so what is written
+    // and in what order is as if the pages were fetched one after the other.
+    let next = fetchPage(cursor);
+    for (;;) {
+      const page = await next;
+      if (page.next) {
+        next = fetchPage(page.next);
+        next.catch(() => undefined); // awaited on the next turn; never an unhandled rejection if this page's write throws
       }
       const rows: RecordInput[] = page.records.map((record, i) => {
         if (i < FIELD_SAMPLE) collectFields(record, fields);

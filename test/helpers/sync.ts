@@ -1,0 +1,229 @@
+// Sync tests' harness: the sandbox platforms and the service over one temp data dir.
+// Deterministic mode runs both in-process on fake clocks with the worker off, and the
+// test drives syncOnce() itself; the real-worker tests use startStack() or the `ferry
+// serve` child and wait on conditions with deadlines (never fixed sleeps).
+import { rmSync } from 'node:fs';
+import { expect } from 'vitest';
+import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { createService, type Service, type ServiceOptions } from '../../src/service/app.js';
+import type { Clock } from '../../src/service/clock.js';
+import type { SyncDeps } from '../../src/service/sync/deps.js';
+import { syncOnce, type PassResult } from '../../src/service/sync/sync-once.js';
+import { basic, tempDir, type CallResult } from './service.js';
+
+export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/** The PullOperation's keys (API.md): `completed` is omitted until done; the rest always present. */
+export const PULL_KEYS = [
+  'id', 'companyId', 'connectionId', 'dataType', 'status', 'statusDescription', 'errorMessage', 'requested', 'progress', 'isCompleted', 'isErrored',
+];
+export const DATA_STATUS_KEYS = ['dataType', 'currentStatus', 'lastSuccessfulSync', 'latestSyncId', 'latestSuccessfulSyncId'];
+export const PUSH_KEYS = [
+  'pushOperationKey', 'companyId', 'dataConnectionKey', 'dataType', 'status', 'statusCode', 'requestedOnUtc', 'timeoutInMinutes',
+  'errorMessage', 'validation', 'changes',
+];
+
+/** A clock the test moves by hand; starts at the current whole second. */
+export class FakeClock implements Clock {
+  private ms: number;
+
+  constructor(start = Math.floor(Date.now() / 1000) * 1000) {
+    this.ms = start;
+  }
+
+  now(): Date {
+    return new Date(this.ms);
+  }
+
+  advance(seconds: number): void {
+    this.ms += seconds * 1000;
+  }
+
+  set(date: Date | string): void {
+    this.ms = new Date(date).getTime();
+  }
+}
+
+export interface Api {
+  baseUrl: string;
+  /** fetch with Basic auth for `apiKey` (default: the key the client was made with). */
+  call(method: string, path: string, options?: { apiKey?: string; body?: unknown }): Promise<CallResult>;
+  /** Every response body seen, for "no secret ever leaves" checks. */
+  transcript: string[];
+}
+
+export function apiClient(baseUrl: string, defaultKey: string): Api {
+  const transcript: string[] = [];
+  return {
+    baseUrl,
+    transcript,
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = { authorization: basic(options.apiKey ?? defaultKey) };
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] = 'application/json';
+      }
+      const response = await fetch(baseUrl + path, { method, headers, body });
+      const text = await response.text();
+      transcript.push(text);
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+  };
+}
+
+/** JSON call to the sandbox's admin surface (no auth). */
+export async function sandboxCall(sandboxUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(sandboxUrl + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+export interface Tenant {
+  id: string;
+  orgId?: string;
+  name: string;
+  invoices: number;
+  tokens: Record<string, string>;
+}
+
+export async function createTenant(sandboxUrl: string, platform: string, invoices: number, seed = 4242): Promise<Tenant> {
+  const result = await sandboxCall(sandboxUrl, 'POST', '/admin/tenants', { platform, count: 1, invoices, seed });
+  if (result.status !== 201) throw new Error(`create tenant: ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body.results[0];
+}
+
+export async function patchSandbox(sandboxUrl: string, settings: Record<string, unknown>): Promise<void> {
+  const result = await sandboxCall(sandboxUrl, 'PATCH', '/admin/settings', settings);
+  if (result.status !== 200) throw new Error(`patch settings: ${result.status} ${JSON.stringify(result.body)}`);
+}
+
+export async function createClient(api: Api, adminKey: string, name: string, plan: 'Free' | 'Paid'): Promise<string> {
+  const result = await api.call('POST', '/admin/clients', { apiKey: adminKey, body: { name, plan } });
+  if (result.status !== 201) throw new Error(`createClient: ${result.status} ${result.text}`);
+  return result.body.apiKey as string;
+}
+
+export interface Linked {
+  companyId: string;
+  connectionId: string;
+  tenant: Tenant;
+  /** The Connection record answered by the authorization. */
+  connection: any;
+}
+
+/** Company → connection → authorization with a fresh sandbox tenant's tokens; asserts Linked. */
+export async function linkedCompany(api: Api, sandboxUrl: string, platform: string, invoices: number, options: { apiKey?: string; seed?: number; name?: string } = {}): Promise<Linked> {
+  const apiKey = options.apiKey ? { apiKey: options.apiKey } : {};
+  const tenant = await createTenant(sandboxUrl, platform, invoices, options.seed);
+  const company = await api.call('POST', '/companies', { ...apiKey, body: { name: options.name ?? `Sync ${platform}` } });
+  expect(company.status, company.text).toBe(200);
+  const created = await api.call('POST', `/companies/${company.body.id}/connections`, { ...apiKey, body: { platformKey: platform } });
+  expect(created.status, created.text).toBe(200);
+  const authorized = await api.call('PUT', `/companies/${company.body.id}/connections/${created.body.id}/authorization`, { ...apiKey, body: tenant.tokens });
+  expect(authorized.status, authorized.text).toBe(200);
+  expect(authorized.body.status).toBe('Linked');
+  return { companyId: company.body.id, connectionId: created.body.id, tenant, connection: authorized.body };
+}
+
+/** Every record of a data set, following _links.next from the first page. */
+export async function readAll(api: Api, companyId: string, dataPath: string, options: { apiKey?: string; pageSize?: number; query?: string } = {}): Promise<any[]> {
+  const params = new URLSearchParams({ pageSize: String(options.pageSize ?? 500) });
+  if (options.query) params.set('query', options.query);
+  let next: string | undefined = `/companies/${companyId}/data/${dataPath}?${params}`;
+  const records: any[] = [];
+  while (next) {
+    const page: CallResult = await api.call('GET', next, options.apiKey ? { apiKey: options.apiKey } : {});
+    expect(page.status, page.text).toBe(200);
+    records.push(...page.body.results);
+    next = page.body._links.next?.href;
+  }
+  return records;
+}
+
+/** Polls `probe` every `intervalMs` until it returns a value (not undefined/false) or the deadline passes. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, deadlineMs = 20_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  let last: unknown;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    last = value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what} (last: ${String(last)})`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export interface Harness {
+  dataDir: string;
+  clock: FakeClock;
+  sandboxClock: FakeClock;
+  sandbox: Sandbox;
+  sandboxUrl: string;
+  service: Service;
+  baseUrl: string;
+  adminKey: string;
+  /** Client of the service, with the admin key by default. */
+  api: Api;
+  /** One pass of the sync and push workers, in-process, on the fake clock. */
+  sync(extra?: Partial<SyncDeps>): Promise<PassResult>;
+  /** Passes until none claims a pull (those waiting for a retry time stay queued); returns the pulls run. */
+  drain(extra?: Partial<SyncDeps>): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  sandbox?: Omit<Partial<SandboxOptions>, 'dataDir' | 'clock'>;
+  service?: Omit<Partial<ServiceOptions>, 'dataDir' | 'clock' | 'platformUrl' | 'startWorker'>;
+  /** Give the sandbox a clock of its own (frozen unless the test moves it). */
+  separateSandboxClock?: boolean;
+}
+
+/** Sandbox and service in-process over one data dir, both on fake clocks, no worker thread. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = tempDir('ferry-sync-');
+  const clock = new FakeClock();
+  const sandboxClock = options.separateSandboxClock ? new FakeClock(clock.now().getTime()) : clock;
+  const sandbox = createSandbox({ rateLimit: 0, ...options.sandbox, dataDir, clock: sandboxClock });
+  const sandboxUrl = await sandbox.listen({ port: 0, host: '127.0.0.1' });
+  const service = createService({ rateLimit: 0, ...options.service, dataDir, clock, platformUrl: sandboxUrl, startWorker: false });
+  const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
+  const { db, sealer, platform } = service.context;
+  const sync = (extra: Partial<SyncDeps> = {}) => syncOnce({ db, clock, sealer, adapter: platform!, ...extra });
+  return {
+    dataDir,
+    clock,
+    sandboxClock,
+    sandbox,
+    sandboxUrl,
+    service,
+    baseUrl,
+    adminKey: service.adminKey,
+    api: apiClient(baseUrl, service.adminKey),
+    sync,
+    async drain(extra = {}) {
+      let total = 0;
+      for (let pass = 0; pass < 100; pass++) {
+        const { pulls } = await sync(extra);
+        if (pulls === 0) return total;
+        total += pulls;
+      }
+      throw new Error('drain: pulls still claimable after 100 passes');
+    },
+    async stop() {
+      await service.close();
+      await sandbox.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

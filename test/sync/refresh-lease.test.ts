@@ -1,0 +1,46 @@
+// Refresh tokens are single-use: two refreshes of one connection with the same refresh
+// token revoke the grant. The request thread (pushes) and the sync worker thread each have
+// their own database connection; the refresh lease in the shared database makes them
+// take turns. Two connections to the same file stand in for the two threads here.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS } from '../../src/sandbox/index.js';
+import { openDatabase } from '../../src/service/store/db.js';
+import { getConnectionById } from '../../src/service/store/connections.js';
+import { freshTokens, readTokens } from '../../src/service/tokens.js';
+import { linkedCompany, startHarness, type Harness } from '../helpers/sync.js';
+
+describe('refresh lease across database connections', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  it('refreshes once when two threads find the same expired token at the same time', async () => {
+    const linked = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 10);
+    const { sealer, platform } = h.service.context;
+    const before = readTokens(h.service.context.db, sealer, linked.connectionId)!;
+    h.clock.advance(DEFAULT_ACCESS_TOKEN_TTL_SECONDS + 60);
+    const other = openDatabase(join(h.dataDir, 'ferry.db'));
+    try {
+      const connection = getConnectionById(other, linked.connectionId)!;
+      const now = () => h.clock.now().toISOString();
+      const [a, b] = await Promise.all([
+        freshTokens(h.service.context.db, sealer, platform!, connection, now),
+        freshTokens(other, sealer, platform!, connection, now),
+      ]);
+      expect(a.refreshToken).not.toBe(before.refreshToken);
+      expect(b).toEqual(a);
+    } finally {
+      other.close();
+    }
+    // The grant is alive: a sync with the stored tokens completes.
+    await h.api.call('POST', `/companies/${linked.companyId}/data/queue/invoices`);
+    await h.drain();
+    expect((await h.api.call('GET', `/companies/${linked.companyId}/dataStatus`)).body.invoices.currentStatus).toBe('Complete');
+    expect(getConnectionById(h.service.context.db, linked.connectionId)!.status).toBe('Linked');
+  });
+});
