@@ -14,6 +14,7 @@ import * as legacyRefresh from './sandbox/legacy-refresh.js';
 import * as sandboxSettings from './sandbox/settings.js';
 import * as tenantsCreate from './sandbox/tenants-create.js';
 import * as tenantsList from './sandbox/tenants-list.js';
+import * as migrateTokens from './migrate/tokens.js';
 import * as serve from './serve.js';
 
 export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
@@ -21,6 +22,7 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   login.register,
   whoami.register,
   doctor.register,
+  migrateTokens.register,
   clientsCreate.register,
   clientsList.register,
   keysCreate.register,

@@ -1,0 +1,152 @@
+// `ferry migrate tokens FILE|-`: bulk self-service token migration from CSV.
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import { CliError, EXIT, InterruptedError, UsageError } from '../../errors.js';
+import type { Registrar } from '../../program.js';
+import { examples, group } from '../group.js';
+
+export interface MigrateTokensOptions {
+  platform?: string;
+  concurrency: number;
+  dryRun?: boolean;
+  results?: string;
+  resume?: boolean;
+  sync: boolean;
+  shard?: { index: number; count: number };
+  failFast?: boolean;
+  delimiter: string;
+  yes?: boolean;
+}
+
+function positive(flag: string) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${flag} must be a whole number of at least 1.`);
+    return Number(value);
+  };
+}
+
+function shard(value: string) {
+  const match = /^(\d+)\/(\d+)$/.exec(value);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) throw new InvalidArgumentError('--shard takes I/N with 1 <= I <= N, e.g. --shard 2/4.');
+  return { index, count };
+}
+
+function delimiter(value: string) {
+  const text = value === '\\t' || value.toLowerCase() === 'tab' ? '\t' : value;
+  if (text.length !== 1) throw new InvalidArgumentError('--delimiter takes one character (or "tab").');
+  return text;
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  group(program, 'migrate', 'Bulk migration of tokens your application already holds')
+    .command('tokens')
+    .description('Migrate companies and their OAuth tokens from a CSV file (or - for stdin)')
+    .argument('<file>', 'CSV with companyName (or companyId), platformKey, externalId and the token fields')
+    .option('--platform <key>', 'platform of every row, when the file has no platformKey column')
+    .option('--concurrency <n>', 'rows in flight at once', positive('--concurrency'), 8)
+    .option('--dry-run', 'validate every row (and check the plan) without writing anything')
+    .option('--results <file>', 'results CSV (default: <file>.results.csv)')
+    .option('--resume', 'continue an interrupted run (the default when its journal exists)')
+    .option('--no-sync', 'do not queue a sync after authorizing')
+    .option('--shard <i/n>', 'take only shard i of n, so n jobs can split one file', shard)
+    .option('--fail-fast', 'stop at the first failed row')
+    .option('--delimiter <c>', 'field delimiter (one character, or "tab")', delimiter, ',')
+    .option('--yes', 'do not ask for confirmation before writing')
+    .addHelpText('after', `${examples(
+      'ferry templates show gbol > xero.csv          # the columns for Xero, with an example row',
+      'ferry migrate tokens xero.csv --dry-run        # check every row first',
+      'ferry migrate tokens xero.csv --yes            # migrate; rerun the same command to resume',
+      'ferry migrate tokens big.csv --shard 1/4 --yes # one of four CI jobs',
+      'cat tokens.csv | ferry migrate tokens - --platform gbol --results out.csv --yes',
+    )}
+Each row: find or create the company (by its ferryKey tag), find or create the connection,
+authorize it with the tokens, queue a sync. Results: one line per row, never a token.
+Exit codes: 0 all rows done · 3 some rows failed · 4 key refused (run stopped) · 5 plan's company limit.
+`)
+    .action(registrar.action(runMigrateTokens));
+}
+
+export async function runMigrateTokens(options: MigrateTokensOptions, ctx: CommandContext, [file]: string[]): Promise<void> {
+  const { io } = ctx;
+  const { createReadStream, existsSync, rmSync } = await import('node:fs');
+  const { spoolStdin } = await import('../../../migrate/spool.js');
+  const { runMigration, JournalMismatchError, RowsError } = await import('../../../migrate/engine.js');
+  const { CsvFormatError } = await import('../../../migrate/read-rows.js');
+  const { printSummary, summaryJson } = await import('../../migrate-report.js');
+
+  const fromStdin = file === '-';
+  if (!fromStdin && !existsSync(file!)) throw new UsageError(`${file} does not exist.`, 'Give the path of a CSV file, or - to read stdin.');
+  const base = fromStdin ? 'ferry-migration' : file!;
+  const shardPart = options.shard ? `.shard-${options.shard.index}-of-${options.shard.count}` : '';
+  const resultsPath = options.results ?? `${base}${shardPart}.results.csv`;
+  const journalPath = `${resultsPath}.journal`;
+  if (options.resume && !existsSync(journalPath)) {
+    throw new UsageError(`Nothing to resume: ${journalPath} does not exist.`, 'Run without --resume to start, or give the --results of the run to resume.');
+  }
+
+  const connection = await ctx.connect();
+  const { client } = connection;
+  const integrations = (await client.get<{ results: [] }>('/integrations', { query: { pageSize: 5000 } })).results;
+  const spooled = fromStdin ? await spoolStdin(io.stdin) : undefined;
+  const inputPath = spooled ?? file!;
+  try {
+    if (!options.dryRun) {
+      const resuming = existsSync(journalPath);
+      await (await import('../../prompt.js')).confirmOrYes(io, options.yes,
+        `${resuming ? 'Resume migrating' : 'Migrate'} the companies of ${fromStdin ? 'stdin' : file} to ${connection.baseUrl}${connection.embedded ? ' (embedded)' : ''}?`, ctx.signal);
+      if (resuming) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
+    }
+    const { startProgress, rateLine } = await import('../../progress.js');
+    const progress = await startProgress(io, options.dryRun ? 'Validating…' : 'Validating every row before writing…');
+    const started = Date.now();
+    let summary;
+    try {
+      summary = await runMigration({
+        openInput: () => createReadStream(inputPath),
+        inputName: fromStdin ? '-' : file!,
+        integrations,
+        ...(options.platform ? { defaultPlatform: options.platform.toLowerCase() } : {}),
+        delimiter: options.delimiter,
+        concurrency: options.concurrency,
+        dryRun: options.dryRun ?? false,
+        noSync: !options.sync,
+        ...(options.shard ? { shard: options.shard } : {}),
+        failFast: options.failFast ?? false,
+        resultsPath,
+        journalPath,
+        signal: ctx.signal,
+      }, {
+        client,
+        onProgress: (p) => progress.update(`${rateLine(p.done, p.total, started, 'rows')} · ${p.failed} failed`),
+        account: async () => {
+          const profile = await client.get<{ plan: string }>('/profile');
+          const companies = await client.get<{ totalResults: number }>('/companies', { query: { pageSize: 1 } });
+          return { plan: profile.plan, companies: companies.totalResults };
+        },
+      });
+    } catch (err) {
+      progress.fail('Stopped.');
+      if (err instanceof CsvFormatError || err instanceof RowsError) throw new UsageError(err.message, 'Check the quoting and the delimiter (--delimiter).');
+      if (err instanceof JournalMismatchError) throw new UsageError(err.message, `Give a new --results path to start afresh, or remove ${journalPath} if the old run does not matter.`);
+      throw err;
+    }
+    progress.done(summary.dryRun ? 'Validated.' : summary.stoppedBy ? 'Stopped.' : 'Done.');
+    if (io.mode === 'json') io.json(summaryJson(summary));
+    else printSummary(io, summary);
+
+    if (summary.stoppedBy === 'auth') {
+      throw new CliError(`The service refused the key (${summary.authError?.message}); the run stopped, since every row would fail.`, EXIT.auth,
+        'Check the key (ferry whoami), then run the same command again to resume.');
+    }
+    if (summary.stoppedBy === 'interrupt') throw new InterruptedError('Interrupted: in-flight rows finished; run the same command again to resume.');
+    if (summary.planLimitHit) throw new CliError('The plan\'s company limit stopped some rows.', EXIT.planLimit, 'Upgrade the plan, or migrate those rows into existing companies (companyId column).');
+    if (summary.failed > 0) {
+      const rows = `${summary.failed} row${summary.failed === 1 ? '' : 's'}`;
+      throw new CliError(summary.dryRun ? `${rows} not valid; see ${summary.results}.` : `${rows} failed; see ${summary.results}.`, EXIT.partial);
+    }
+  } finally {
+    if (spooled) rmSync(spooled, { force: true });
+  }
+}

@@ -1,0 +1,384 @@
+// The bulk token migration. Two streaming passes over the input: the first validates every
+// row (nothing is written if the caller stops there: --dry-run), the second runs each row
+// of this shard through company → connection → authorize → sync with bounded
+// concurrency, journaling every finished step. Crash-only: a rerun reads the journal,
+// skips finished rows and resumes half-done ones, and every step is safe to repeat.
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { ApiClient } from '../client/client.js';
+import { ApiRequestError, ConnectionError } from '../client/errors.js';
+import { indexEntry, loadCompanyIndex, reusableConnection, type CompanyRecord, type IndexedCompany } from './company-index.js';
+import { readJournal, JournalWriter, type JournalState } from './journal.js';
+import { readRows, type CsvRows } from './read-rows.js';
+import { openResults, resultsFromJournal } from './results.js';
+import type { IntegrationInfo, RawRow, RowProblem, RowResult, Step, ValidRow } from './types.js';
+import { RowValidator, type Validated } from './validate.js';
+
+export interface MigrationOptions {
+  /** Opens the input from the start; called once per pass. */
+  openInput: () => Readable;
+  inputName: string;
+  integrations: IntegrationInfo[];
+  defaultPlatform?: string;
+  delimiter?: string;
+  concurrency: number;
+  dryRun?: boolean;
+  noSync?: boolean;
+  /** 1-based shard index and count: this run takes rows whose position modulo count is index - 1. */
+  shard?: { index: number; count: number };
+  failFast?: boolean;
+  allowManaged?: boolean;
+  resultsPath: string;
+  journalPath: string;
+  signal?: AbortSignal;
+}
+
+export interface MigrationProgress {
+  total: number;
+  done: number;
+  migrated: number;
+  skipped: number;
+  failed: number;
+}
+
+export interface ValidationReport {
+  rows: number;
+  valid: number;
+  invalid: number;
+  inShard: number;
+  /** The first problems, for display (all of them are in the results file). */
+  problems: Array<{ row: number; problems: RowProblem[] }>;
+  fingerprint: string;
+}
+
+export interface DryRunReport {
+  /** Rows whose company already exists (found by ferryKey): they would be skipped or resumed. */
+  existing: number;
+  /** Companies the run would create. */
+  toCreate: number;
+  plan?: string;
+  /** Companies the plan still allows (Free plan: 50 in all); undefined when unlimited. */
+  headroom?: number;
+}
+
+export interface MigrationSummary {
+  dryRun: boolean;
+  input: string;
+  results: string;
+  journal?: string;
+  validation: ValidationReport;
+  dryRunReport?: DryRunReport;
+  total: number;
+  migrated: number;
+  skipped: number;
+  failed: number;
+  failedBySteps: Partial<Record<Step, number>>;
+  /** Rows finished by earlier runs of the same journal. */
+  resumed: number;
+  seconds: number;
+  rowsPerSecond: number;
+  stoppedBy?: 'interrupt' | 'auth' | 'fail-fast';
+  planLimitHit: boolean;
+  authError?: ApiRequestError;
+}
+
+export interface MigrationDeps {
+  client: ApiClient;
+  onProgress?: (progress: MigrationProgress) => void;
+  /** Whether the key acts for a Free plan account, and its company count (for dry-run headroom). */
+  account?: () => Promise<{ plan: string; companies: number }>;
+  now?: () => number;
+}
+
+const SHOWN_PROBLEMS = 50;
+const FREE_PLAN_COMPANIES = 50;
+
+export class JournalMismatchError extends Error {
+  constructor(journalPath: string) {
+    super(`The input changed since ${journalPath} was written, so it cannot be resumed safely.`);
+    this.name = 'JournalMismatchError';
+  }
+}
+
+/** A company or connection POST whose outcome is unknown (the service may have acted). */
+function ambiguous(err: unknown): boolean {
+  return err instanceof ConnectionError || (err instanceof ApiRequestError && err.status >= 500);
+}
+
+function inShard(position: number, shard: MigrationOptions['shard']): boolean {
+  return !shard || position % shard.count === shard.index - 1;
+}
+
+function checkFieldCount(raw: RawRow & { fieldCount: number; expected: number }, validated: Validated): Validated {
+  if (raw.fieldCount === raw.expected) return validated;
+  const problem = { field: 'row', message: `has ${raw.fieldCount} fields but the header has ${raw.expected} (a quote or delimiter out of place?)` };
+  return validated.ok ? { ok: false, row: raw.row, problems: [problem], partial: validated.row } : { ...validated, problems: [problem, ...validated.problems] };
+}
+
+function baseResult(row: Partial<ValidRow> & { row: number }): RowResult {
+  return {
+    row: row.row, externalId: row.externalId ?? '', companyName: row.companyName ?? '', platformKey: row.platformKey ?? '',
+    companyId: row.companyId ?? '', connectionId: row.connectionId ?? '', status: 'failed', step: '', httpStatus: '', error: '', correlationId: '',
+  };
+}
+
+function problemText(problems: RowProblem[]): string {
+  return problems.map((p) => `${p.field}: ${p.message}`).join('; ');
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof ApiRequestError) {
+    const items = err.validation.map((v) => `${v.itemId ? `${v.itemId}: ` : ''}${v.message}`);
+    return items.length > 0 ? `${err.message} (${items.join('; ')})` : err.message;
+  }
+  return (err as Error)?.message ?? String(err);
+}
+
+/** Pass 1: every row of the file, validated; the input's fingerprint; dry-run results. */
+export async function validateInput(options: MigrationOptions, onRow?: (validated: Validated, inShard: boolean) => Promise<void>): Promise<ValidationReport> {
+  const hash = createHash('sha256');
+  const input = options.openInput();
+  input.on('data', (chunk: Buffer | string) => hash.update(chunk));
+  const csv: CsvRows = await readRows(input, options.integrations, options.delimiter);
+  const validator = new RowValidator({ integrations: options.integrations, defaultPlatform: options.defaultPlatform, allowManaged: options.allowManaged });
+  const report: ValidationReport = { rows: 0, valid: 0, invalid: 0, inShard: 0, problems: [], fingerprint: '' };
+  if (csv.header.duplicates.length > 0) {
+    throw new RowsError(`The header names a column twice: ${csv.header.duplicates.join(', ')}.`);
+  }
+  let position = 0;
+  for await (const raw of csv.rows) {
+    const validated = checkFieldCount(raw, validator.validate(raw));
+    const mine = inShard(position++, options.shard);
+    report.rows += 1;
+    if (mine) report.inShard += 1;
+    if (validated.ok) report.valid += 1;
+    else {
+      report.invalid += 1;
+      if (report.problems.length < SHOWN_PROBLEMS) report.problems.push({ row: validated.row, problems: validated.problems });
+    }
+    await onRow?.(validated, mine);
+  }
+  report.fingerprint = hash.digest('hex');
+  return report;
+}
+
+export class RowsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RowsError';
+  }
+}
+
+export async function runMigration(options: MigrationOptions, deps: MigrationDeps): Promise<MigrationSummary> {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  if (options.dryRun) return dryRun(options, deps, started);
+
+  const validation = await validateInput(options);
+  const journal: JournalState = await readJournal(options.journalPath);
+  if (journal.fingerprint && journal.fingerprint !== validation.fingerprint) throw new JournalMismatchError(options.journalPath);
+  const writer = new JournalWriter(options.journalPath);
+  writer.append({ type: 'start', input: options.inputName, fingerprint: validation.fingerprint, at: new Date(now()).toISOString(), ...(options.shard ? { shard: `${options.shard.index}/${options.shard.count}` } : {}) });
+
+  const index = await loadCompanyIndex(deps.client, options.signal);
+  const progress: MigrationProgress = { total: validation.inShard, done: 0, migrated: 0, skipped: 0, failed: 0 };
+  const failedBySteps: Partial<Record<Step, number>> = {};
+  const summary: MigrationSummary = {
+    dryRun: false, input: options.inputName, results: options.resultsPath, journal: options.journalPath, validation,
+    total: validation.inShard, migrated: 0, skipped: 0, failed: 0, failedBySteps, resumed: 0, seconds: 0, rowsPerSecond: 0, planLimitHit: false,
+  };
+  let stop: MigrationSummary['stoppedBy'];
+  let companyLimit: ApiRequestError | undefined;
+
+  const finish = (result: RowResult, key: string) => {
+    writer.append({ type: 'done', row: result.row, key, result });
+    progress.done += 1;
+    if (result.status === 'failed') {
+      progress.failed += 1;
+      if (result.step) failedBySteps[result.step] = (failedBySteps[result.step] ?? 0) + 1;
+      if (options.failFast && !stop) stop = 'fail-fast';
+    } else if (result.status === 'skipped') progress.skipped += 1;
+    else progress.migrated += 1;
+    deps.onProgress?.({ ...progress });
+  };
+
+  const processRow = async (row: ValidRow): Promise<void> => {
+    const result = baseResult(row);
+    const partial = journal.partial.get(row.row);
+    const resume = partial && partial.key === row.key ? partial : undefined;
+    let step: Step = 'company';
+    try {
+      // Company: the row's own id, the journal's, the index's (an earlier run, any machine), or a new one.
+      let company: IndexedCompany | undefined = index.get(row.key);
+      if (row.companyId) company = indexEntry(await deps.client.get<CompanyRecord>(`/companies/${encodeURIComponent(row.companyId)}`));
+      let companyId = row.companyId ?? resume?.companyId ?? company?.companyId;
+      if (!companyId) {
+        if (companyLimit) throw companyLimit;
+        company = await createCompany(deps.client, row);
+        companyId = company.companyId;
+        index.set(row.key, company);
+      }
+      result.companyId = companyId;
+      if (!resume?.companyId) writer.append({ type: 'company', row: row.row, key: row.key, companyId });
+
+      // Connection: the row's, the journal's, one the company already has for this platform, or a new one.
+      step = 'connection';
+      const existing = row.connectionId ? undefined : company ? reusableConnection(company, row.platformKey) : undefined;
+      let connectionId = row.connectionId ?? resume?.connectionId ?? existing?.id;
+      if (!connectionId) connectionId = await createConnection(deps.client, companyId, row.platformKey);
+      result.connectionId = connectionId;
+      if (!resume?.connectionId) writer.append({ type: 'connection', row: row.row, key: row.key, connectionId });
+
+      // Authorize, unless it is done: the service may have rotated the tokens since, and
+      // replaying the old refresh token would revoke the grant. A Linked connection this
+      // journal never touched was migrated by another run (another machine): skipped.
+      step = 'authorize';
+      const linkedNow = existing?.status === 'Linked' && existing.id === connectionId;
+      const migratedElsewhere = linkedNow && !resume;
+      if (!resume?.authorized && !linkedNow) {
+        await deps.client.put(`/companies/${companyId}/connections/${connectionId}/authorization`, row.tokens);
+        writer.append({ type: 'authorized', row: row.row, key: row.key });
+      }
+
+      step = 'sync';
+      if (!options.noSync && !migratedElsewhere) await deps.client.post(`/companies/${companyId}/data/all`, undefined, { idempotent: true });
+      result.status = migratedElsewhere ? 'skipped' : 'migrated';
+      finish(result, row.key);
+    } catch (err) {
+      if (err instanceof ApiRequestError && err.status === 401) {
+        stop = 'auth';
+        summary.authError = err;
+        return; // not finished: the next run (with a working key) does this row
+      }
+      if (err instanceof ApiRequestError && err.status === 403 && !row.companyId) {
+        stop = 'auth';
+        summary.authError = err;
+        return;
+      }
+      if (err instanceof ApiRequestError && err.status === 402) {
+        companyLimit ??= err;
+        summary.planLimitHit = true;
+      }
+      result.step = step;
+      result.error = step === 'company' && err instanceof ApiRequestError && err.status === 402
+        ? `${errorText(err)}: the plan's company limit is reached; rows with existing companies go on`
+        : errorText(err);
+      if (err instanceof ApiRequestError) {
+        result.httpStatus = String(err.status);
+        result.correlationId = err.correlationId ?? '';
+      }
+      finish(result, row.key);
+    }
+  };
+
+  // Pass 2: this shard's rows, finished ones skipped, the rest through the pipeline.
+  const inFlight = new Set<Promise<void>>();
+  const csv = await readRows(options.openInput(), options.integrations, options.delimiter);
+  const validator = new RowValidator({ integrations: options.integrations, defaultPlatform: options.defaultPlatform, allowManaged: options.allowManaged });
+  let position = 0;
+  try {
+    for await (const raw of csv.rows) {
+      const validated = checkFieldCount(raw, validator.validate(raw));
+      if (!inShard(position++, options.shard)) continue;
+      if (journal.done.has(raw.row)) {
+        summary.resumed += 1;
+        progress.done += 1;
+        continue;
+      }
+      if (stop || options.signal?.aborted) break;
+      if (!validated.ok) {
+        const result = baseResult(validated.partial as ValidRow);
+        result.step = 'validate';
+        result.error = problemText(validated.problems);
+        finish(result, (validated.partial as ValidRow).key ?? '');
+        continue;
+      }
+      const task = processRow(validated.row).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+      if (inFlight.size >= options.concurrency) await Promise.race(inFlight);
+    }
+  } finally {
+    csv.close();
+    await Promise.all(inFlight);
+  }
+  if (!stop && options.signal?.aborted) stop = 'interrupt';
+  writer.close();
+
+  await resultsFromJournal(options.journalPath, options.resultsPath);
+  const seconds = Math.max(0.001, (now() - started) / 1000);
+  Object.assign(summary, {
+    migrated: progress.migrated, skipped: progress.skipped, failed: progress.failed, seconds,
+    rowsPerSecond: (progress.migrated + progress.skipped + progress.failed) / seconds,
+  });
+  if (stop) summary.stoppedBy = stop;
+  return summary;
+}
+
+async function createCompany(client: ApiClient, row: ValidRow): Promise<IndexedCompany> {
+  const body: Record<string, unknown> = { name: row.companyName ?? row.key, tags: { ...row.tags, ferryKey: row.key } };
+  if (row.description) body.description = row.description;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return indexEntry(await client.post<CompanyRecord>('/companies', body));
+    } catch (err) {
+      if (!ambiguous(err) || attempt >= 3) throw err;
+      // The service may have created it before the connection broke: look before trying again.
+      const found = await client.get<{ results: CompanyRecord[] }>('/companies', { query: { tags: `ferryKey=${row.key}`, pageSize: 1 } });
+      if (found.results[0]) return indexEntry(found.results[0]);
+    }
+  }
+}
+
+async function createConnection(client: ApiClient, companyId: string, platformKey: string): Promise<string> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return (await client.post<{ id: string }>(`/companies/${companyId}/connections`, { platformKey })).id;
+    } catch (err) {
+      if (!ambiguous(err) || attempt >= 3) throw err;
+      const company = indexEntry(await client.get<CompanyRecord>(`/companies/${companyId}`));
+      const found = reusableConnection(company, platformKey);
+      if (found) return found.id;
+    }
+  }
+}
+
+async function dryRun(options: MigrationOptions, deps: MigrationDeps, started: number): Promise<MigrationSummary> {
+  const index = await loadCompanyIndex(deps.client, options.signal);
+  const sink = openResults(options.resultsPath);
+  const report: DryRunReport = { existing: 0, toCreate: 0 };
+  let invalidInShard = 0;
+  let validation: ValidationReport;
+  try {
+    validation = await validateInput(options, async (validated, mine) => {
+      if (!mine) return;
+      const result = baseResult(validated.ok ? validated.row : (validated.partial as ValidRow));
+      if (validated.ok) {
+        result.status = 'valid';
+        if (validated.row.companyId || index.has(validated.row.key)) {
+          report.existing += 1;
+          result.companyId = validated.row.companyId ?? index.get(validated.row.key)!.companyId;
+        } else report.toCreate += 1;
+      } else {
+        invalidInShard += 1;
+        result.step = 'validate';
+        result.error = problemText(validated.problems);
+      }
+      await sink.write(result);
+    });
+    await sink.close();
+  } catch (err) {
+    sink.abort();
+    throw err;
+  }
+  if (deps.account) {
+    const account = await deps.account();
+    report.plan = account.plan;
+    if (account.plan === 'Free') report.headroom = Math.max(0, FREE_PLAN_COMPANIES - account.companies);
+  }
+  const seconds = Math.max(0.001, ((deps.now ?? Date.now)() - started) / 1000);
+  return {
+    dryRun: true, input: options.inputName, results: options.resultsPath, validation, dryRunReport: report,
+    total: validation.inShard, migrated: 0, skipped: 0, failed: invalidInShard, failedBySteps: invalidInShard ? { validate: invalidInShard } : {},
+    resumed: 0, seconds, rowsPerSecond: validation.rows / seconds, planLimitHit: report.headroom !== undefined && report.toCreate > report.headroom,
+  };
+}

@@ -1,0 +1,63 @@
+// Streams a migration CSV (never loaded whole): UTF-8 BOM, CRLF, quoted fields with
+// commas and newlines, any delimiter, headers in any case and order.
+import { parse } from 'csv-parse';
+import type { Readable } from 'node:stream';
+import { mapHeader, type HeaderMap } from './columns.js';
+import type { IntegrationInfo, RawRow } from './types.js';
+
+export class CsvFormatError extends Error {
+  constructor(message: string, readonly line?: number) {
+    super(message);
+    this.name = 'CsvFormatError';
+  }
+}
+
+export interface CsvRows {
+  header: HeaderMap;
+  rows: AsyncGenerator<RawRow & { fieldCount: number; expected: number }>;
+  /** Stops reading (when the caller leaves early) and releases the input. */
+  close(): void;
+}
+
+/** Reads the header, then yields each record keyed by canonical column name. */
+export async function readRows(input: Readable, integrations: IntegrationInfo[], delimiter = ','): Promise<CsvRows> {
+  const parser = input.pipe(parse({ bom: true, delimiter, skip_empty_lines: true, relax_column_count: true, trim: false }));
+  input.on('error', (err) => parser.destroy(err));
+  const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+  const first = await next(iterator, 1);
+  if (first.done) throw new CsvFormatError('The file is empty: it needs a header row and at least one row.');
+  const header = mapHeader(first.value, integrations);
+  async function* rows() {
+    let row = 1;
+    for (;;) {
+      const record = await next(iterator, row + 1);
+      if (record.done) return;
+      row += 1;
+      const values: Record<string, string> = {};
+      record.value.forEach((cell, i) => {
+        const name = header.names[i];
+        if (name) values[name] = cell;
+        else if (cell.trim() !== '' && i < header.names.length) values[first.value![i]!.trim()] = cell;
+      });
+      yield { row, values, fieldCount: record.value.length, expected: header.names.length };
+    }
+  }
+  return {
+    header,
+    rows: rows(),
+    close: () => {
+      parser.destroy();
+      input.destroy();
+    },
+  };
+}
+
+async function next(iterator: AsyncIterator<string[]>, row: number): Promise<IteratorResult<string[]>> {
+  try {
+    return await iterator.next();
+  } catch (err) {
+    const { code, lines } = err as { code?: string; lines?: number };
+    if (code?.startsWith('CSV_')) throw new CsvFormatError(`The CSV is malformed near row ${row}${lines ? ` (line ${lines})` : ''}: ${(err as Error).message}`, lines);
+    throw err;
+  }
+}
