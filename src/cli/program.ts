@@ -87,6 +87,12 @@ export async function runCli(argv: string[], streams: Streams, signal: AbortSign
   return exitCodeFor(failure);
 }
 
+/** A hint for the person: a CliError's, or one a command attached to an API error (`Object.assign(err, { hint })`). */
+function hintOf(err: unknown): string | undefined {
+  const hint = (err as { hint?: unknown } | null)?.hint;
+  return typeof hint === 'string' && hint !== '' ? hint : undefined;
+}
+
 /** One place decides how an error looks: JSON on stderr with --json, readable lines otherwise. */
 export function reportError(io: IO, err: unknown): void {
   const exitCode = exitCodeFor(err);
@@ -97,7 +103,8 @@ export function reportError(io: IO, err: unknown): void {
       if (err.correlationId) body.correlationId = err.correlationId;
       if (err.validation.length) body.validation = err.validation;
     }
-    if (err instanceof CliError && err.hint) body.hint = err.hint;
+    const hint = hintOf(err);
+    if (hint) body.hint = hint;
     io.stderr.write(`${JSON.stringify({ error: body })}\n`);
     return;
   }
@@ -106,7 +113,9 @@ export function reportError(io: IO, err: unknown): void {
     say(`error: ${err.message} (HTTP ${err.status} from ${err.method} ${err.path.split('?')[0]})`);
     for (const item of err.validation) say(`  - ${item.itemId ? `${item.itemId}: ` : ''}${item.message}`);
     if (err.status === 401) say('hint: check the API key (--api-key-file, FERRY_API_KEY or the profile).');
-    if (err.status === 403) say('hint: the key was revoked, or the resource belongs to another account.');
+    const hint = hintOf(err);
+    if (hint) say(`hint: ${hint}`);
+    else if (err.status === 403) say('hint: the key was revoked, or the resource belongs to another account.');
     if (err.correlationId) say(`correlation id: ${err.correlationId} (quote it to support)`);
   } else if (err instanceof ConnectionError) {
     say(`error: ${err.message}`);

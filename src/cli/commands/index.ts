@@ -16,6 +16,20 @@ import * as tenantsCreate from './sandbox/tenants-create.js';
 import * as tenantsList from './sandbox/tenants-list.js';
 import * as migrateTokens from './migrate/tokens.js';
 import * as serve from './serve.js';
+import * as companiesCreate from './companies/create.js';
+import * as companiesList from './companies/list.js';
+import * as companiesGet from './companies/get.js';
+import * as companiesDelete from './companies/delete.js';
+import * as connectionsCreate from './connections/create.js';
+import * as connectionsList from './connections/list.js';
+import * as connectionsGet from './connections/get.js';
+import * as connectionsUnlink from './connections/unlink.js';
+import * as connectionsDelete from './connections/delete.js';
+import * as connectionsAuthorize from './connections/authorize.js';
+import * as integrationsList from './integrations/list.js';
+import * as integrationsGet from './integrations/get.js';
+import * as templatesList from './templates/list.js';
+import * as templatesShow from './templates/show.js';
 
 export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
   serve.register,
@@ -32,4 +46,18 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   tenantsList.register,
   legacyRefresh.register,
   sandboxSettings.register,
+  companiesCreate.register,
+  companiesList.register,
+  companiesGet.register,
+  companiesDelete.register,
+  connectionsCreate.register,
+  connectionsList.register,
+  connectionsGet.register,
+  connectionsUnlink.register,
+  connectionsDelete.register,
+  connectionsAuthorize.register,
+  integrationsList.register,
+  integrationsGet.register,
+  templatesList.register,
+  templatesShow.register,
 ];

@@ -1,0 +1,117 @@
+// `ferry connections authorize --company ID --connection ID --tokens-file F|-`: hands a
+// connection its existing platform tokens (token migration for one company). The file is
+// one JSON object of the integration's token fields; `-` reads it from stdin. Tokens are
+// never printed, not even in errors: the service names the bad keys, never their values.
+import { readFileSync, statSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { IO } from '../../io.js';
+import type { Registrar } from '../../program.js';
+import type { ConnectionRecord } from '../companies/types.js';
+import { examples, group } from '../group.js';
+import { connectionIdOf, connectionPath, connectionTarget, type ConnectionTargetOptions } from './target.js';
+
+export interface ConnectionsAuthorizeOptions extends ConnectionTargetOptions {
+  tokensFile: string;
+}
+
+const SHAPE = 'one JSON object of the integration\'s token fields, e.g. {"accessToken":"…","refreshToken":"…","tenantId":"…"}';
+
+export function register(program: Command, registrar: Registrar): void {
+  connectionTarget(group(program, 'connections', "A company's connections to platforms, and token authorization")
+    .command('authorize')
+    .description('Give a connection its existing platform tokens (JSON object file, or - for stdin)'))
+    .requiredOption('--tokens-file <file>', 'JSON object of token fields (see ferry integrations get KEY); - reads stdin')
+    .addHelpText('after', examples(
+      'ferry connections authorize --company 5b2c… --connection 9d41… --tokens-file tokens.json',
+      'vault read -format=json secret/xero/acme | jq .data | ferry connections authorize --company 5b2c… --connection 9d41… --tokens-file -',
+      'ferry sync 5b2c…    # then fetch its data: nothing is fetched on link',
+    ))
+    .action(registrar.action(runConnectionsAuthorize));
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The token object from the file or stdin; never puts any of its content in an error. */
+export async function readTokens(file: string, io: IO): Promise<Record<string, unknown>> {
+  const source = file === '-' ? 'stdin' : file;
+  let text: string;
+  if (file === '-') {
+    if ((io.stdin as { isTTY?: boolean }).isTTY) io.err('Paste the token JSON object, then press Ctrl-D.', { force: true });
+    text = await readAll(io.stdin);
+  } else {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`Cannot read --tokens-file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}.`, `It should hold ${SHAPE}.`);
+    }
+    try {
+      if ((statSync(file).mode & 0o077) !== 0) io.err(`note: ${file} holds tokens and is readable by other users; chmod 600 it.`);
+    } catch {
+      // stat failing right after a read is not worth stopping for
+    }
+  }
+  text = text.replace(/^\uFEFF/, '').trim();
+  if (text === '') throw new UsageError(`--tokens-file ${source} is empty.`, `It should hold ${SHAPE}.`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the text, and the text is tokens.
+    const looksCsv = !text.startsWith('{') && !text.startsWith('[') && text.split('\n')[0]!.includes(',');
+    throw new UsageError(
+      `--tokens-file ${source} is not valid JSON.`,
+      looksCsv ? `It looks like CSV. For a CSV of tokens use ferry migrate tokens FILE; authorize takes ${SHAPE}.` : `It should hold ${SHAPE}.`,
+    );
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const what = Array.isArray(value) ? 'a JSON array' : value === null ? 'null' : `a JSON ${typeof value}`;
+    throw new UsageError(
+      `--tokens-file ${source} holds ${what}, not an object.`,
+      Array.isArray(value) ? `Give one connection's tokens as ${SHAPE}; for many companies use ferry migrate tokens.` : `It should hold ${SHAPE}.`,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+export async function runConnectionsAuthorize(options: ConnectionsAuthorizeOptions, ctx: CommandContext, args: string[]): Promise<void> {
+  const connectionId = connectionIdOf(options, args);
+  const tokens = await readTokens(options.tokensFile, ctx.io);
+  const { client } = await ctx.connect();
+  const path = connectionPath(options.company, connectionId);
+  let connection: ConnectionRecord;
+  try {
+    connection = await client.put<ConnectionRecord>(`${path}/authorization`, tokens, { signal: ctx.signal });
+  } catch (err) {
+    const { ApiRequestError } = await import('../../../client/errors.js');
+    if (err instanceof ApiRequestError && err.status === 400) {
+      let key = 'KEY';
+      try {
+        key = (await client.get<ConnectionRecord>(path, { signal: ctx.signal })).integrationKey;
+      } catch {
+        // keep the generic hint
+      }
+      const rejected = err.validation.some((item) => item.validatorName === 'PlatformVerification');
+      Object.assign(err, {
+        hint: rejected
+          ? `The platform refused these tokens (expired, revoked or for another app?). Export fresh ones and retry; the connection is unchanged. Fields: ferry integrations get ${key}`
+          : `The connection is unchanged. Token fields for this platform: ferry integrations get ${key} (or ferry templates show ${key}).`,
+      });
+    } else if (err instanceof ApiRequestError && err.status === 403 && /managed/i.test(err.message)) {
+      Object.assign(err, { hint: 'This platform is migrated by the support team: ferry managed init (admin key).' });
+    }
+    throw err;
+  }
+  const { io } = ctx;
+  if (io.mode === 'json') {
+    io.json(connection);
+    return;
+  }
+  io.err(`Authorized connection ${connection.id} (${connection.platformName}): ${connection.status}.`);
+  io.err(`No data is fetched until a sync runs: ferry sync ${options.company}`);
+}

@@ -1,0 +1,39 @@
+// `ferry connections create --company ID --platform KEY`: a PendingAuth connection; its
+// id goes to stdout. Tokens come next with `ferry connections authorize`.
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import type { Registrar } from '../../program.js';
+import type { ConnectionRecord } from '../companies/types.js';
+import { examples, group } from '../group.js';
+
+export interface ConnectionsCreateOptions {
+  company: string;
+  platform: string;
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  group(program, 'connections', "A company's connections to platforms, and token authorization")
+    .command('create')
+    .description('Create a connection (PendingAuth) and print its id')
+    .requiredOption('--company <id>', 'the company id')
+    .requiredOption('--platform <key>', 'integration key, e.g. gbol (see ferry integrations list)')
+    .addHelpText('after', examples(
+      'ferry connections create --company 5b2c… --platform gbol',
+      'CONN=$(ferry connections create --company "$COMPANY" --platform gbol)   # stdout is the id alone',
+    ))
+    .action(registrar.action(runConnectionsCreate));
+}
+
+export async function runConnectionsCreate(options: ConnectionsCreateOptions, ctx: CommandContext): Promise<void> {
+  const { client } = await ctx.connect();
+  const path = `/companies/${encodeURIComponent(options.company)}/connections`;
+  const connection = await client.post<ConnectionRecord>(path, { platformKey: options.platform.trim() }, { signal: ctx.signal });
+  const { io } = ctx;
+  if (io.mode === 'json') {
+    io.json(connection);
+    return;
+  }
+  io.out(connection.id);
+  io.err(`Created connection ${connection.id} to ${connection.platformName} (${connection.status}).`);
+  io.err(`Next: ferry connections authorize --company ${options.company} --connection ${connection.id} --tokens-file tokens.json   (fields: ferry integrations get ${connection.integrationKey})`);
+}

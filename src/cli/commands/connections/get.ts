@@ -1,0 +1,50 @@
+// `ferry connections get --company ID CONNECTION_ID` (or --connection ID): one connection.
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import { printRecord } from '../../output.js';
+import type { Registrar } from '../../program.js';
+import type { ConnectionRecord } from '../companies/types.js';
+import { examples, group } from '../group.js';
+import { connectionIdOf, connectionPath, connectionTarget, type ConnectionTargetOptions } from './target.js';
+
+export function register(program: Command, registrar: Registrar): void {
+  connectionTarget(group(program, 'connections', "A company's connections to platforms, and token authorization")
+    .command('get')
+    .description('Show one connection: platform, status, last sync, errors'))
+    .addHelpText('after', examples(
+      'ferry connections get --company 5b2c… 9d41…',
+      'ferry connections get --company 5b2c… --connection 9d41… --json | jq -r .status',
+    ))
+    .action(registrar.action(runConnectionsGet));
+}
+
+export async function runConnectionsGet(options: ConnectionTargetOptions, ctx: CommandContext, args: string[]): Promise<void> {
+  const connectionId = connectionIdOf(options, args);
+  const { client } = await ctx.connect();
+  const connection = await client.get<ConnectionRecord>(connectionPath(options.company, connectionId), { signal: ctx.signal });
+  const { io } = ctx;
+  if (io.mode === 'json') {
+    io.json(connection);
+    return;
+  }
+  const errors = connection.dataConnectionErrors ?? [];
+  printRecord(io, connection, [
+    ['id', connection.id],
+    ['company', options.company],
+    ['platform', connection.integrationKey],
+    ['platformName', connection.platformName],
+    ['sourceType', connection.sourceType],
+    ['status', connection.status],
+    ['created', connection.created],
+    ['lastSync', connection.lastSync ?? (io.mode === 'tty' ? 'never' : '')],
+    ['linkUrl', connection.linkUrl],
+    ['errors', errors.length],
+  ]);
+  for (const e of errors) {
+    const text = [e.erroredOnUtc, e.statusCode, e.statusText, e.errorMessage].filter((p) => p !== undefined && p !== null && p !== '').join(' ');
+    io.out(io.mode === 'tty' ? `  - ${text}` : `error\t${text.replace(/[\t\n]/g, ' ')}`);
+  }
+  if (io.mode === 'tty' && connection.status === 'PendingAuth') {
+    io.err(`\nNot authorized yet: ferry connections authorize --company ${options.company} --connection ${connection.id} --tokens-file tokens.json`);
+  }
+}

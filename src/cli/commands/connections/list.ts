@@ -1,0 +1,45 @@
+// `ferry connections list --company ID`: every connection of one company.
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import { printTable } from '../../output.js';
+import type { Registrar } from '../../program.js';
+import type { ConnectionRecord } from '../companies/types.js';
+import { examples, group } from '../group.js';
+
+export interface ConnectionsListOptions {
+  company: string;
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  group(program, 'connections', "A company's connections to platforms, and token authorization")
+    .command('list')
+    .description("List a company's connections (every page)")
+    .requiredOption('--company <id>', 'the company id')
+    .addHelpText('after', examples(
+      'ferry connections list --company 5b2c…',
+      "ferry connections list --company 5b2c… | awk -F'\\t' '$4==\"Linked\" {print $1}'",
+      'ferry connections list --company 5b2c… --json | jq \'.[].status\'',
+    ))
+    .action(registrar.action(runConnectionsList));
+}
+
+export async function runConnectionsList(options: ConnectionsListOptions, ctx: CommandContext): Promise<void> {
+  const { client } = await ctx.connect();
+  const rows: ConnectionRecord[] = [];
+  const path = `/companies/${encodeURIComponent(options.company)}/connections`;
+  for await (const row of client.records<ConnectionRecord>(path, { query: { pageSize: 5000 }, signal: ctx.signal })) rows.push(row);
+  const { io } = ctx;
+  if (io.mode === 'json') {
+    io.json(rows);
+    return;
+  }
+  printTable(io, rows, [
+    { header: 'id', value: (c) => c.id },
+    { header: 'platform', value: (c) => c.integrationKey },
+    { header: 'name', value: (c) => c.platformName },
+    { header: 'status', value: (c) => c.status },
+    { header: 'created', value: (c) => c.created },
+    { header: 'lastSync', value: (c) => c.lastSync },
+  ]);
+  if (io.mode === 'tty' && rows.length === 0) io.err(`No connections. Add one: ferry connections create --company ${options.company} --platform KEY`);
+}

@@ -1,0 +1,27 @@
+// `ferry connections unlink --company ID CONNECTION_ID`: a Linked connection becomes
+// Unlinked (syncs stop; its data stays). Only Linked connections can be unlinked.
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import type { Registrar } from '../../program.js';
+import type { ConnectionRecord } from '../companies/types.js';
+import { examples, group } from '../group.js';
+import { connectionIdOf, connectionPath, connectionTarget, type ConnectionTargetOptions } from './target.js';
+
+export function register(program: Command, registrar: Registrar): void {
+  connectionTarget(group(program, 'connections', "A company's connections to platforms, and token authorization")
+    .command('unlink')
+    .description('Unlink a Linked connection (status Unlinked; its data is kept)'))
+    .addHelpText('after', examples(
+      'ferry connections unlink --company 5b2c… 9d41…',
+      'ferry connections unlink --company 5b2c… --connection 9d41… --json',
+    ))
+    .action(registrar.action(runConnectionsUnlink));
+}
+
+export async function runConnectionsUnlink(options: ConnectionTargetOptions, ctx: CommandContext, args: string[]): Promise<void> {
+  const connectionId = connectionIdOf(options, args);
+  const { client } = await ctx.connect();
+  const connection = await client.patch<ConnectionRecord>(connectionPath(options.company, connectionId), { status: 'Unlinked' }, { signal: ctx.signal });
+  if (ctx.io.mode === 'json') ctx.io.json(connection);
+  else ctx.io.err(`Unlinked connection ${connection.id} (${connection.platformName}).`);
+}

@@ -1,0 +1,44 @@
+// `ferry integrations list [--route self-service|managed]`: the service's registry of
+// platforms, every page.
+import { Option, type Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import { printTable } from '../../output.js';
+import type { Registrar } from '../../program.js';
+import { examples, group } from '../group.js';
+import type { IntegrationRecord } from './types.js';
+
+export interface IntegrationsListOptions {
+  route?: 'self-service' | 'managed';
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  group(program, 'integrations', 'Platforms the service connects to: token fields and data types')
+    .command('list')
+    .description('List integrations with their source type, migration route and data types')
+    .addOption(new Option('--route <route>', 'only integrations migrated this way').choices(['self-service', 'managed']))
+    .addHelpText('after', examples(
+      'ferry integrations list',
+      'ferry integrations list --route self-service',
+      'ferry integrations list --json | jq -r \'.[].key\'',
+    ))
+    .action(registrar.action(runIntegrationsList));
+}
+
+export async function runIntegrationsList(options: IntegrationsListOptions, ctx: CommandContext): Promise<void> {
+  const { client } = await ctx.connect();
+  const query = { pageSize: 5000, query: options.route ? `migrationRoute=${options.route}` : undefined };
+  const rows: IntegrationRecord[] = [];
+  for await (const row of client.records<IntegrationRecord>('/integrations', { query, signal: ctx.signal })) rows.push(row);
+  const { io } = ctx;
+  if (io.mode === 'json') {
+    io.json(rows);
+    return;
+  }
+  printTable(io, rows, [
+    { header: 'key', value: (r) => r.key },
+    { header: 'name', value: (r) => r.name },
+    { header: 'sourceType', value: (r) => r.sourceType },
+    { header: 'route', value: (r) => r.migrationRoute },
+    { header: 'dataTypes', value: (r) => r.dataTypes.length },
+  ]);
+}
