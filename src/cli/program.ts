@@ -4,7 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { createContext, type CommandContext } from './context.js';
-import { EXIT, exitCodeFor, CliError } from './errors.js';
+import { EXIT, exitCodeFor, CliError, InterruptedError } from './errors.js';
 import type { GlobalFlags } from './globals.js';
 import { createIO, type IO } from './io.js';
 import { COMMANDS } from './commands/index.js';
@@ -82,6 +82,8 @@ export async function runCli(argv: string[], streams: Streams, signal: AbortSign
     failure = err;
   }
   if (failure === undefined) return EXIT.ok;
+  // Whatever broke while stopping for Ctrl-C/SIGTERM (an aborted request, say) is an interruption.
+  if (signal.aborted && !(failure instanceof CliError)) failure = new InterruptedError();
   const out = io ?? createIO(streams as never, { json: argv.includes('--json') });
   reportError(out, failure);
   return exitCodeFor(failure);
