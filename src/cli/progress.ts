@@ -16,8 +16,10 @@ const LOG_EVERY_MS = 5000;
 
 export async function startProgress(io: IO, text: string, now: () => number = Date.now): Promise<Progress> {
   if (io.quiet || io.mode === 'json') return { update() {}, done() {}, fail() {} };
-  // A spinner redraws one line with escape codes: only on a terminal that wants colour.
-  if (io.stderrIsTTY && io.color) {
+  // A spinner redraws one line with escape codes: only on a terminal that wants colour
+  // and says how wide it is (ora loops forever on a terminal of 0 columns).
+  const columns = (io.stderr as { columns?: number }).columns ?? 0;
+  if (io.stderrIsTTY && io.color && columns > 0) {
     const { default: ora } = await import('ora');
     const spinner = ora({ text, stream: io.stderr, isEnabled: true, discardStdin: false }).start();
     return {

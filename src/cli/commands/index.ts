@@ -30,6 +30,9 @@ import * as integrationsList from './integrations/list.js';
 import * as integrationsGet from './integrations/get.js';
 import * as templatesList from './templates/list.js';
 import * as templatesShow from './templates/show.js';
+import * as sync from './sync.js';
+import * as status from './status.js';
+import * as push from './push.js';
 
 export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
   serve.register,
@@ -60,4 +63,7 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   integrationsGet.register,
   templatesList.register,
   templatesShow.register,
+  sync.register,
+  status.register,
+  push.register,
 ];

@@ -1,0 +1,96 @@
+// The service's records that `ferry sync`, `status` and `push` read (API.md), and the
+// pull statuses grouped the way the CLI waits on them.
+
+export interface DataConnectionError {
+  statusCode?: string;
+  statusText?: string;
+  errorMessage?: string;
+  erroredOnUtc?: string;
+  status?: string;
+}
+
+export interface WireConnection {
+  id: string;
+  integrationKey: string;
+  platformName: string;
+  status: 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized' | string;
+  lastSync?: string;
+  dataConnectionErrors: DataConnectionError[] | null;
+}
+
+export interface WireCompany {
+  id: string;
+  name: string;
+  lastSync?: string;
+  dataConnections: WireConnection[];
+}
+
+export interface WireIntegration {
+  key: string;
+  name: string;
+  dataTypes: string[];
+}
+
+export interface PullOperation {
+  id: string;
+  companyId: string;
+  connectionId: string;
+  dataType: string;
+  status: string;
+  statusDescription: string | null;
+  errorMessage: string | null;
+  requested: string;
+  completed?: string;
+  progress: number;
+  isCompleted: boolean;
+  isErrored: boolean;
+}
+
+export interface DataStatusEntry {
+  dataType: string;
+  currentStatus: string;
+  lastSuccessfulSync?: string;
+  latestSyncId?: string;
+  latestSuccessfulSyncId?: string;
+}
+
+export type DataStatus = Record<string, DataStatusEntry>;
+
+export interface ValidationItem {
+  itemId?: string;
+  message: string;
+  validatorName?: string;
+}
+
+export interface PushOperation {
+  pushOperationKey: string;
+  companyId: string;
+  dataConnectionKey: string;
+  dataType: string;
+  status: 'Pending' | 'Failed' | 'Success' | 'TimedOut';
+  statusCode: number;
+  requestedOnUtc: string;
+  completedOnUtc?: string;
+  timeoutInMinutes: number | null;
+  errorMessage: string | null;
+  validation: { errors: ValidationItem[]; warnings: ValidationItem[] };
+  changes: unknown[] | null;
+}
+
+/** A pull in one of these states is still on its way (queued or running). */
+const RUNNING = new Set([
+  'Initial', 'Queued', 'Fetching', 'MapQueued', 'Mapping', 'ProcessingQueued', 'Processing', 'ValidationQueued', 'Validating',
+]);
+
+export const isRunning = (status: string): boolean => RUNNING.has(status);
+/** Finished without data: every finished state other than Complete (errors, Cancelled, NotSupported). */
+export const isFailed = (status: string): boolean => status !== 'Complete' && !RUNNING.has(status);
+
+export function reauthorizationRequired(connection: { status: string }): boolean {
+  return connection.status === 'Deauthorized';
+}
+
+/** A connection's status, with "reauthorization required" spelled out for a Deauthorized one. */
+export function connectionStatusText(connection: { status: string }): string {
+  return reauthorizationRequired(connection) ? 'Deauthorized (reauthorization required)' : connection.status;
+}
