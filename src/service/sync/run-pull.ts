@@ -65,6 +65,9 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
       if (page.next) {
         next = fetchPage(page.next);
         next.catch(() => undefined); // awaited on the next turn; never an unhandled rejection if this page's write throws
+        // undici writes a request on a reused keep-alive socket only in the event loop's
+        // check phase: without this turn it would wait for the (synchronous) write below.
+        await new Promise((resolve) => setImmediate(resolve));
       }
       const rows: RecordInput[] = page.records.map((record, i) => {
         if (i < FIELD_SAMPLE) collectFields(record, fields);
