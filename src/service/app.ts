@@ -8,7 +8,7 @@ import { ensureAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
-import { authenticate, type AuthContext } from './http/auth.js';
+import { AuthCache, type AuthContext } from './http/auth.js';
 import { RateLimiter } from './http/rate-limit.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
 import { platformVerifier } from './integrations/platform-verifier.js';
@@ -115,6 +115,7 @@ export function createService(options: ServiceOptions): Service {
 
   // Requests without a valid key are counted per address, so every response carries the
   // rate-limit headers and unauthenticated floods are limited too.
+  const authCache = new AuthCache(db, clock);
   const limit = (reply: FastifyReply, bucket: string) => {
     if (!limiter) return;
     const decision = limiter.take(bucket);
@@ -126,7 +127,7 @@ export function createService(options: ServiceOptions): Service {
     const clientId = request.headers['x-client-id'];
     try {
       if (maintenance) throw errors.maintenance();
-      request.auth = authenticate(db, clock, request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
+      request.auth = authCache.authenticate(request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
     } catch (err) {
       limit(reply, `ip:${request.ip}`);
       throw err;

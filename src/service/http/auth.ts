@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { errors } from '../errors.js';
 import { findApiKeyByHash, getClient, hashApiKey, type ClientRow } from '../store/clients.js';
 import type { Db } from '../store/db.js';
+import { dataVersion } from '../store/version.js';
 
 export interface AuthContext {
   keyId: string;
@@ -37,10 +38,44 @@ export function authenticate(db: Db, clock: Clock, authorization: string | undef
     if (!target) throw errors.clientNotFound(clientIdHeader.trim());
     client = target;
   }
+  const auth = { keyId: key.id, caller, client };
+  assertNotExpired(auth, clock);
+  return auth;
+}
+
+/** A Free account older than 365 days gets 402 on every endpoint (checked on every request). */
+export function assertNotExpired(auth: AuthContext, clock: Clock): void {
+  const { client } = auth;
   if (client.plan === 'Free' && clock.now().getTime() - Date.parse(client.created) > FREE_LIFETIME_MS) {
     throw errors.accountExpired();
   }
-  return { keyId: key.id, caller, client };
+}
+
+const MAX_CACHED_KEYS = 1000;
+
+/**
+ * Authentication results of known keys, reused while the database is unchanged (a
+ * revoked key or a new client is a write, so it is never missed); the plan's expiry,
+ * which depends on the clock, is checked again on every request.
+ */
+export class AuthCache {
+  private readonly entries = new Map<string, { version: string; auth: AuthContext }>();
+
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  authenticate(authorization: string | undefined, clientIdHeader: string | undefined): AuthContext {
+    const version = dataVersion(this.db);
+    const key = `${authorization ?? ''}\n${clientIdHeader ?? ''}`;
+    const hit = this.entries.get(key);
+    if (hit && hit.version === version) {
+      assertNotExpired(hit.auth, this.clock);
+      return hit.auth;
+    }
+    const auth = authenticate(this.db, this.clock, authorization, clientIdHeader);
+    if (this.entries.size >= MAX_CACHED_KEYS) this.entries.clear();
+    this.entries.set(key, { version, auth });
+    return auth;
+  }
 }
 
 export function requireAdmin(auth: AuthContext): void {

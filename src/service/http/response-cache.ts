@@ -1,8 +1,7 @@
-// Serialised GET responses, kept until the database changes. The version is SQLite's own:
-// `data_version` moves when another connection (the sync worker's) commits, and
-// `total_changes()` when this one does, so no write anywhere can leave a stale page.
-import type { Statement } from 'better-sqlite3';
+// Serialised GET responses, kept until the database changes (store/version.ts), so no
+// write anywhere, from this thread or the sync worker's, can leave a stale page.
 import type { Db } from '../store/db.js';
+import { dataVersion } from '../store/version.js';
 
 const MAX_ENTRIES = 2000;
 
@@ -13,14 +12,11 @@ interface Entry {
 
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly versionStatement: Statement;
 
-  constructor(db: Db) {
-    this.versionStatement = db.prepare('SELECT (SELECT data_version FROM pragma_data_version) || \':\' || total_changes() AS v').pluck();
-  }
+  constructor(private readonly db: Db) {}
 
   version(): string {
-    return this.versionStatement.get() as string;
+    return dataVersion(this.db);
   }
 
   /** The body cached under `key`, or the freshly made one (cached for the next request). */
