@@ -51,7 +51,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const result = db.transaction(() => {
         const client = insertClient(db, input);
         return { ...clientRecord(client), apiKey: insertApiKey(db, client.id, isoSeconds(clock.now())).apiKey };
-      })();
+      }).immediate();
       return reply.code(201).send(result);
     },
   });

@@ -96,7 +96,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
         writeTokens(db, sealer, connection.id, verdict.tokens, now);
         db.prepare('UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?')
           .run('Linked', verdict.connectionInfo ? JSON.stringify(verdict.connectionInfo) : null, connection.id);
-      })();
+      }).immediate();
       return connectionRecord(getConnection(db, connection.company_id, connection.id)!, baseUrlOf(request));
     },
   });

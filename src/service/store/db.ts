@@ -1,6 +1,9 @@
 // Opens the service's SQLite store and brings its schema up to date from the numbered
 // SQL files in ./migrations. WAL with synchronous=NORMAL: a committed transaction is in
 // the WAL before the call returns, so killing the process never loses an acknowledged write.
+// Two connections write (the request thread and the sync worker's): transactions that read
+// before they write begin IMMEDIATE, since a deferred one fails with "database is locked",
+// without waiting, when the other connection commits between its read and its write.
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -83,7 +83,7 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
         upsertRecords(db, pull.company_id, pull.data_type, pull.generation, connection.id, rows);
         rememberFields(db, pull.data_type, fields);
         updatePull(db, pull.id, { cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0 });
-      })();
+      }).immediate();
       if (!cursor) break;
     }
     updatePull(db, pull.id, { status: 'Mapping' });
@@ -93,7 +93,7 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
       setLastSync(db, connection.id, pull.company_id, completed);
       finish('Complete', { progress: 100, completed });
       return previous;
-    })();
+    }).immediate();
     // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
     if (replaced !== null) while (pruneGenerations(db, pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH) > 0);
     return 'Complete';
@@ -117,7 +117,7 @@ function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err:
         status: 'AuthError', completed: isoSeconds(now), lease_until: null,
         status_description: 'The platform revoked the grant; the connection is Deauthorized.', error_message: `Reauthorization required: ${err.message}`,
       });
-    })();
+    }).immediate();
     return 'AuthError';
   }
   if (err instanceof PlatformRateLimitError) {
