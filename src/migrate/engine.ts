@@ -28,6 +28,8 @@ export interface MigrationOptions {
   shard?: { index: number; count: number };
   failFast?: boolean;
   allowManaged?: boolean;
+  /** Only these rows (CSV row numbers, header = 1), e.g. a managed migration's pilot; others are left out like another shard's. */
+  onlyRows?: ReadonlySet<number>;
   resultsPath: string;
   journalPath: string;
   signal?: AbortSignal;
@@ -105,7 +107,8 @@ function ambiguous(err: unknown): boolean {
   return err instanceof ConnectionError || (err instanceof ApiRequestError && err.status >= 500);
 }
 
-function inShard(position: number, shard: MigrationOptions['shard']): boolean {
+function inShard(position: number, shard: MigrationOptions['shard'], row?: number, onlyRows?: ReadonlySet<number>): boolean {
+  if (onlyRows && (row === undefined || !onlyRows.has(row))) return false;
   return !shard || position % shard.count === shard.index - 1;
 }
 
@@ -148,7 +151,7 @@ export async function validateInput(options: MigrationOptions, onRow?: (validate
   let position = 0;
   for await (const raw of csv.rows) {
     const validated = checkFieldCount(raw, validator.validate(raw));
-    const mine = inShard(position++, options.shard);
+    const mine = inShard(position++, options.shard, raw.row, options.onlyRows);
     report.rows += 1;
     if (mine) report.inShard += 1;
     if (validated.ok) report.valid += 1;
@@ -279,7 +282,7 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
   try {
     for await (const raw of csv.rows) {
       const validated = checkFieldCount(raw, validator.validate(raw));
-      if (!inShard(position++, options.shard)) continue;
+      if (!inShard(position++, options.shard, raw.row, options.onlyRows)) continue;
       if (journal.done.has(raw.row)) {
         summary.resumed += 1;
         progress.done += 1;

@@ -33,6 +33,8 @@ export function openResults(path: string): ResultsSink {
       renameSync(temp, path);
     },
     abort() {
+      // A write still in flight fails once the file is destroyed: nothing left to report.
+      file.on('error', () => {});
       csv.destroy();
       file.destroy();
       rmSync(temp, { force: true });

@@ -33,6 +33,12 @@ import * as templatesShow from './templates/show.js';
 import * as sync from './sync.js';
 import * as status from './status.js';
 import * as push from './push.js';
+import * as managedInit from './managed/init.js';
+import * as managedStatus from './managed/status.js';
+import * as managedRun from './managed/run.js';
+import * as managedStep from './managed/step.js';
+import * as managedReport from './managed/report.js';
+import * as check from './check.js';
 
 export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
   serve.register,
@@ -66,4 +72,10 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   sync.register,
   status.register,
   push.register,
+  managedInit.register,
+  managedStatus.register,
+  managedRun.register,
+  managedStep.register,
+  managedReport.register,
+  check.register,
 ];

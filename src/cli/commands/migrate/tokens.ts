@@ -147,6 +147,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
       throw new CliError(summary.dryRun ? `${rows} not valid; see ${summary.results}.` : `${rows} failed; see ${summary.results}.`, EXIT.partial);
     }
   } finally {
-    if (spooled) rmSync(spooled, { force: true });
+    // The spool's private directory too, not just the file in it.
+    if (spooled) rmSync((await import('node:path')).dirname(spooled), { recursive: true, force: true });
   }
 }

@@ -1,0 +1,80 @@
+// `ferry managed init`: starts a managed migration's plan file from templates/managed/plan.json.
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Registrar } from '../../program.js';
+import { examples, group } from '../group.js';
+import { PLAN_FILE_HELP } from './options.js';
+
+export interface ManagedInitOptions {
+  platform: string;
+  name?: string;
+  companies?: string;
+  appClientId?: string;
+  file?: string;
+  force?: boolean;
+}
+
+export function managedGroup(program: Command): Command {
+  return group(program, 'managed', 'The six-step managed migration, run by the support team (admin key)');
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  managedGroup(program)
+    .command('init')
+    .description('Start a managed migration: write its plan file (the single source of truth for the six steps)')
+    .requiredOption('--platform <key>', 'the platform to migrate from, e.g. qhyg (QuickBooks Online); see ferry integrations list --route managed')
+    .option('--name <name>', "the client's name (default: looked up from the client id)")
+    .option('--companies <file.csv>', 'the company CSV (companyName, externalId and the token columns); also step 1\'s --companies')
+    .option('--app-client-id <id>', "the client id of the client's OAuth app at the platform; also step 1's --app-client-id")
+    .option('--file <plan.json>', PLAN_FILE_HELP)
+    .option('--force', 'replace an existing plan file')
+    .addHelpText('after', `${examples(
+      'ferry managed init --platform qhyg --client 3f0c8a3e-… --name "Acme Accounting" --companies acme.csv',
+      'ferry managed init --platform qhyg --client 3f0c8a3e-… --name Acme --file acme/plan.json',
+      'ferry managed status        # then follow the checklist',
+    )}
+--client ID (or FERRY_CLIENT_ID) names the client the migration is for; every later
+command acts for it (X-Client-Id) with the support team's admin key.
+`)
+    .action(registrar.action(runManagedInit));
+}
+
+export async function runManagedInit(options: ManagedInitOptions, ctx: CommandContext): Promise<void> {
+  const { io } = ctx;
+  const { assertWritable } = await import('../../files.js');
+  const { planPathOf, planFlag, storedCompaniesPath, templatePlan, writePlan, stepCommand, stepOf } = await import('../../../managed/plan.js');
+  const clientId = (ctx.flags.client ?? io.env.FERRY_CLIENT_ID ?? '').trim();
+  if (!clientId) throw new UsageError('Missing --client ID: the client the migration is for.', 'ferry admin clients list shows the ids.');
+  const planPath = planPathOf(options.file);
+  assertWritable(planPath, options.force ?? false);
+  let name = options.name?.trim();
+  if (!name) {
+    const { client } = await ctx.connect();
+    try {
+      name = (await client.get<{ name: string }>(`/admin/clients/${encodeURIComponent(clientId)}`, { signal: ctx.signal })).name;
+    } catch (err) {
+      throw Object.assign(err as Error, { hint: 'Give the client\'s name with --name (the lookup needs the admin key).' });
+    }
+  }
+  const plan = templatePlan();
+  const now = new Date().toISOString();
+  plan.client = { id: clientId, name };
+  plan.platform.key = options.platform.trim().toLowerCase();
+  if (options.appClientId) plan.platform.appClientId = options.appClientId.trim();
+  if (options.companies) {
+    const { existsSync } = await import('node:fs');
+    if (!existsSync(options.companies)) io.err(`note: ${options.companies} does not exist yet; step 1 needs it.`);
+    plan.companies.file = storedCompaniesPath(planPath, options.companies);
+  }
+  plan.created = now;
+  writePlan(planPath, plan);
+  if (io.mode === 'json') {
+    io.json({ plan: planPath, ...plan });
+    return;
+  }
+  io.out(planPath);
+  const flag = planFlag(planPath);
+  io.err(`Started the managed migration of ${name} from ${plan.platform.key}: ${planPath}`);
+  io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   (ferry managed status shows the checklist)`);
+}

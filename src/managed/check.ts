@@ -1,0 +1,390 @@
+// The end-to-end check of one migrated company, the managed migration's acceptance test
+// (steps 5 and 6) and `ferry check`. Four criteria, each with its own evidence:
+//   connection     the company's connection is Linked;
+//   sync           every data type the platform supports is Complete after a FRESH sync
+//                  (queued by the check, then waited for);
+//   authorization  no reauthorization needed: no AuthError, the connection still Linked with
+//                  no dataConnectionErrors after the service used (and refreshed) its tokens,
+//                  and, where the platform can be asked (the sandbox), no refresh by the
+//                  client's legacy application since the migration;
+//   reads          a read of every data type answers 200.
+// The verdict passes only when no criterion fails. Nothing here prints: callers render.
+import type { ApiClient } from '../client/client.js';
+import { ApiRequestError } from '../client/errors.js';
+import type { SandboxApi } from '../cli/sandbox-api.js';
+import {
+  isFailed, isRunning, type DataStatus, type PullOperation, type WireCompany, type WireConnection, type WireIntegration,
+} from '../cli/data-wire.js';
+import { describeError, durationText, isFatal, pause, pollDelays } from '../cli/waiting.js';
+import { dataTypeByKey } from '../service/integrations/data-types.js';
+import { legacyRefreshes, type LegacyLookup } from './sandbox.js';
+
+export type CriterionName = 'connection' | 'sync' | 'authorization' | 'reads';
+export type CriterionStatus = 'pass' | 'fail' | 'skipped';
+
+export interface Criterion {
+  name: CriterionName;
+  status: CriterionStatus;
+  /** One line: what was found. */
+  summary: string;
+  /** Statuses, counts, timings: what the summary is based on. */
+  evidence: Record<string, unknown>;
+}
+
+export interface CheckTarget {
+  companyId: string;
+  /** Check this platform's connection (default: every connection of the company). */
+  platformKey?: string;
+  /** The sandbox tenant behind the connection (a managed migration's externalId). Default: the company's ferryKey tag. */
+  tenantId?: string;
+  /** Legacy refreshes at or after this time fail the check; default: when the connection was created (migrated). */
+  legacySince?: { at: string; what: string };
+}
+
+export interface CheckOptions {
+  /** Queue a fresh sync and wait for it (default); false judges the data sets as they are. */
+  sync: boolean;
+  timeoutMs: number;
+  /** First poll delay (ms). */
+  pollMs?: number;
+  signal: AbortSignal;
+  /** Times a data type whose pull failed transiently (InternalError, FetchError, RateLimitError) is queued again. */
+  retries?: number;
+}
+
+export interface CheckDeps {
+  client: ApiClient;
+  /** The platform's admin surface where there is one (the sandbox). */
+  sandbox?: SandboxApi;
+  /** GET /integrations/KEY, cached by the caller across companies. */
+  integration(key: string): Promise<WireIntegration>;
+}
+
+export interface CheckResult {
+  companyId: string;
+  companyName?: string;
+  platformKey?: string;
+  connectionId?: string;
+  verdict: 'pass' | 'fail';
+  /** Why it failed, one line each (empty when it passed). */
+  reasons: string[];
+  criteria: Criterion[];
+  startedAt: string;
+  finishedAt: string;
+  seconds: number;
+  /** From queuing the fresh sync to its last data type finishing. */
+  syncSeconds?: number;
+  /** Records across every data type read (totalResults). */
+  records?: number;
+}
+
+const TRANSIENT = new Set(['InternalError', 'FetchError', 'RateLimitError']);
+const REAUTH = 'reauthorization required';
+
+interface Tracked {
+  id?: string;
+  status: string;
+  attempts: number;
+  error?: string;
+  finishedMs?: number;
+}
+
+/** Caches GET /integrations/KEY across many checks. */
+export function integrationCache(client: ApiClient, signal?: AbortSignal): (key: string) => Promise<WireIntegration> {
+  const cache = new Map<string, Promise<WireIntegration>>();
+  return (key) => {
+    let found = cache.get(key);
+    if (!found) {
+      found = client.get<WireIntegration>(`/integrations/${encodeURIComponent(key)}`, { signal });
+      found.catch(() => cache.delete(key));
+      cache.set(key, found);
+    }
+    return found;
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function latestError(connection: WireConnection): string | undefined {
+  const errors = [...(connection.dataConnectionErrors ?? [])].sort((a, b) => (a.erroredOnUtc ?? '').localeCompare(b.erroredOnUtc ?? ''));
+  return errors.pop()?.errorMessage;
+}
+
+/** "Reauthorization required: …" from the service, lower-cased once so reasons read alike. */
+function reauthReason(message: string | undefined): string {
+  const text = (message ?? 'the platform revoked the grant').replace(/^reauthorization required:?\s*/i, '');
+  return `${REAUTH}: ${text}`;
+}
+
+export async function checkCompany(target: CheckTarget, options: CheckOptions, deps: CheckDeps): Promise<CheckResult> {
+  const { client } = deps;
+  const { signal } = options;
+  const started = Date.now();
+  const base = `/companies/${encodeURIComponent(target.companyId)}`;
+  const criteria: Criterion[] = [];
+  const reasons: string[] = [];
+  const result: CheckResult = {
+    companyId: target.companyId, verdict: 'fail', reasons, criteria, startedAt: iso(started), finishedAt: '', seconds: 0,
+  };
+  const finish = (): CheckResult => {
+    const ended = Date.now();
+    result.finishedAt = iso(ended);
+    result.seconds = Math.round((ended - started) / 100) / 10;
+    result.verdict = criteria.some((c) => c.status === 'fail') || criteria.find((c) => c.name === 'connection')?.status !== 'pass' ? 'fail' : 'pass';
+    // The same cause is often seen by two criteria (an AuthError and a Deauthorized connection).
+    const unique = [...new Set(reasons)];
+    reasons.splice(0, reasons.length, ...unique);
+    return result;
+  };
+
+  // 1. connection
+  let company: WireCompany & { tags?: Record<string, string> };
+  try {
+    company = await client.get<WireCompany & { tags?: Record<string, string> }>(base, { signal });
+  } catch (err) {
+    if (err instanceof ApiRequestError && err.status === 404) {
+      criteria.push({ name: 'connection', status: 'fail', summary: 'the company does not exist', evidence: { httpStatus: 404 } });
+      reasons.push(`company ${target.companyId} not found`);
+      return finish();
+    }
+    throw err;
+  }
+  result.companyName = company.name;
+  const candidates = company.dataConnections.filter((c) => !target.platformKey || c.integrationKey === target.platformKey);
+  const connection = candidates.find((c) => c.status === 'Linked') ?? candidates.find((c) => c.status === 'Deauthorized') ?? candidates[0];
+  if (!connection) {
+    const what = target.platformKey ? `no ${target.platformKey} connection` : 'no connection';
+    criteria.push({ name: 'connection', status: 'fail', summary: what, evidence: { connections: company.dataConnections.map((c) => ({ id: c.id, platform: c.integrationKey, status: c.status })) } });
+    reasons.push(`${what}: nothing was migrated into this company`);
+    return finish();
+  }
+  result.connectionId = connection.id;
+  result.platformKey = connection.integrationKey;
+  const connectionEvidence = { connectionId: connection.id, platform: connection.integrationKey, platformName: connection.platformName, status: connection.status, created: (connection as { created?: string }).created };
+  if (connection.status === 'Linked') {
+    criteria.push({ name: 'connection', status: 'pass', summary: `Linked (${connection.platformName})`, evidence: connectionEvidence });
+  } else {
+    criteria.push({ name: 'connection', status: 'fail', summary: `${connection.status}, not Linked`, evidence: connectionEvidence });
+    reasons.push(connection.status === 'Deauthorized' ? reauthReason(latestError(connection)) : `connection ${connection.status}, not Linked`);
+  }
+
+  // 2. sync
+  const integration = await deps.integration(connection.integrationKey);
+  const supported = integration.dataTypes;
+  const tracked = new Map<string, Tracked>();
+  let syncCriterion: Criterion;
+  if (connection.status !== 'Linked') {
+    syncCriterion = { name: 'sync', status: 'skipped', summary: 'not run: the connection is not Linked', evidence: {} };
+  } else if (options.sync) {
+    syncCriterion = await freshSync(client, base, supported, tracked, options);
+    if (syncCriterion.status === 'fail') {
+      const failed = [...tracked].filter(([, t]) => t.status !== 'Complete');
+      const auth = failed.find(([, t]) => t.status === 'AuthError');
+      if (auth) reasons.push(reauthReason(auth[1].error));
+      else reasons.push(`sync: ${syncCriterion.summary}`);
+    }
+    const seconds = syncCriterion.evidence.seconds;
+    if (typeof seconds === 'number') result.syncSeconds = seconds;
+  } else {
+    syncCriterion = await currentState(client, base, supported, tracked, signal);
+    if (syncCriterion.status === 'fail') reasons.push(`sync: ${syncCriterion.summary}`);
+  }
+  criteria.push(syncCriterion);
+
+  // 3. authorization
+  const after = await client.get<WireCompany>(base, { signal });
+  const now = after.dataConnections.find((c) => c.id === connection.id);
+  const errors = now?.dataConnectionErrors ?? [];
+  const authErrors = [...tracked].filter(([, t]) => t.status === 'AuthError').map(([type]) => type);
+  const tenantId = target.tenantId ?? tenantFromKey(company.tags?.ferryKey);
+  const created = (connection as { created?: string }).created ?? result.startedAt;
+  const since = target.legacySince ?? { at: created, what: `the connection was migrated at ${created}` };
+  const legacy: LegacyLookup = await legacyRefreshes(deps.sandbox, tenantId, since.at, signal);
+  const problems: string[] = [];
+  if (!now) problems.push('the connection disappeared during the check');
+  else if (now.status !== 'Linked') {
+    problems.push(`connection ${now.status}`);
+    if (now.status === 'Deauthorized') reasons.push(reauthReason(latestError(now)));
+  }
+  if (errors.length > 0) {
+    problems.push(`${errors.length} dataConnectionError${errors.length === 1 ? '' : 's'}`);
+    if (now?.status === 'Linked') reasons.push(`connection errors: ${latestError(now) ?? 'see ferry status'}`);
+  }
+  if (authErrors.length > 0) problems.push(`AuthError on ${authErrors.join(', ')}`);
+  if (legacy.checked && legacy.refreshes.length > 0) {
+    const first = legacy.refreshes[0]!;
+    problems.push(`${legacy.refreshes.length} legacy refresh${legacy.refreshes.length === 1 ? '' : 'es'} since ${since.at}`);
+    reasons.push(`${REAUTH}: the legacy application refreshed the token at ${first.at}, after ${since.what}`);
+  }
+  const legacyEvidence = legacy.checked
+    ? { tenantId: legacy.tenantId, since: legacy.since, refreshes: legacy.refreshes }
+    : { notChecked: legacy.why };
+  const authEvidence = {
+    status: now?.status ?? 'missing', dataConnectionErrors: errors, authErrors, legacyRefreshes: legacyEvidence,
+  };
+  if (connection.status !== 'Linked' && problems.length === 0) problems.push(`connection ${connection.status}`);
+  criteria.push(problems.length === 0
+    ? {
+      name: 'authorization', status: 'pass', evidence: authEvidence,
+      summary: `no reauthorization needed: still Linked, no AuthError, no connection errors${legacy.checked ? ', no legacy refresh since the migration' : ` (legacy refreshes not checked: ${legacy.why})`}`,
+    }
+    : { name: 'authorization', status: 'fail', summary: `${REAUTH}: ${problems.join('; ')}`, evidence: authEvidence });
+
+  // 4. reads
+  const reads = await readEvery(client, base, supported, signal);
+  criteria.push(reads.criterion);
+  if (reads.criterion.status === 'fail') reasons.push(`reads: ${reads.criterion.summary}`);
+  result.records = reads.records;
+  return finish();
+}
+
+/** A ferryKey made from an externalId (`ext:<id>`) names the sandbox tenant. */
+function tenantFromKey(key: string | undefined): string | undefined {
+  return key?.startsWith('ext:') ? key.slice(4) : undefined;
+}
+
+async function freshSync(client: ApiClient, base: string, types: string[], tracked: Map<string, Tracked>, options: CheckOptions): Promise<Criterion> {
+  const { signal } = options;
+  const started = Date.now();
+  const deadline = started + options.timeoutMs;
+  const retries = options.retries ?? 2;
+  // Queuing is safe to repeat: an open pull is answered instead of a second one.
+  await client.post(`${base}/data/all`, undefined, { signal, idempotent: true });
+  const first = await client.get<DataStatus>(`${base}/dataStatus`, { signal });
+  for (const type of types) {
+    const entry = first[type];
+    tracked.set(type, entry?.latestSyncId
+      ? { id: entry.latestSyncId, status: entry.currentStatus, attempts: 1 }
+      : { status: 'NotQueued', attempts: 0, error: 'the service queued no pull for this data type' });
+  }
+  const open = () => [...tracked.values()].filter((t) => isRunning(t.status));
+  const settle = async (type: string, t: Tracked) => {
+    if (isRunning(t.status)) return;
+    t.finishedMs ??= Date.now();
+    if (t.status === 'Complete' || !t.id) return;
+    const pull = await client.get<PullOperation>(`${base}/data/history/${encodeURIComponent(t.id)}`, { signal }).catch(() => undefined);
+    if (pull) {
+      t.status = pull.status;
+      t.error = pull.errorMessage ?? pull.statusDescription ?? t.status;
+    }
+    if (TRANSIENT.has(t.status) && t.attempts <= retries) {
+      const again = await client.post<PullOperation>(`${base}/data/queue/${encodeURIComponent(type)}`, undefined, { signal, idempotent: true });
+      t.id = again.id;
+      t.status = again.status;
+      t.attempts += 1;
+      delete t.finishedMs;
+    }
+  };
+  for (const [type, t] of tracked) await settle(type, t);
+  for (const delay of pollDelays(options.pollMs ?? 500)) {
+    if (open().length === 0 || signal.aborted || Date.now() >= deadline) break;
+    await pause(Math.min(delay, deadline - Date.now()), signal);
+    if (signal.aborted) break;
+    const status = await client.get<DataStatus>(`${base}/dataStatus`, { signal });
+    for (const [type, t] of tracked) {
+      if (!isRunning(t.status)) continue;
+      const entry = status[type];
+      if (entry && entry.latestSyncId === t.id) t.status = entry.currentStatus;
+      else if (t.id) {
+        // A newer pull replaced ours as the latest: read ours from the history.
+        const pull = await client.get<PullOperation>(`${base}/data/history/${encodeURIComponent(t.id)}`, { signal }).catch(() => undefined);
+        if (pull) t.status = pull.status;
+      }
+      await settle(type, t);
+    }
+  }
+  const seconds = Math.round((Math.max(started, ...[...tracked.values()].map((t) => t.finishedMs ?? Date.now())) - started) / 100) / 10;
+  const evidence = {
+    queuedAt: iso(started), seconds,
+    dataTypes: Object.fromEntries([...tracked].map(([type, t]) => [type, {
+      status: t.status, ...(t.id ? { pullId: t.id } : {}), attempts: t.attempts,
+      ...(t.finishedMs ? { seconds: Math.round((t.finishedMs - started) / 100) / 10 } : {}), ...(t.error && t.status !== 'Complete' ? { error: t.error } : {}),
+    }])),
+  };
+  const complete = [...tracked.values()].filter((t) => t.status === 'Complete').length;
+  const running = [...tracked].filter(([, t]) => isRunning(t.status)).map(([type, t]) => `${type} ${t.status}`);
+  if (signal.aborted) return { name: 'sync', status: 'fail', summary: 'interrupted while waiting for the sync', evidence };
+  if (running.length > 0) {
+    return { name: 'sync', status: 'fail', summary: `timed out after ${durationText(options.timeoutMs)}; still running: ${running.join(', ')}`, evidence: { ...evidence, complete, total: tracked.size } };
+  }
+  const failed = [...tracked].filter(([, t]) => isFailed(t.status)).map(([type, t]) => `${type} ${t.status}${t.error && t.error !== t.status ? ` (${t.error})` : ''}`);
+  const retried = [...tracked.values()].filter((t) => t.attempts > 1).length;
+  const retriedText = retried ? ` (${retried} data type${retried === 1 ? '' : 's'} queued again after a transient error)` : '';
+  return failed.length === 0
+    ? { name: 'sync', status: 'pass', summary: `${complete}/${tracked.size} data types Complete after a fresh sync in ${seconds}s${retriedText}`, evidence: { ...evidence, complete, total: tracked.size } }
+    : { name: 'sync', status: 'fail', summary: `${complete}/${tracked.size} data types Complete; failed: ${failed.join('; ')}`, evidence: { ...evidence, complete, total: tracked.size } };
+}
+
+async function currentState(client: ApiClient, base: string, types: string[], tracked: Map<string, Tracked>, signal: AbortSignal): Promise<Criterion> {
+  const status = await client.get<DataStatus>(`${base}/dataStatus`, { signal });
+  const dataTypes: Record<string, unknown> = {};
+  for (const type of types) {
+    const entry = status[type];
+    const t: Tracked = { status: entry?.currentStatus ?? 'NotRequested', attempts: 0 };
+    if (entry?.latestSyncId) t.id = entry.latestSyncId;
+    tracked.set(type, t);
+    dataTypes[type] = { status: t.status, ...(entry?.lastSuccessfulSync ? { lastSuccessfulSync: entry.lastSuccessfulSync } : {}) };
+  }
+  const complete = [...tracked.values()].filter((t) => t.status === 'Complete').length;
+  const evidence = { fresh: false, dataTypes, complete, total: types.length };
+  const other = [...tracked].filter(([, t]) => t.status !== 'Complete').map(([type, t]) => `${type} ${t.status}`);
+  return other.length === 0
+    ? { name: 'sync', status: 'pass', summary: `${complete}/${types.length} data types Complete (latest sync; --no-sync: none queued)`, evidence }
+    : { name: 'sync', status: 'fail', summary: `${complete}/${types.length} data types Complete; not Complete: ${other.join(', ')}`, evidence };
+}
+
+async function readEvery(client: ApiClient, base: string, types: string[], signal: AbortSignal): Promise<{ criterion: Criterion; records: number }> {
+  const dataTypes: Record<string, { path: string; httpStatus: number; records?: number; ms: number; error?: string }> = {};
+  let records = 0;
+  const failures: string[] = [];
+  const queue = [...types];
+  const worker = async () => {
+    for (let type = queue.shift(); type !== undefined; type = queue.shift()) {
+      const path = dataTypeByKey(type)?.path ?? type;
+      const started = Date.now();
+      try {
+        const page = await client.get<{ totalResults: number }>(`${base}/data/${path}`, { query: { pageSize: 1 }, signal });
+        dataTypes[type] = { path: `/data/${path}`, httpStatus: 200, records: page.totalResults, ms: Date.now() - started };
+        records += page.totalResults;
+      } catch (err) {
+        if (!(err instanceof ApiRequestError)) throw err;
+        dataTypes[type] = { path: `/data/${path}`, httpStatus: err.status, ms: Date.now() - started, error: describeError(err) };
+        failures.push(`${type} HTTP ${err.status}`);
+      }
+    }
+  };
+  await Promise.all([worker(), worker(), worker()]);
+  const ok = types.length - failures.length;
+  const evidence = { dataTypes: Object.fromEntries(types.map((t) => [t, dataTypes[t]])), records };
+  return {
+    records,
+    criterion: failures.length === 0
+      ? { name: 'reads', status: 'pass', summary: `${ok}/${types.length} data types read with HTTP 200 (${records.toLocaleString('en-US')} records)`, evidence }
+      : { name: 'reads', status: 'fail', summary: `${ok}/${types.length} data types read with HTTP 200; failed: ${failures.join(', ')}`, evidence },
+  };
+}
+
+/** Checks many companies with bounded concurrency; `onResult` sees each result as it comes. */
+export async function checkCompanies(
+  targets: CheckTarget[], options: CheckOptions & { concurrency: number }, deps: CheckDeps, onResult?: (result: CheckResult) => void,
+): Promise<CheckResult[]> {
+  const { default: pLimit } = await import('p-limit');
+  const limit = pLimit(options.concurrency);
+  return Promise.all(targets.map((target) => limit(async () => {
+    if (options.signal.aborted) return undefined;
+    let result: CheckResult;
+    try {
+      result = await checkCompany(target, options, deps);
+    } catch (err) {
+      if (isFatal(err) || options.signal.aborted) throw err;
+      const at = iso(Date.now());
+      result = {
+        companyId: target.companyId, verdict: 'fail', reasons: [`the check could not run: ${describeError(err)}`], criteria: [], startedAt: at, finishedAt: at, seconds: 0,
+      };
+    }
+    onResult?.(result);
+    return result;
+  }))).then((all) => all.filter((r): r is CheckResult => r !== undefined));
+}

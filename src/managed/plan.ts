@@ -1,0 +1,188 @@
+// The managed migration's plan file: the single source of truth for one migration
+// (platform, client, contacts, schedule, company list, the six steps' states, and each
+// company's outcome). Every command rereads it and writes it whole (temp + rename), so
+// work can stop at any point and go on later, on another machine. Tokens never enter it:
+// the company CSV stays where it is and the plan records only its path and fingerprint.
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../cli/errors.js';
+import { writeFileAtomic } from '../cli/files.js';
+
+export const PLAN_TEMPLATE = fileURLToPath(new URL('../../templates/managed/plan.json', import.meta.url));
+export const DEFAULT_PLAN_FILE = 'ferry-plan.json';
+
+export type StepState = 'pending' | 'done' | 'failed';
+export type StepNumber = 1 | 2 | 3 | 4 | 5 | 6;
+export const STEP_NUMBERS: StepNumber[] = [1, 2, 3, 4, 5, 6];
+
+export interface PlanStep {
+  step: StepNumber;
+  name: string;
+  title: string;
+  state: StepState;
+  /** When the step was last done or failed (ISO 8601). */
+  at: string | null;
+  /** Who confirmed it (--by, default $USER). */
+  by: string | null;
+  notes: string;
+  /** What to do about a failed step (absent otherwise). */
+  hint?: string;
+}
+
+export interface Contact {
+  name: string;
+  email: string;
+}
+
+export interface PilotRef {
+  /** CSV row number (the header is row 1). */
+  row: number;
+  key: string;
+  externalId?: string;
+  companyName?: string;
+}
+
+export type CriterionVerdicts = Partial<Record<'connection' | 'sync' | 'authorization' | 'reads', 'pass' | 'fail' | 'skipped'>>;
+
+/** One company's outcome, for the handover report. */
+export interface CompanyOutcome {
+  row: number;
+  /** The row's ferryKey (ext:<externalId>, or the name and platform). */
+  key: string;
+  externalId?: string;
+  companyName: string;
+  companyId?: string;
+  connectionId?: string;
+  pilot: boolean;
+  /** migrated / skipped (already migrated) / failed (the migration step failed) / not-imported (held back). */
+  migration: 'migrated' | 'skipped' | 'failed' | 'not-imported';
+  /** When the connection was created by the migration (the service's connection.created). */
+  migratedAt?: string;
+  verdict: 'pass' | 'fail';
+  reasons: string[];
+  criteria?: CriterionVerdicts;
+  checkedAt?: string;
+  durations: { syncSeconds?: number; checkSeconds?: number };
+  records?: number;
+}
+
+export interface Plan {
+  ferryManagedPlan: 1;
+  client: { id: string; name: string };
+  platform: { key: string; name: string; migrationRoute: string; appClientId: string };
+  contacts: Contact[];
+  schedule: { date: string };
+  service: { baseUrl: string; callbackUrl: string };
+  companies: { file: string; fingerprint: string; count: number; pilot: PilotRef | null };
+  steps: PlanStep[];
+  outcomes: CompanyOutcome[];
+  report: { dir: string; files: string[]; at: string } | null;
+  created: string;
+  updated: string;
+}
+
+export function templatePlan(): Plan {
+  return JSON.parse(readFileSync(PLAN_TEMPLATE, 'utf8')) as Plan;
+}
+
+export function planPathOf(file: string | undefined): string {
+  return resolve(file ?? DEFAULT_PLAN_FILE);
+}
+
+export function readPlan(path: string): Plan {
+  if (!existsSync(path)) {
+    throw new UsageError(`No plan file at ${path}.`, 'Start one with: ferry managed init --platform KEY --client ID --name NAME (or give --file PATH).');
+  }
+  let plan: Plan;
+  try {
+    plan = JSON.parse(readFileSync(path, 'utf8')) as Plan;
+  } catch (err) {
+    throw new UsageError(`${path} is not valid JSON (${(err as Error).message}).`, 'Fix the file, or start again with ferry managed init --force.');
+  }
+  if (plan?.ferryManagedPlan !== 1 || !Array.isArray(plan.steps) || plan.steps.length !== 6) {
+    throw new UsageError(`${path} is not a ferry managed-migration plan.`, 'Give the plan written by ferry managed init (--file PATH).');
+  }
+  plan.outcomes ??= [];
+  plan.contacts ??= [];
+  return plan;
+}
+
+export function writePlan(path: string, plan: Plan, now: Date = new Date()): void {
+  plan.updated = now.toISOString();
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`, { overwrite: true });
+}
+
+export function stepOf(plan: Plan, n: StepNumber): PlanStep {
+  return plan.steps.find((s) => s.step === n)!;
+}
+
+/** The first step not done (a failed one included), or undefined when all six are done. */
+export function nextStep(plan: Plan): PlanStep | undefined {
+  return plan.steps.find((s) => s.state !== 'done');
+}
+
+/** The company CSV, resolved against the plan's folder (the plan stores it relative to that folder). */
+export function companiesPath(planPath: string, plan: Plan): string {
+  return resolve(dirname(planPath), plan.companies.file);
+}
+
+export function storedCompaniesPath(planPath: string, file: string): string {
+  const absolute = resolve(file);
+  const rel = relative(dirname(planPath), absolute);
+  // Relative, so a folder copied to another machine keeps working; absolute only across drives.
+  return isAbsolute(rel) ? absolute : rel;
+}
+
+/** Beside the plan: <plan>.work/ holds the validation results, the pilot's and the migration's results and journals. */
+export function workDir(planPath: string): string {
+  const dir = join(dirname(planPath), `${basename(planPath, extname(planPath))}.work`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function defaultReportDir(planPath: string): string {
+  return join(dirname(planPath), `${basename(planPath, extname(planPath))}-report`);
+}
+
+export async function fingerprint(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** "Jo Bloggs <jo@example.com>" → a contact; undefined when it is not that shape. */
+export function parseContact(text: string): Contact | undefined {
+  const match = /^\s*([^<>]+?)\s*<\s*([^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)\s*>\s*$/.exec(text);
+  return match ? { name: match[1]!, email: match[2]! } : undefined;
+}
+
+export function contactText(contact: Contact): string {
+  return `${contact.name} <${contact.email}>`;
+}
+
+/** The command that does a step, with the flags it still needs. */
+export function stepCommand(plan: Plan, step: PlanStep, planFlag: string): string {
+  const parts = ['ferry managed step', String(step.step), '--confirm'];
+  if (step.step === 1) {
+    if (!plan.platform.key) parts.push('--platform KEY');
+    if (!plan.platform.appClientId) parts.push('--app-client-id ID');
+    if (!plan.companies.file) parts.push('--companies FILE.csv');
+  }
+  if (step.step === 2) {
+    if (!plan.schedule.date) parts.push('--date YYYY-MM-DD');
+    if (plan.contacts.length === 0) parts.push('--contact "Name <email>"');
+  }
+  if (planFlag) parts.push(planFlag);
+  return parts.join(' ');
+}
+
+/** `--file PATH` when the plan is not ./ferry-plan.json, so printed commands work as they are. */
+export function planFlag(planPath: string, cwd: string = process.cwd()): string {
+  if (planPath === resolve(cwd, DEFAULT_PLAN_FILE)) return '';
+  const rel = relative(cwd, planPath);
+  const shown = rel.startsWith('..') || isAbsolute(rel) ? planPath : rel;
+  return `--file ${/[\s"'$`\\]/.test(shown) ? `'${shown.replace(/'/g, "'\\''")}'` : shown}`;
+}

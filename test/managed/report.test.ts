@@ -1,0 +1,67 @@
+// The handover report's rendering: placeholders, escaping, the inline SVG chart, and the
+// shipped templates filled completely from a plan.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { templatePlan, type CompanyOutcome } from '../../src/managed/plan.js';
+import {
+  chartSvg, escapeHtml, escapeMarkdown, render, renderHtml, renderMarkdown, reportJson, REPORT_TEMPLATES,
+} from '../../src/managed/report.js';
+
+function outcome(row: number, verdict: 'pass' | 'fail', migratedAt: string, name = `Company ${row}`): CompanyOutcome {
+  return {
+    row, key: `ext:t${row}`, externalId: `t${row}`, companyName: name, companyId: `c${row}`, pilot: row === 2, migration: 'migrated', migratedAt,
+    verdict, reasons: verdict === 'fail' ? ['reauthorization required: the legacy application refreshed the token at 2026-12-01T10:00:00Z, after syncing was confirmed disabled'] : [],
+    durations: { syncSeconds: row, checkSeconds: row + 0.5 }, records: 10,
+  };
+}
+
+describe('report rendering', () => {
+  it('fills {{name}} escaped and {{{name}}} raw, and refuses a placeholder without a value', () => {
+    expect(render('<p>{{a}}</p>{{{b}}}', { a: '<i>&"\'', b: '<b>ok</b>' }, escapeHtml)).toBe('<p>&lt;i&gt;&amp;&quot;&#39;</p><b>ok</b>');
+    expect(() => render('{{missing}}', {}, escapeHtml)).toThrow(/names \{\{missing\}\}/);
+    expect(escapeMarkdown('a | b\nc <d>')).toBe('a \\| b c &lt;d&gt;');
+  });
+
+  it('draws the companies migrated over time as an inline SVG, each company a dot coloured by its check', () => {
+    expect(chartSvg([])).toContain('No company migrated yet');
+    const svg = chartSvg([
+      outcome(2, 'pass', '2026-12-01T10:00:00Z', 'Pilot <Ltd>'),
+      outcome(3, 'pass', '2026-12-01T10:05:00Z'),
+      outcome(4, 'fail', '2026-12-01T10:10:00Z'),
+    ]);
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg.match(/<circle /g)).toHaveLength(3);
+    expect(svg.match(/fill="#cf222e"/g)).toHaveLength(1);
+    expect(svg).toContain('Pilot &lt;Ltd&gt;: 2026-12-01 10:00:00 UTC, passed');
+    expect(svg).toContain('3 companies');
+    expect(svg).toMatch(/<path d="M48\.0,\d+\.\d( H[\d.]+ V[\d.]+){3}"/);
+  });
+
+  it('renders the shipped templates completely, self-contained and escaped', () => {
+    const plan = templatePlan();
+    plan.client = { id: 'client-1', name: 'Acme <script>alert(1)</script> & Co' };
+    plan.platform = { key: 'qhyg', name: 'QuickBooks Online', migrationRoute: 'managed', appClientId: 'APP1' };
+    plan.contacts = [{ name: 'Jo | Bloggs', email: 'jo@acme.example' }];
+    plan.companies.count = 3;
+    plan.outcomes = [outcome(2, 'pass', '2026-12-01T10:00:00Z'), outcome(3, 'fail', '2026-12-01T10:01:00Z', 'Pipe | Co')];
+    const data = reportJson(plan, '/plans/acme.json', new Date('2026-12-01T12:00:00Z'));
+    expect(data.verdict).toBe('fail');
+    expect(data.summary).toMatchObject({ companies: 3, checked: 2, passed: 1, failed: 1, medianSyncSeconds: 2.5, slowestSyncSeconds: 3, records: 20 });
+
+    const html = renderHtml(data, readFileSync(join(REPORT_TEMPLATES, 'report.html'), 'utf8'));
+    expect(html).not.toMatch(/\{\{/);
+    expect(html).toContain('Acme &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co');
+    expect(html).not.toMatch(/<script|<link|\bsrc=|@import|url\(/i);
+    expect(html).toContain('<style>');
+    expect(html).toMatch(/<div class="verdict fail">FAIL: 1 of 3 companies passed the end-to-end check; 1 failed<\/div>/);
+    expect(html).toContain('<li><strong>Pipe | Co</strong> (row 3, <code>c3</code>): reauthorization required');
+
+    const md = renderMarkdown(data, readFileSync(join(REPORT_TEMPLATES, 'report.md'), 'utf8'));
+    expect(md).not.toMatch(/\{\{/);
+    expect(md).toContain('| Contacts | Jo \\| Bloggs &lt;jo@acme.example&gt; |');
+    expect(md).toContain('| 3 | Pipe \\| Co | `c3` | 2026-12-01T10:01:00Z | ✗ FAIL | 3 | 3.5 | 10 |');
+    expect(md).toContain('| 2 | Company 2 (pilot) |');
+    expect(md).toContain('**FAIL**: 1 of 3 companies passed the end-to-end check; 1 failed.');
+  });
+});
