@@ -44,7 +44,7 @@ export function printSummary(io: IO, summary: MigrationSummary): void {
   } else {
     const steps = Object.entries(summary.failedBySteps).map(([step, n]) => `${step} ${count(n)}`).join(', ');
     say(`Migrated ${count(summary.migrated)} · skipped ${count(summary.skipped)} · failed ${count(summary.failed)}${steps ? ` (${steps})` : ''}` +
-      `${summary.resumed ? ` · ${count(summary.resumed)} done by earlier runs` : ''} in ${summary.seconds.toFixed(1)}s (${count(Math.round(summary.rowsPerSecond))} rows/s).`);
+      `${summary.resumed ? ` · ${count(summary.resumed)} done by earlier runs` : ''}${summary.retried ? ` · ${count(summary.retried)} retried` : ''} in ${summary.seconds.toFixed(1)}s (${count(Math.round(summary.rowsPerSecond))} rows/s).`);
   }
   say(`Results: ${summary.results}`);
   say(`Next: ${nextCommand(summary)}`);

@@ -3,13 +3,12 @@
 // can be asked (the sandbox), and returns done or failed with notes. The caller records
 // the state and saves the plan; steps 5 and 6 also save each company's outcome as it
 // comes, so a killed step 6 resumes where it stopped.
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiClient } from '../client/client.js';
 import { ApiRequestError } from '../client/errors.js';
 import type { Connection } from '../cli/context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../cli/errors.js';
-import { writeFileAtomic } from '../cli/files.js';
 import type { IO } from '../cli/io.js';
 import type { SandboxApi } from '../cli/sandbox-api.js';
 import { durationText } from '../cli/waiting.js';
@@ -358,31 +357,6 @@ async function readResults(path: string): Promise<Map<number, RowResult>> {
   return results;
 }
 
-/**
- * The engine's journal counts a failed row as finished, so a rerun would not try it again.
- * A managed step is rerun precisely to try again: forget those rows' failures (their
- * company and connection ids stay, so they resume where they stopped).
- */
-function forgetFailures(journalPath: string, rows: Set<number>): number {
-  if (!existsSync(journalPath)) return 0;
-  let dropped = 0;
-  const kept = readFileSync(journalPath, 'utf8').split('\n').filter((line) => {
-    if (!line.includes('"type":"done"')) return true;
-    try {
-      const event = JSON.parse(line) as { type: string; row: number; result?: { status?: string } };
-      if (event.type === 'done' && rows.has(event.row) && event.result?.status === 'failed') {
-        dropped += 1;
-        return false;
-      }
-    } catch {
-      // a line cut short by a kill: the engine skips it too
-    }
-    return true;
-  });
-  if (dropped > 0) writeFileAtomic(journalPath, kept.join('\n'), { overwrite: true, mode: 0o600 });
-  return dropped;
-}
-
 /** Holds back, migrates (bulk engine) and checks a batch of rows, saving each company's outcome as it comes. */
 async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, batch: Batch): Promise<{ outcomes: CompanyOutcome[]; checks: CheckResult[] }> {
   const { plan, signal } = env;
@@ -426,8 +400,6 @@ async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, b
   const resultsPath = join(work, `${batch.name}.results.csv`);
   if (toMigrate.length > 0) {
     const { runMigration, JournalMismatchError } = await import('../migrate/engine.js');
-    const retried = forgetFailures(`${resultsPath}.journal`, new Set(toMigrate.map((r) => r.row)));
-    if (retried > 0) env.log(`Trying again ${retried} compan${retried === 1 ? 'y' : 'ies'} whose migration failed in an earlier run.`);
     const started = Date.now();
     const progress = await startProgress(env.io, `Migrating ${toMigrate.length} compan${toMigrate.length === 1 ? 'y' : 'ies'}…`);
     let summary;
@@ -442,7 +414,7 @@ async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, b
       if (err instanceof JournalMismatchError) throw new CliError(err.message, EXIT.error, `The company file changed: validate it again (ferry managed step 1 --confirm --redo), or remove ${resultsPath}.journal.`);
       throw err;
     }
-    progress.done(`Migrated ${summary.migrated} · already migrated ${summary.skipped} · failed ${summary.failed}${summary.resumed ? ` · ${summary.resumed} done by an earlier run` : ''} (${summary.seconds.toFixed(1)}s).`);
+    progress.done(`Migrated ${summary.migrated} · already migrated ${summary.skipped} · failed ${summary.failed}${summary.resumed ? ` · ${summary.resumed} done by an earlier run` : ''}${summary.retried ? ` · ${summary.retried} tried again` : ''} (${summary.seconds.toFixed(1)}s).`);
     if (summary.stoppedBy === 'auth') {
       throw new CliError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, EXIT.auth, 'Use the support team\'s admin key (ferry whoami), then run the step again to resume.');
     }

@@ -77,6 +77,8 @@ export interface MigrationSummary {
   failedBySteps: Partial<Record<Step, number>>;
   /** Rows finished by earlier runs of the same journal. */
   resumed: number;
+  /** Rows that failed in an earlier run and were tried again. */
+  retried: number;
   seconds: number;
   rowsPerSecond: number;
   stoppedBy?: 'interrupt' | 'auth' | 'fail-fast';
@@ -161,8 +163,17 @@ export async function validateInput(options: MigrationOptions, onRow?: (validate
     }
     await onRow?.(validated, mine);
   }
+  if (report.rows === 0) throw new RowsError('The file has a header but no rows.');
   report.fingerprint = hash.digest('hex');
   return report;
+}
+
+/** A company create not sent, because an earlier one in this run got the plan's 402. */
+class CompanyLimitReached extends Error {
+  constructor(firstRow: number) {
+    super(`The plan's company limit was reached at row ${firstRow}; no more companies can be created (rows with existing companies go on).`);
+    this.name = 'CompanyLimitReached';
+  }
 }
 
 export class RowsError extends Error {
@@ -188,10 +199,11 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
   const failedBySteps: Partial<Record<Step, number>> = {};
   const summary: MigrationSummary = {
     dryRun: false, input: options.inputName, results: options.resultsPath, journal: options.journalPath, validation,
-    total: validation.inShard, migrated: 0, skipped: 0, failed: 0, failedBySteps, resumed: 0, seconds: 0, rowsPerSecond: 0, planLimitHit: false,
+    total: validation.inShard, migrated: 0, skipped: 0, failed: 0, failedBySteps, resumed: 0, retried: 0, seconds: 0, rowsPerSecond: 0, planLimitHit: false,
   };
   let stop: MigrationSummary['stoppedBy'];
-  let companyLimit: ApiRequestError | undefined;
+  /** The row whose company create got the plan's 402: later creates are not even tried. */
+  let companyLimitRow: number | undefined;
 
   const finish = (result: RowResult, key: string) => {
     writer.append({ type: 'done', row: result.row, key, result });
@@ -216,7 +228,7 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
       if (row.companyId) company = indexEntry(await deps.client.get<CompanyRecord>(`/companies/${encodeURIComponent(row.companyId)}`));
       let companyId = row.companyId ?? resume?.companyId ?? company?.companyId;
       if (!companyId) {
-        if (companyLimit) throw companyLimit;
+        if (companyLimitRow !== undefined) throw new CompanyLimitReached(companyLimitRow);
         company = await createCompany(deps.client, row);
         companyId = company.companyId;
         index.set(row.key, company);
@@ -258,14 +270,14 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
         summary.authError = err;
         return;
       }
-      if (err instanceof ApiRequestError && err.status === 402) {
-        companyLimit ??= err;
+      const limitHit = step === 'company' && err instanceof ApiRequestError && err.status === 402;
+      if (limitHit || err instanceof CompanyLimitReached) {
+        companyLimitRow ??= row.row;
         summary.planLimitHit = true;
       }
       result.step = step;
-      result.error = step === 'company' && err instanceof ApiRequestError && err.status === 402
-        ? `${errorText(err)}: the plan's company limit is reached; rows with existing companies go on`
-        : errorText(err);
+      result.error = limitHit ? `${errorText(err)}: the plan's company limit is reached; rows with existing companies go on` : errorText(err);
+      if (err instanceof CompanyLimitReached) result.httpStatus = '402';
       if (err instanceof ApiRequestError) {
         result.httpStatus = String(err.status);
         result.correlationId = err.correlationId ?? '';
@@ -289,6 +301,7 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
         continue;
       }
       if (stop || options.signal?.aborted) break;
+      if (journal.retry.has(raw.row)) summary.retried += 1;
       if (!validated.ok) {
         const result = baseResult(validated.partial as ValidRow);
         result.step = 'validate';
@@ -382,6 +395,6 @@ async function dryRun(options: MigrationOptions, deps: MigrationDeps, started: n
   return {
     dryRun: true, input: options.inputName, results: options.resultsPath, validation, dryRunReport: report,
     total: validation.inShard, migrated: 0, skipped: 0, failed: invalidInShard, failedBySteps: invalidInShard ? { validate: invalidInShard } : {},
-    resumed: 0, seconds, rowsPerSecond: validation.rows / seconds, planLimitHit: report.headroom !== undefined && report.toCreate > report.headroom,
+    resumed: 0, retried: 0, seconds, rowsPerSecond: validation.rows / seconds, planLimitHit: report.headroom !== undefined && report.toCreate > report.headroom,
   };
 }

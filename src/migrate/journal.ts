@@ -19,6 +19,8 @@ export type JournalEvent =
 /** What a rerun needs to know: rows finished, and the ids of rows halfway through. */
 export interface JournalState {
   done: Set<number>;
+  /** Rows whose last attempt failed: this run tries them again. */
+  retry: Set<number>;
   partial: Map<number, { key: string; companyId?: string; connectionId?: string; authorized?: boolean }>;
   /** SHA-256 of the input the last run read: a changed file must not be resumed. */
   fingerprint?: string;
@@ -26,7 +28,7 @@ export interface JournalState {
 }
 
 export async function readJournal(path: string): Promise<JournalState> {
-  const state: JournalState = { done: new Set(), partial: new Map(), runs: 0 };
+  const state: JournalState = { done: new Set(), retry: new Set(), partial: new Map(), runs: 0 };
   if (!existsSync(path)) return state;
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   for await (const line of lines) {
@@ -43,8 +45,16 @@ export async function readJournal(path: string): Promise<JournalState> {
       continue;
     }
     if (event.type === 'done') {
-      state.done.add(event.row);
-      state.partial.delete(event.row);
+      // A row that failed past validation is tried again by the next run (after the plan
+      // was upgraded, the service came back…), resuming from the steps it had finished.
+      if (event.result.status === 'failed' && event.result.step !== 'validate') {
+        state.done.delete(event.row);
+        state.retry.add(event.row);
+      } else {
+        state.done.add(event.row);
+        state.retry.delete(event.row);
+        state.partial.delete(event.row);
+      }
       continue;
     }
     const partial = state.partial.get(event.row) ?? { key: event.key };

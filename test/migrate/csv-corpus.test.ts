@@ -209,10 +209,10 @@ const cases: Case[] = [
     problems: [{ row: 2, field: 'platformKey', text: 'platformKey is required (add the column, or give --platform KEY)' }],
   },
   {
-    name: 'a header and no rows',
+    name: 'a header and no rows is a usage error',
     csv: lines(H),
-    code: 0,
-    valid: [],
+    code: 2,
+    stderr: ['The file has a header but no rows.'],
   },
   {
     name: 'an unclosed quote is a usage error naming the row',

@@ -86,7 +86,7 @@ describe('migrate tokens: 2,000 rows end to end against ferry serve', () => {
     expect(run.stderr).toBe('');
     const summary = JSON.parse(run.stdout);
     expect(Object.keys(summary).sort()).toEqual([
-      'dryRun', 'failed', 'failedBySteps', 'input', 'journal', 'migrated', 'next', 'planLimitHit', 'results', 'resumed', 'rowsPerSecond', 'seconds', 'skipped', 'total', 'validation',
+      'dryRun', 'failed', 'failedBySteps', 'input', 'journal', 'migrated', 'next', 'planLimitHit', 'results', 'resumed', 'retried', 'rowsPerSecond', 'seconds', 'skipped', 'total', 'validation',
     ]);
     expect(summary).toMatchObject({
       dryRun: false, input, results: other, journal: `${other}.journal`, total: ROWS, migrated: 0, skipped: ROWS, failed: 0, failedBySteps: {}, resumed: 0,

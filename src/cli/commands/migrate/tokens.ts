@@ -47,7 +47,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--platform <key>', 'platform of every row, when the file has no platformKey column')
     .option('--concurrency <n>', 'rows in flight at once', positive('--concurrency'), 8)
     .option('--dry-run', 'validate every row (and check the plan) without writing anything')
-    .option('--results <file>', 'results CSV (default: <file>.results.csv)')
+    .option('--results <file>', 'results CSV (default: <file>.results.csv; <file>.dry-run.results.csv with --dry-run)')
     .option('--resume', 'continue an interrupted run (the default when its journal exists)')
     .option('--no-sync', 'do not queue a sync after authorizing')
     .option('--shard <i/n>', 'take only shard i of n, so n jobs can split one file', shard)
@@ -63,6 +63,7 @@ export function register(program: Command, registrar: Registrar): void {
     )}
 Each row: find or create the company (by its ferryKey tag), find or create the connection,
 authorize it with the tokens, queue a sync. Results: one line per row, never a token.
+Rerunning the same command resumes: finished rows are skipped, failed rows are tried again.
 Exit codes: 0 all rows done · 3 some rows failed · 4 key refused (run stopped) · 5 plan's company limit.
 `)
     .action(registrar.action(runMigrateTokens));
@@ -80,7 +81,8 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   if (!fromStdin && !existsSync(file!)) throw new UsageError(`${file} does not exist.`, 'Give the path of a CSV file, or - to read stdin.');
   const base = fromStdin ? 'ferry-migration' : file!;
   const shardPart = options.shard ? `.shard-${options.shard.index}-of-${options.shard.count}` : '';
-  const resultsPath = options.results ?? `${base}${shardPart}.results.csv`;
+  // A dry run never overwrites the results of a real run.
+  const resultsPath = options.results ?? `${base}${shardPart}${options.dryRun ? '.dry-run' : ''}.results.csv`;
   const journalPath = `${resultsPath}.journal`;
   if (options.resume && !existsSync(journalPath)) {
     throw new UsageError(`Nothing to resume: ${journalPath} does not exist.`, 'Run without --resume to start, or give the --results of the run to resume.');
@@ -141,7 +143,10 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
         'Check the key (ferry whoami), then run the same command again to resume.');
     }
     if (summary.stoppedBy === 'interrupt') throw new InterruptedError('Interrupted: in-flight rows finished; run the same command again to resume.');
-    if (summary.planLimitHit) throw new CliError('The plan\'s company limit stopped some rows.', EXIT.planLimit, 'Upgrade the plan, or migrate those rows into existing companies (companyId column).');
+    if (summary.planLimitHit) {
+      throw new CliError(summary.dryRun ? 'The plan\'s company limit would stop some rows.' : 'The plan\'s company limit stopped some rows.', EXIT.planLimit,
+        `Upgrade the plan, or migrate those rows into existing companies (companyId column)${summary.dryRun ? '' : '; then run the same command again to retry them'}.`);
+    }
     if (summary.failed > 0) {
       const rows = `${summary.failed} row${summary.failed === 1 ? '' : 's'}`;
       throw new CliError(summary.dryRun ? `${rows} not valid; see ${summary.results}.` : `${rows} failed; see ${summary.results}.`, EXIT.partial);
