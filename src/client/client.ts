@@ -1,7 +1,8 @@
 // The API client: one keep-alive pool per target, Basic auth, typed errors, retries with
 // jittered exponential backoff that honour Retry-After, and pacing by the rate-limit
 // headers. A POST is retried only when the service cannot have acted on it (connection
-// refused, 429, 503); anything else is the caller's decision.
+// refused, 429, 503); anything else is the caller's decision. A timeout is never retried:
+// `timeoutMs` is how long the caller is prepared to wait for an answer.
 import { Pool } from 'undici';
 import { ApiRequestError, ConnectionError, type ErrorEnvelope } from './errors.js';
 import { Pacer, sleep } from './pacer.js';
@@ -16,6 +17,8 @@ export interface ClientOptions {
   clientId?: string;
   timeoutMs?: number;
   maxRetries?: number;
+  /** A 429/503 asking to wait longer than this (seconds, default 120) fails at once instead of sleeping. */
+  maxRetryAfterSeconds?: number;
   connections?: number;
   /** Request log lines (method, path, status, time, correlation id); never bodies or keys. */
   log?: (line: string) => void;
@@ -29,11 +32,14 @@ export interface RequestOptions {
   /** Let a POST be retried after a 500 or a broken connection (the caller knows it is safe). */
   idempotent?: boolean;
   headers?: Record<string, string>;
+  /** Resolve a successful response's body as its raw bytes, the chunks as they arrived (Buffer[]), not parsed or joined (`ferry export` streams records through). */
+  raw?: boolean;
 }
 
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
 const SAFE_POST_RETRY_STATUSES = new Set([429, 503]);
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export class ApiClient {
   readonly baseUrl: string;
@@ -83,62 +89,91 @@ export class ApiClient {
   async exchange<T>(method: Method, path: string, options: RequestOptions = {}): Promise<Exchange<T>> {
     const target = this.basePath + path + queryString(options.query, path.includes('?'));
     const maxRetries = this.options.maxRetries ?? 5;
+    const timeoutMs = this.options.timeoutMs ?? 60_000;
+    const maxRetryAfter = this.options.maxRetryAfterSeconds ?? 120;
     for (let attempt = 0; ; attempt += 1) {
-      await this.pacer.acquire(options.signal);
+      const permit = await this.pacer.acquire(options.signal);
       const started = Date.now();
-      let response: Awaited<ReturnType<Pool['request']>>;
+      let statusCode: number;
+      let headers: Record<string, string | string[] | undefined>;
+      let text: string;
+      let chunks: Buffer[] | undefined;
+      let retryAfterSeconds: number | undefined;
       try {
-        response = await this.pool.request({
+        const response = await this.pool.request({
           method,
           path: target,
           headers: this.headers(options),
           body: options.body === undefined ? null : JSON.stringify(options.body),
-          headersTimeout: this.options.timeoutMs ?? 60_000,
-          bodyTimeout: this.options.timeoutMs ?? 60_000,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
           signal: options.signal ?? null,
         });
+        ({ statusCode, headers } = response);
+        this.pacer.observe(permit, rateHeaders(headers));
+        retryAfterSeconds = retryAfter(headers);
+        // Hold every request of this client now, before reading the body, so that no
+        // concurrent caller slips through in between.
+        if (statusCode === 429) this.pacer.backOff(Math.min(retryAfterSeconds ?? backoffMs(attempt) / 1000, maxRetryAfter) * 1000);
+        // Inside the try: a connection that breaks in the middle of the body is a
+        // connection error like any other (and retried the same way).
+        if (options.raw && statusCode < 400) {
+          chunks = [];
+          for await (const chunk of response.body) chunks.push(chunk as Buffer);
+          text = '';
+        } else text = await response.body.text();
       } catch (err) {
+        this.pacer.settle(permit);
         if (options.signal?.aborted) throw err;
         const code = (err as { code?: string }).code ?? '';
+        const timedOut = TIMEOUT_ERRORS.has(code);
         const neverSent = CONNECT_ERRORS.has(code);
-        const retryable = method !== 'POST' || options.idempotent || neverSent;
+        const retryable = !timedOut && (method !== 'POST' || options.idempotent || neverSent);
         this.log(`${method} ${path} failed: ${code || (err as Error).message}`);
-        if (!retryable || attempt >= maxRetries) throw new ConnectionError(method, path, this.baseUrl, err);
+        if (!retryable || attempt >= maxRetries) throw new ConnectionError(method, path, this.baseUrl, err, timedOut ? timeoutMs : undefined);
         await sleep(backoffMs(attempt), options.signal);
         continue;
       }
-      const { statusCode, headers } = response;
-      this.pacer.observe(rateHeaders(headers));
       const correlationId = header(headers, 'x-correlation-id');
       this.log(`${method} ${path} → ${statusCode} ${Date.now() - started}ms${correlationId ? ` ${correlationId}` : ''}`);
       if (statusCode < 400) {
-        const text = await response.body.text();
-        return { status: statusCode, headers, ms: Date.now() - started, body: (text === '' ? undefined : JSON.parse(text)) as T };
+        return { status: statusCode, headers, ms: Date.now() - started, body: (chunks ?? (text === '' ? undefined : JSON.parse(text))) as T };
       }
-      const body = await readErrorBody(response.body);
-      const retryAfter = Number.parseFloat(header(headers, 'retry-after') ?? '');
-      const retryAfterSeconds = Number.isFinite(retryAfter) ? retryAfter : undefined;
+      const body = parseErrorBody(text, correlationId);
       const retryable = RETRY_STATUSES.has(statusCode) && (method !== 'POST' || options.idempotent || SAFE_POST_RETRY_STATUSES.has(statusCode));
-      if (!retryable || attempt >= maxRetries) throw new ApiRequestError(method, path, statusCode, body, retryAfterSeconds);
-      const waitMs = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 + jitter(250) : backoffMs(attempt);
-      if (statusCode === 429) this.pacer.backOff(waitMs);
-      await sleep(waitMs, options.signal);
+      const tooLong = retryAfterSeconds !== undefined && retryAfterSeconds > maxRetryAfter;
+      if (!retryable || attempt >= maxRetries || tooLong) throw new ApiRequestError(method, path, statusCode, body, retryAfterSeconds);
+      await sleep(retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 + jitter(250) : backoffMs(attempt), options.signal);
     }
   }
 
-  /** Every page of a list, following `_links.next` until the last page. */
+  /** Every page of a list, following `_links.next` until the last page (or an empty one). */
   async *pages<T>(path: string, options: RequestOptions = {}): AsyncGenerator<Page<T>> {
+    const follow: RequestOptions = { ...(options.signal ? { signal: options.signal } : {}), ...(options.headers ? { headers: options.headers } : {}) };
+    const seen = new Set<string>();
     let page = await this.get<Page<T>>(path, options);
-    yield page;
-    while (page._links?.next?.href) {
-      page = await this.get<Page<T>>(page._links.next.href, { signal: options.signal });
+    for (;;) {
       yield page;
+      const next = page._links?.next?.href;
+      // An empty page ends the list even if it links further; so does a link already followed.
+      if (!next || !page.results?.length || seen.has(next)) return;
+      seen.add(next);
+      page = await this.get<Page<T>>(this.relative(next), follow);
     }
   }
 
   /** Every record of a list, page by page. */
   async *records<T>(path: string, options: RequestOptions = {}): AsyncGenerator<T> {
-    for await (const page of this.pages<T>(path, options)) yield* page.results;
+    for await (const page of this.pages<T>(path, options)) yield* page.results ?? [];
+  }
+
+  /** A link href is relative to the base URL; an absolute one on the same base works too. */
+  private relative(href: string): string {
+    if (!/^https?:\/\//i.test(href)) return href;
+    const url = new URL(href);
+    const base = new URL(this.baseUrl);
+    if (url.origin !== base.origin || !url.pathname.startsWith(this.basePath)) throw new Error(`Refusing to follow a link off the service: ${url.origin}${url.pathname}`);
+    return url.pathname.slice(this.basePath.length) + url.search;
   }
 
   private headers(options: RequestOptions): Record<string, string> {
@@ -186,6 +221,15 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Retry-After in seconds (the service sends seconds; an HTTP date is accepted too). */
+function retryAfter(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const value = header(headers, 'retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number.parseFloat(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
 function rateHeaders(headers: Record<string, string | string[] | undefined>) {
   const limit = Number(header(headers, 'x-rate-limit-limit'));
   const remaining = Number(header(headers, 'x-rate-limit-remaining'));
@@ -194,12 +238,17 @@ function rateHeaders(headers: Record<string, string | string[] | undefined>) {
     : undefined;
 }
 
-async function readErrorBody(body: { text(): Promise<string> }): Promise<ErrorEnvelope | undefined> {
+/** The service's error envelope; the X-Correlation-Id header stands in when the body has none. */
+function parseErrorBody(text: string, correlationId: string | undefined): ErrorEnvelope | undefined {
+  let body: ErrorEnvelope | undefined;
   try {
-    return JSON.parse(await body.text()) as ErrorEnvelope;
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as ErrorEnvelope;
   } catch {
-    return undefined;
+    // not JSON (a proxy's HTML page, say): keep the status only
   }
+  if (correlationId && !body?.correlationId) body = { ...body, correlationId };
+  return body;
 }
 
 function jitter(maxMs: number): number {

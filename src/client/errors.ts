@@ -35,10 +35,29 @@ export class ApiRequestError extends Error {
   }
 }
 
-/** The service could not be reached, or the connection broke before a response arrived. */
+/** The service could not be reached, did not answer in time, or the connection broke before a response arrived. */
 export class ConnectionError extends Error {
-  constructor(readonly method: string, readonly path: string, readonly baseUrl: string, cause: unknown) {
-    super(`Could not reach ${baseUrl} (${(cause as { code?: string })?.code ?? (cause as Error)?.message ?? 'connection failed'}).`, { cause });
+  /** The network error code (ECONNREFUSED, UND_ERR_SOCKET, UND_ERR_HEADERS_TIMEOUT, …), when there is one. */
+  readonly code?: string;
+  /** No answer within the client's timeout. */
+  readonly timedOut: boolean;
+
+  constructor(readonly method: string, readonly path: string, readonly baseUrl: string, cause: unknown, timeoutMs?: number) {
+    const code = (cause as { code?: string } | undefined)?.code;
+    const reason = code ?? (cause as Error | undefined)?.message ?? 'connection failed';
+    const request = `${method} ${path.split('?')[0]}`;
+    super(
+      timeoutMs !== undefined
+        ? `No response from ${baseUrl} within ${timeoutMs / 1000} s (${request}).`
+        : code === undefined || NOT_CONNECTED.has(code)
+          ? `Could not reach ${baseUrl} (${reason}).`
+          : `The connection to ${baseUrl} broke during ${request} (${reason}).`,
+      { cause },
+    );
     this.name = 'ConnectionError';
+    if (code) this.code = code;
+    this.timedOut = timeoutMs !== undefined;
   }
 }
+
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

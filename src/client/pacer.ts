@@ -1,41 +1,152 @@
-// Client-side pacing from the service's X-Rate-Limit-* headers: while the key's bucket is
-// nearly empty, requests are spaced at the bucket's refill rate instead of being fired
-// into a wall of 429s. Shared by every request of one client, so concurrent workers pace
-// together.
+// Client-side pacing from the service's X-Rate-Limit-* headers, so that many concurrent
+// requests of one client share the key's token bucket instead of firing into a wall of
+// 429s. The service's bucket holds `limit` requests and refills at `limit` per second
+// (X-Rate-Limit-Limit; X-Rate-Limit-Remaining is what is left after that request).
+//
+// The pacer keeps its own copy of that bucket, counting every request it lets through
+// (including the ones still in flight, which the service may not have counted yet):
+// - acquire() takes a token synchronously, so any number of concurrent callers each get
+//   their own send time: the first `tokens` go at once, the rest are spaced at the refill
+//   rate. Nothing is decided on a stale "remaining" read before the others were sent.
+// - Each response corrects the copy by what the service said: `remaining`, minus the
+//   requests this client sent after that one (the service had not counted those yet).
+//   It only ever lowers the estimate (other processes using the same key show up here);
+//   the copy's own refill raises it.
+// - Until the first response, one request goes alone (a probe) and the others wait for
+//   it, since the size of the bucket is not known yet; while no answer has come, one more
+//   goes every PROBE_WAIT_MS.
+// - After a 429, nobody sends until its Retry-After has passed, including callers that
+//   were already waiting for a later slot.
+// A response without the headers (a service with no limit) turns pacing off.
 
 export interface RateHeaders {
   limit: number;
   remaining: number;
 }
 
+/** Handed out by acquire(); give it back to observe() or settle() when the attempt ends. */
+export interface Permit {
+  readonly seq: number;
+}
+
+/** While no answer has come, one more request goes this often (the others keep waiting). */
+export const PROBE_WAIT_MS = 2000;
+
 export class Pacer {
-  private spacingMs = 0;
-  private nextSlot = 0;
+  /** Bucket size and refill per second; 0 = no limit seen (unpaced). */
+  private limit = 0;
+  /** Has any attempt finished yet (so the bucket is known, or known to be absent)? */
+  private known = false;
+  /** Our estimate of the service's bucket after every request we let through; may go negative (reserved slots). */
+  private tokens = 0;
+  private at = 0;
+  /** After a 429: no request is sent before this time. */
+  private holdUntil = 0;
+  private issued = 0;
+  private probe: { done: Promise<void>; release: () => void } | undefined;
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** Resolves when the caller may send its next request. */
-  async acquire(signal?: AbortSignal): Promise<void> {
-    if (this.spacingMs === 0) return;
-    const now = this.now();
-    const slot = Math.max(now, this.nextSlot);
-    this.nextSlot = slot + this.spacingMs;
-    if (slot > now) await sleep(slot - now, signal);
+  async acquire(signal?: AbortSignal): Promise<Permit> {
+    for (;;) {
+      if (signal?.aborted) throw signal.reason;
+      const now = this.now();
+      if (now < this.holdUntil) {
+        await sleep(Math.max(1, this.holdUntil - now), signal);
+        continue;
+      }
+      if (!this.known) {
+        if (!this.probe) {
+          let release!: () => void;
+          const done = new Promise<void>((resolve) => (release = resolve));
+          this.probe = { done, release };
+          return this.issue();
+        }
+        const probe = this.probe;
+        const timedOut = await waitAtMost(probe.done, PROBE_WAIT_MS, signal);
+        if (timedOut && this.probe === probe) {
+          // A slow first answer (a long request, or a busy service): one more caller goes
+          // as a probe, and the others wait for whichever answers first.
+          this.probe = { ...probe };
+          return this.issue();
+        }
+        continue;
+      }
+      if (this.limit === 0) return this.issue();
+      this.refill(now);
+      this.tokens -= 1;
+      const permit = this.issue();
+      if (this.tokens >= 0) return permit;
+      // Our slot is when the refill brings the bucket back to zero. A 429 may arrive while
+      // we wait: its hold applies to slots reserved before it too. (Checked against the
+      // clock, since a timer set during a long event-loop turn can fire early.)
+      const slot = now + (-this.tokens / this.limit) * 1000;
+      for (let at = this.now(); at < Math.max(slot, this.holdUntil); at = this.now()) await sleep(Math.max(1, Math.max(slot, this.holdUntil) - at), signal);
+      return permit;
+    }
   }
 
-  observe(headers: RateHeaders | undefined): void {
-    if (!headers || headers.limit <= 0) {
-      this.spacingMs = 0;
+  /** The attempt got a response; `headers` are its X-Rate-Limit-* values, if any. */
+  observe(permit: Permit, headers: RateHeaders | undefined): void {
+    if (!headers || !(headers.limit > 0)) {
+      if (!this.known) this.learn();
       return;
     }
-    const lowWater = Math.max(2, headers.limit * 0.2);
-    this.spacingMs = headers.remaining <= lowWater ? 1000 / headers.limit : 0;
+    // What the service's bucket will hold once it has counted everything we sent after this one.
+    const implied = Math.min(headers.limit, headers.remaining - (this.issued - 1 - permit.seq));
+    const now = this.now();
+    if (this.limit === 0) {
+      this.tokens = implied;
+      this.at = now;
+    } else {
+      // Only ever lower the estimate: an older answer, or one that left the service
+      // before some refill, under-counts; our own refill catches up at the real rate.
+      this.refill(now);
+      this.tokens = Math.min(this.tokens, implied);
+    }
+    this.limit = headers.limit;
+    this.learn();
+  }
+
+  /** The attempt ended without a response (connection error): let the next caller probe. */
+  settle(_permit: Permit): void {
+    if (!this.known && this.probe) {
+      const { release } = this.probe;
+      this.probe = undefined;
+      release();
+    }
   }
 
   /** After a 429, hold every request until the service's Retry-After has passed. */
   backOff(ms: number): void {
-    this.nextSlot = Math.max(this.nextSlot, this.now() + ms);
-    if (this.spacingMs === 0) this.spacingMs = 1;
+    const now = this.now();
+    this.holdUntil = Math.max(this.holdUntil, now + ms);
+    if (this.limit > 0) {
+      // The service's bucket was empty; it refills during the hold.
+      this.refill(now);
+      this.tokens = Math.min(this.tokens, 0);
+    }
+  }
+
+  private issue(): Permit {
+    const permit = { seq: this.issued };
+    this.issued += 1;
+    return permit;
+  }
+
+  private refill(now: number): void {
+    if (now > this.at) {
+      this.tokens = Math.min(this.limit, this.tokens + ((now - this.at) / 1000) * this.limit);
+      this.at = now;
+    }
+  }
+
+  private learn(): void {
+    this.known = true;
+    const probe = this.probe;
+    this.probe = undefined;
+    probe?.release();
   }
 }
 
@@ -51,5 +162,24 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(signal?.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Waits for `promise` or `ms`, whichever is first; true when the time ran out. */
+function waitAtMost(promise: Promise<void>, ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const finish = (timedOut: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(timedOut);
+    };
+    const timer = setTimeout(() => finish(true), ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    void promise.then(() => finish(false));
   });
 }

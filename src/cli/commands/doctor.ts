@@ -24,7 +24,13 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 export function register(program: Command, registrar: Registrar): void {
   program.command('doctor')
     .description('Check the target, the API key, the clock and the rate-limit headroom')
-    .addHelpText('after', examples('ferry doctor', 'ferry --base-url http://127.0.0.1:8080 --api-key-file admin.key doctor --json'))
+    .addHelpText('after', examples(
+      'ferry doctor',
+      'ferry --base-url http://127.0.0.1:8080 --api-key-file admin.key doctor --json',
+      'ferry --profile staging doctor -q || exit 1   # a CI pre-flight step',
+    ))
+    .addHelpText('after', `Exit codes: 0 every check passed · 4 the key was refused · 1 any other failed check.
+`)
     .action(registrar.action(runDoctor));
 }
 

@@ -25,6 +25,10 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry login --profile staging --base-url http://10.0.0.5:8080 < staging.key',
       'ferry --profile staging companies list',
     ))
+    .addHelpText('after', `Uses the global options: --base-url (asked for when missing), --profile (default "default") and
+--client. The key is read from stdin when it is piped in, otherwise from a hidden prompt; it is
+checked against the service before it is saved (config file mode 0600).
+`)
     .action(registrar.action(runLogin));
 }
 

@@ -33,6 +33,10 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
     ))
+    .addHelpText('after', `State lives in --data-dir (global; default $XDG_DATA_HOME/ferry). The first start writes the
+admin key to <data-dir>/admin.key (mode 0600). Ctrl-C or SIGTERM stops accepting connections,
+lets in-flight requests finish and exits 0.
+`)
     .action(registrar.action(runServe));
 }
 

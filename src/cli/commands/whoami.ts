@@ -17,7 +17,11 @@ interface Profile {
 export function register(program: Command, registrar: Registrar): void {
   program.command('whoami')
     .description('Show the target service and the account the key acts for')
-    .addHelpText('after', examples('ferry whoami', 'ferry --profile staging whoami --json'))
+    .addHelpText('after', examples(
+      'ferry whoami',
+      'ferry --profile staging whoami --json',
+      'ferry --client 3f1c… whoami          # an admin key acting for a client',
+    ))
     .action(registrar.action(runWhoami));
 }
 

@@ -10,7 +10,10 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Revoke an API key; requests with it then get 403')
     .argument('<clientId>', 'the client account id')
     .argument('<keyId>', 'the key id (ferry admin keys list CLIENT_ID)')
-    .addHelpText('after', examples('ferry admin keys revoke 3f1c… 9a0b…'))
+    .addHelpText('after', examples(
+      'ferry admin keys create 3f1c… > new.key && ferry admin keys revoke 3f1c… 9a0b…   # rotate a key',
+      'ferry admin keys revoke 3f1c… 9a0b… --json',
+    ))
     .action(registrar.action(runKeysRevoke));
 }
 

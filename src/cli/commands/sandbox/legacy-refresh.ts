@@ -16,7 +16,11 @@ export function register(program: Command, registrar: Registrar): void {
     .command('legacy-refresh')
     .description("Simulate the client's old application refreshing a tenant's token")
     .argument('<tenantId>', 'the tenant (the externalId column of the tokens CSV)')
-    .addHelpText('after', examples('ferry sandbox tenants legacy-refresh 0b5e…', 'ferry check COMPANY_ID   # then see the end-to-end check fail'))
+    .addHelpText('after', examples(
+      'ferry sandbox tenants legacy-refresh 0b5e…',
+      'ferry check COMPANY_ID     # then the end-to-end check of the migrated company fails',
+      'ferry sandbox tenants legacy-refresh 0b5e… --json',
+    ))
     .action(registrar.action(runLegacyRefresh));
 }
 

@@ -18,7 +18,10 @@ export function register(program: Command, registrar: Registrar): void {
     .command('list')
     .description('List sandbox tenants')
     .option('--platform <key>', 'only this platform')
-    .addHelpText('after', examples('ferry sandbox tenants list --platform gbol'))
+    .addHelpText('after', examples(
+      'ferry sandbox tenants list --platform gbol',
+      "ferry sandbox tenants list --json | jq -r '.[] | select(.invoices > 1000) | .id'",
+    ))
     .action(registrar.action(runTenantsList));
 }
 
