@@ -33,12 +33,14 @@ import * as templatesShow from './templates/show.js';
 import * as sync from './sync.js';
 import * as status from './status.js';
 import * as push from './push.js';
+import * as exportData from './export.js';
 import * as managedInit from './managed/init.js';
 import * as managedStatus from './managed/status.js';
 import * as managedRun from './managed/run.js';
 import * as managedStep from './managed/step.js';
 import * as managedReport from './managed/report.js';
 import * as check from './check.js';
+import * as demo from './demo.js';
 
 export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
   serve.register,
@@ -72,10 +74,12 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   sync.register,
   status.register,
   push.register,
+  exportData.register,
   managedInit.register,
   managedStatus.register,
   managedRun.register,
   managedStep.register,
   managedReport.register,
   check.register,
+  demo.register,
 ];

@@ -1,0 +1,161 @@
+// `ferry export DATA_TYPE`: every record of a data set (one company's, or every company's)
+// to ndjson, csv or one JSON document, on stdout or into a file written atomically, in
+// constant memory; --resume continues an interrupted file export, --state exports only
+// what changed since the last run. The engine lives in src/export/.
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { CommandContext } from '../context.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { assertWritable } from '../files.js';
+import type { Registrar } from '../program.js';
+import { examples } from './group.js';
+
+export type ExportFormat = 'ndjson' | 'csv' | 'json';
+
+export interface ExportOptions {
+  company?: string;
+  allCompanies?: boolean;
+  query?: string;
+  orderBy?: string;
+  pageSize: number;
+  format?: ExportFormat;
+  out?: string;
+  state?: string;
+  resume?: boolean;
+  force?: boolean;
+}
+
+function pageSize(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 5000) throw new InvalidArgumentError('--page-size must be a whole number from 1 to 5000.');
+  return Number(value);
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  program
+    .command('export')
+    .description('Write every record of a data set to ndjson, csv or JSON (stdout or a file), in constant memory')
+    .argument('<DATA_TYPE>', 'data type, e.g. invoices, bills, customers, chartOfAccounts')
+    .option('--company <id>', 'the company whose data set to export')
+    .option('--all-companies', 'every company of the account (each record gets a companyId)')
+    .option('--query <q>', 'filter, e.g. "status=paid && amountDue>0"')
+    .option('--order-by <field>', 'sort, e.g. issueDate or -modifiedDate (default: as created)')
+    .option('--page-size <n>', 'records per request (1-5000)', pageSize, 5000)
+    .addOption(new Option('--format <format>', 'output format (default: from the --out extension, else ndjson)').choices(['ndjson', 'csv', 'json']))
+    .option('--out <file>', 'file to write (temp file + rename); - or none: stdout')
+    .option('--force', 'replace --out if it exists')
+    .option('--state <file>', 'incremental: export only records modified since the last run with this file')
+    .option('--resume', 'continue an interrupted export to --out from its last complete page')
+    .addHelpText('after', examples(
+      'ferry export invoices --company 8a2f… --out invoices.ndjson',
+      'ferry export invoices --all-companies --format csv --out invoices.csv --state invoices.state.json',
+      'ferry export bills --company 8a2f… --query "status=Open" | jq .totalAmount',
+    ))
+    .action(registrar.action(runExport));
+}
+
+/** The file's folder must exist (ferry writes temp files beside it, then renames). */
+function requireFolder(path: string, flag: string): void {
+  const folder = dirname(resolve(path));
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new UsageError(`The folder of ${flag} ${path} does not exist: ${folder}.`, 'Create it first, or choose another path.');
+}
+
+export function formatFor(options: Pick<ExportOptions, 'format' | 'out'>): ExportFormat {
+  if (options.format) return options.format;
+  const out = options.out?.toLowerCase() ?? '';
+  if (out.endsWith('.csv')) return 'csv';
+  if (out.endsWith('.json')) return 'json';
+  return 'ndjson';
+}
+
+export async function runExport(options: ExportOptions, ctx: CommandContext, args: string[]): Promise<void> {
+  const given = args[0] ?? '';
+  if (options.company !== undefined && options.allCompanies) throw new UsageError('Give --company ID or --all-companies, not both.');
+  if (options.company === undefined && !options.allCompanies) {
+    throw new UsageError('Say which company to export: --company ID, or --all-companies.', 'ferry companies list shows the ids.');
+  }
+  if (options.company !== undefined && options.company.trim() === '') throw new UsageError('--company needs a company id.');
+  const toFile = options.out !== undefined && options.out !== '-';
+  if (options.resume && !toFile) throw new UsageError('--resume needs --out FILE: an export to stdout cannot be resumed.');
+  if (toFile) {
+    assertWritable(options.out!, options.force ?? false);
+    requireFolder(options.out!, '--out');
+  }
+  if (options.state !== undefined) requireFolder(options.state, '--state');
+  const format = formatFor(options);
+
+  const { dataTypeByKey, dataTypeByPath, DATA_TYPES } = await import('../../service/integrations/data-types.js');
+  const known = dataTypeByKey(given) ?? dataTypeByPath(given);
+  const dataType = known?.key ?? given;
+  const dataPath = known?.path ?? given;
+
+  const { io } = ctx;
+  const { client } = await ctx.connect();
+  const { runExportPlan } = await import('../../export/exporter.js');
+  const { ApiRequestError } = await import('../../client/errors.js');
+  const { startProgress, rateLine, formatCount } = await import('../progress.js');
+  const quietNotes = io.mode === 'json';
+  const progress = await startProgress(io, `Exporting ${dataType}…`);
+  const started = Date.now();
+  let summary;
+  try {
+    summary = await runExportPlan({
+      dataType,
+      dataPath,
+      companyId: options.company,
+      allCompanies: options.allCompanies ?? false,
+      query: options.query,
+      orderBy: options.orderBy,
+      pageSize: options.pageSize,
+      format,
+      out: toFile ? options.out : undefined,
+      force: options.force ?? false,
+      resume: options.resume ?? false,
+      statePath: options.state,
+    }, {
+      client,
+      stream: io.stdout,
+      signal: ctx.signal,
+      note: (line) => {
+        if (!quietNotes) io.err(line);
+      },
+      progress: (info) => {
+        const done = info.records - info.resumedRecords;
+        const line = info.companies > 1 || options.allCompanies
+          ? `company ${formatCount(info.companyIndex + 1)}/${formatCount(info.companies)} · ${rateLine(done, undefined, started, 'records')}`
+          : rateLine(done, info.companyTotal !== undefined ? Math.max(done, info.companyTotal - info.resumedRecords) : undefined, started, 'records');
+        progress.update(info.resumedRecords > 0 ? `${line} (after ${formatCount(info.resumedRecords)} from the interrupted run)` : line);
+      },
+    });
+  } catch (err) {
+    progress.fail(`Export of ${dataType} stopped.`);
+    if (err instanceof ApiRequestError && err.status === 404 && /unknown data type/i.test(err.message)) {
+      throw new CliError(`The service does not know the data type ${given} (HTTP 404).`, EXIT.error, `Data types: ${DATA_TYPES.map((t) => t.key).join(', ')}.`);
+    }
+    throw err;
+  }
+
+  const where = summary.out ?? 'stdout';
+  const companies = options.allCompanies ? ` of ${formatCount(summary.companies.exported)} compan${summary.companies.exported === 1 ? 'y' : 'ies'}` : '';
+  const rate = summary.seconds > 0 ? ` · ${formatCount(Math.round((summary.records - summary.resumedRecords) / summary.seconds))}/s` : '';
+  progress.done(`Exported ${formatCount(summary.records)} ${dataType}${companies} to ${where} (${format}) in ${summary.seconds}s${rate}.`);
+  if (!quietNotes && summary.extraRows > 0) {
+    io.err(`${formatCount(summary.extraRows)} row${summary.extraRows === 1 ? '' : 's'} had fields the CSV header (taken from the first page) does not name; they are in the _extra column as JSON.`);
+  }
+  if (!quietNotes && summary.state) io.err(`Bookmarks saved to ${summary.state}; the next run with --state ${summary.state} exports only what changed.`);
+  if (io.mode === 'json') {
+    if (summary.out) io.json(summary);
+  } else if (summary.out) {
+    io.out(summary.out);
+  }
+  const notSynced = summary.skipped.filter((s) => s.reason === 'notSynced');
+  const others = summary.skipped.filter((s) => s.reason !== 'notSynced');
+  if (!quietNotes && others.length > 0) io.err(`Skipped ${others.length} compan${others.length === 1 ? 'y' : 'ies'} without this data set (unsupported by the platform, or deleted).`);
+  if (notSynced.length > 0) {
+    throw new CliError(
+      `${notSynced.length} compan${notSynced.length === 1 ? 'y was' : 'ies were'} skipped because the ${dataType} data set is not synced yet; the output holds the others.`,
+      EXIT.partial,
+      `Sync ${notSynced.length === 1 ? 'it' : 'them'} (ferry sync ${notSynced.slice(0, 3).map((s) => s.companyId).join(' ')}${notSynced.length > 3 ? ' …' : ''} --data-type ${dataType} --wait), then export again.`,
+    );
+  }
+}

@@ -1,0 +1,566 @@
+// The export engine: every record of a data set, page by page, into one document, in
+// constant memory. Two pages are requested ahead of the one being written (LookAhead below),
+// so the service prepares the next pages while this one is on the wire and being written; at
+// most three pages are held at once, whatever the size of the data set.
+//
+// Consistency: a data set is served from its last complete sync (a snapshot), and pages
+// are offsets into it, so a resync that completes in the middle of an export would shift
+// the pages (records repeated or missing). Each company's export therefore notes the data
+// set's latestSuccessfulSyncId (GET /dataStatus) before its first page and checks it again
+// after its last, and checks that totalResults stays the same on every page. If the data
+// set changed, a file export starts that company again from its first page (the part file
+// is cut back to where the company began; at most MAX_RESTARTS times), and a stdout export,
+// which cannot take back what it wrote, fails. Each company's records thus come from one
+// snapshot; different companies' snapshots are naturally taken at different times.
+import type { ApiClient } from '../client/client.js';
+import { ApiRequestError } from '../client/errors.js';
+import { CliError, InterruptedError, UsageError } from '../cli/errors.js';
+import { BookmarkTracker, incrementalQuery, loadState, saveState, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
+import {
+  acquireLock, appendJournal, argsDiffer, partLength, partPaths, readCheckpoint, readCompanies, readJournal, releaseLock, removeParts,
+  saveCheckpoint, saveCompanies, type Checkpoint, type CompanyPosition, type ExportArgs, type ListedCompany, type PartPaths,
+} from './checkpoint.js';
+import { parsedPage, readPage, type PageMeta, type ReadPage } from './page.js';
+import { createEncoder, PartFile, StreamSink, type Encoder, type Format, type Sink } from './writers.js';
+import type { Writable } from 'node:stream';
+
+export const MAX_PAGE_SIZE = 5000;
+/** How many times one company is started again because its data set was resynced under the export. */
+export const MAX_RESTARTS = 3;
+
+export interface ExportPlan {
+  /** The data type key (`invoices`, `chartOfAccounts`). */
+  dataType: string;
+  /** Its path under /companies/{id}/data/ (`invoices`, `accounts`). */
+  dataPath: string;
+  companyId?: string;
+  allCompanies: boolean;
+  query?: string;
+  orderBy?: string;
+  pageSize: number;
+  format: Format;
+  /** A file to write; undefined writes to `stream`. */
+  out?: string;
+  force: boolean;
+  resume: boolean;
+  statePath?: string;
+}
+
+export interface ProgressInfo {
+  /** Records written, in total (a resumed export counts the earlier run's too). */
+  records: number;
+  /** Records written before this run (resume). */
+  resumedRecords: number;
+  /** Records the current company's data set holds (its totalResults). */
+  companyTotal?: number;
+  companyRecords: number;
+  companyIndex: number;
+  companies: number;
+}
+
+export interface ExportEnv {
+  client: ApiClient;
+  /** Where the document goes without `out` (stdout). */
+  stream: Writable;
+  signal: AbortSignal;
+  /** A line for the person watching (stderr). */
+  note(line: string): void;
+  progress(info: ProgressInfo): void;
+}
+
+export interface SkippedCompany {
+  companyId: string;
+  name: string;
+  status: number;
+  /** `notSynced` (409), `unsupported` (404 for the data type), `notFound` (the company is gone). */
+  reason: 'notSynced' | 'unsupported' | 'notFound';
+  message: string;
+}
+
+export interface ExportSummary {
+  dataType: string;
+  format: Format;
+  out: string | null;
+  records: number;
+  /** Records the interrupted run had written (0 unless resumed). */
+  resumedRecords: number;
+  bytes: number;
+  seconds: number;
+  resumed: boolean;
+  companies: { total: number; exported: number; skipped: number };
+  skipped: SkippedCompany[];
+  /** CSV rows that had fields beyond the header (in `_extra`). */
+  extraRows: number;
+  /** Companies started again because their data set was resynced during the export. */
+  restarts: number;
+  state: string | null;
+}
+
+/** The data set cannot be read for this company (409 not synced, 404 unsupported or gone). */
+export class DataSetUnavailable extends Error {
+  constructor(readonly skipped: SkippedCompany, override readonly cause: ApiRequestError, readonly dataType: string) {
+    super(skipped.message);
+  }
+}
+
+class Resynced extends Error {}
+
+interface CompanyOutcome {
+  records: number;
+  bookmark: BookmarkTracker;
+}
+
+export async function runExportPlan(plan: ExportPlan, env: ExportEnv): Promise<ExportSummary> {
+  let state: { state: StateFile; digest: string } | undefined;
+  try {
+    state = plan.statePath ? loadState(plan.statePath) : undefined;
+  } catch (err) {
+    if (err instanceof StateFileError) throw new UsageError(err.message, 'Point --state at the file an earlier ferry export wrote, or at a new path.');
+    throw err;
+  }
+  const args: ExportArgs = {
+    dataType: plan.dataType,
+    scope: plan.allCompanies ? '*' : (plan.companyId as string),
+    query: plan.query ?? null,
+    orderBy: plan.orderBy ?? null,
+    pageSize: plan.pageSize,
+    format: plan.format,
+    state: state?.digest ?? 'none',
+  };
+  if (!plan.out) return new Run(plan, env, args, state, undefined).execute(undefined);
+
+  const paths = partPaths(plan.out);
+  const lock = acquireLock(paths);
+  if (!lock.ok) {
+    throw new CliError(`Another ferry export (pid ${lock.pid}) is writing ${plan.out}.`, 1, 'Wait for it to finish, or choose another --out.');
+  }
+  try {
+    const resumeFrom = findResumePoint(plan, paths, args, env);
+    return await new Run(plan, env, args, state, paths).execute(resumeFrom);
+  } finally {
+    releaseLock(paths);
+  }
+}
+
+/** The checkpoint to continue from, or undefined to start afresh (old part files removed). */
+function findResumePoint(plan: ExportPlan, paths: PartPaths, args: ExportArgs, env: ExportEnv): Checkpoint | undefined {
+  const existing = readCheckpoint(paths);
+  const leftover = existing !== undefined || partLength(paths) >= 0;
+  if (!plan.resume) {
+    if (leftover) env.note(`Discarding an interrupted export to ${plan.out} (add --resume to continue it instead).`);
+    removeParts(paths);
+    return undefined;
+  }
+  if (!existing) {
+    env.note(`No interrupted export to ${plan.out} to resume; starting a fresh one.`);
+    removeParts(paths);
+    return undefined;
+  }
+  const differ = argsDiffer(existing.args, args);
+  if (differ.length > 0) {
+    throw new UsageError(
+      `The interrupted export to ${plan.out} was started with different arguments (${differ.join(', ')}), so it cannot be resumed with these.`,
+      'Run it again with the same arguments and --resume, or without --resume to start over.',
+    );
+  }
+  const length = partLength(paths);
+  if (length < existing.bytes) {
+    env.note(`The partial file of the interrupted export is shorter than its checkpoint (${length} < ${existing.bytes} bytes); starting over.`);
+    removeParts(paths);
+    return undefined;
+  }
+  if (plan.allCompanies && !readCompanies(paths)) {
+    env.note('The company list of the interrupted export is missing; starting over.');
+    removeParts(paths);
+    return undefined;
+  }
+  return existing;
+}
+
+class Run {
+  private encoder!: Encoder;
+  private sink!: Sink;
+  private file: PartFile | undefined;
+  private records = 0;
+  private resumedRecords = 0;
+  private extraRows = 0;
+  private restarts = 0;
+  private companies: ListedCompany[] = [];
+  private readonly started = Date.now();
+  private readonly previous: Record<string, Bookmark>;
+  private readonly newBookmarks = new Map<string, Bookmark>();
+  private readonly skipped = new Map<string, SkippedCompany>();
+  private exported = 0;
+  private wroteAnyPage = false;
+  private position: CompanyPosition | undefined;
+  private startedAt = new Date().toISOString();
+
+  constructor(
+    private readonly plan: ExportPlan,
+    private readonly env: ExportEnv,
+    private readonly args: ExportArgs,
+    private readonly state: { state: StateFile; digest: string } | undefined,
+    private readonly paths: PartPaths | undefined,
+  ) {
+    this.previous = state?.state.bookmarks[plan.dataType] ?? {};
+  }
+
+  async execute(resumeFrom: Checkpoint | undefined): Promise<ExportSummary> {
+    const { plan, paths } = this;
+    const withCompany = plan.allCompanies;
+    try {
+      if (paths) {
+        this.file = await PartFile.open(paths.part, resumeFrom?.bytes ?? 0);
+        this.sink = this.file;
+      } else {
+        this.sink = new StreamSink(this.env.stream);
+      }
+      this.encoder = createEncoder(plan.format, withCompany, resumeFrom?.encoder);
+      if (resumeFrom) {
+        this.startedAt = resumeFrom.startedAt;
+        this.records = this.resumedRecords = resumeFrom.records;
+        this.wroteAnyPage = true;
+        this.companies = plan.allCompanies ? (readCompanies(paths!) ?? []) : [{ id: plan.companyId!, name: '' }];
+        this.replayJournal(resumeFrom.company.index);
+        this.env.note(`Resuming the export to ${plan.out} at ${resumeFrom.records.toLocaleString('en-US')} records` +
+          `${plan.allCompanies ? ` (company ${resumeFrom.company.index + 1} of ${this.companies.length})` : ''}.`);
+      } else {
+        this.companies = plan.allCompanies ? await this.listCompanies() : [{ id: plan.companyId!, name: '' }];
+        if (paths && plan.allCompanies) saveCompanies(paths, this.companies);
+        await this.sink.write(this.encoder.start());
+      }
+
+      const first = resumeFrom?.company.index ?? 0;
+      for (let index = first; index < this.companies.length; index++) {
+        const company = this.companies[index]!;
+        this.position = index === first && resumeFrom ? resumeFrom.company : this.freshPosition(index, company.id);
+        this.saveCheckpoint();
+        try {
+          const outcome = await this.exportCompany(company, index);
+          this.exported += 1;
+          const bookmark = outcome.bookmark.result(isoNow());
+          if (bookmark) this.newBookmarks.set(company.id, bookmark);
+          if (paths && plan.allCompanies) appendJournal(paths, { companyId: company.id, outcome: 'exported', records: outcome.records, bookmark: outcome.bookmark.state() });
+        } catch (err) {
+          if (!(err instanceof DataSetUnavailable) || !plan.allCompanies) throw err;
+          const skipped = { ...err.skipped, name: company.name };
+          this.skipped.set(company.id, skipped);
+          this.env.note(`Skipped company ${company.id}${company.name ? ` (${company.name})` : ''}: ${skipped.message}`);
+          if (paths) appendJournal(paths, { companyId: company.id, outcome: 'skipped', status: skipped.status, reason: skipped.reason, name: company.name });
+        }
+      }
+      this.position = undefined;
+      await this.sink.write(this.encoder.finish());
+      if (this.file && paths) {
+        await this.file.commit(plan.out!, plan.force);
+        this.file = undefined;
+        removeParts(paths);
+      }
+      const statePath = this.saveState();
+      return this.summary(resumeFrom !== undefined, statePath);
+    } catch (err) {
+      throw this.failure(err);
+    } finally {
+      await this.file?.close();
+    }
+  }
+
+  /** Turns an abort into InterruptedError, and says where a partial export stays. */
+  private failure(err: unknown): unknown {
+    const { paths, plan } = this;
+    const interrupted = this.env.signal.aborted;
+    const kept = paths !== undefined && this.wroteAnyPage;
+    if (paths && !kept) removeParts(paths);
+    const counted = `${this.records.toLocaleString('en-US')} record${this.records === 1 ? '' : 's'} written`;
+    const resumeHint = `The partial export is kept beside ${plan.out}; continue it with the same command and --resume.`;
+    if (interrupted) {
+      if (!plan.out) return new InterruptedError(`Interrupted after ${counted}; the output is incomplete.`);
+      return new InterruptedError(kept ? `Interrupted after ${counted}. ${resumeHint}` : `Interrupted; nothing was written to ${plan.out}.`);
+    }
+    if (err instanceof CliError && err.exitCode === 2) return err;
+    if (err instanceof DataSetUnavailable) return unavailableError(err);
+    if (kept) this.env.note(`${counted} before the failure. ${resumeHint}`);
+    return err;
+  }
+
+  private async listCompanies(): Promise<ListedCompany[]> {
+    const companies: ListedCompany[] = [];
+    for await (const page of this.env.client.pages<{ id: string; name: string }>('/companies', { query: { pageSize: MAX_PAGE_SIZE }, signal: this.env.signal })) {
+      for (const c of page.results) companies.push({ id: c.id, name: c.name });
+    }
+    return companies;
+  }
+
+  private replayJournal(currentIndex: number): void {
+    const journal = this.paths ? readJournal(this.paths) : new Map();
+    for (let i = 0; i < currentIndex; i++) {
+      const company = this.companies[i]!;
+      const entry = journal.get(company.id);
+      if (entry?.outcome === 'skipped') {
+        this.skipped.set(company.id, { companyId: company.id, name: company.name, status: entry.status, reason: entry.reason as SkippedCompany['reason'], message: skipMessage(entry.reason, entry.status, company.id, this.plan.dataType) });
+      } else if (entry?.outcome === 'exported') {
+        this.exported += 1;
+        const bookmark = new BookmarkTracker(this.previous[company.id], entry.bookmark).result(isoNow());
+        if (bookmark) this.newBookmarks.set(company.id, bookmark);
+      }
+    }
+  }
+
+  private freshPosition(index: number, id: string): CompanyPosition {
+    return { index, id, pagesDone: 0, startBytes: this.sink.bytes, startRecords: this.records, startEncoder: this.encoder.state(), bookmark: {} };
+  }
+
+  private saveCheckpoint(): void {
+    if (!this.paths || !this.position) return;
+    saveCheckpoint(this.paths, {
+      version: 1,
+      args: this.args,
+      startedAt: this.startedAt,
+      bytes: this.sink.bytes,
+      records: this.records,
+      encoder: this.encoder.state(),
+      companies: this.companies.length,
+      company: this.position,
+    });
+  }
+
+  /** One company's records; starts the company again when its data set is resynced meanwhile. */
+  private async exportCompany(company: ListedCompany, index: number): Promise<CompanyOutcome> {
+    for (let restarts = 0; ; restarts++) {
+      try {
+        return await this.exportSnapshot(company, index);
+      } catch (err) {
+        if (!(err instanceof Resynced)) throw err;
+        const what = `The ${this.plan.dataType} data set of company ${company.id} was resynced while it was being exported`;
+        if (!this.file) {
+          throw new CliError(`${what}, so the output mixes two snapshots (records may be missing or repeated).`, 1,
+            'Run the export again, or export to a file with --out, which starts such a company again by itself.');
+        }
+        if (restarts >= MAX_RESTARTS) {
+          throw new CliError(`${what}, again and again.`, 1, 'Export it when no sync is running (see ferry status), then --resume.');
+        }
+        this.restarts += 1;
+        this.env.note(`${what}; exporting it again from its first page.`);
+        await this.rewind();
+      }
+    }
+  }
+
+  /** Back to where the current company began: part file, encoder, counts, bookmark. */
+  private async rewind(): Promise<void> {
+    const position = this.position!;
+    await this.file!.truncate(position.startBytes);
+    this.encoder = createEncoder(this.plan.format, this.plan.allCompanies, position.startEncoder);
+    this.records = position.startRecords;
+    this.position = { ...position, pagesDone: 0, bookmark: {} };
+    delete this.position.total;
+    delete this.position.snapshot;
+    this.saveCheckpoint();
+  }
+
+  private async exportSnapshot(company: ListedCompany, index: number): Promise<CompanyOutcome> {
+    const { plan, env } = this;
+    const position = this.position!;
+    const previous = this.previous[company.id];
+    const snapshot = await this.readSnapshot(company.id);
+    if (position.pagesDone > 0 && position.snapshot !== undefined && snapshot !== position.snapshot) throw new Resynced();
+    if (position.pagesDone === 0 && snapshot !== undefined) position.snapshot = snapshot;
+    const tracker = new BookmarkTracker(previous, position.bookmark);
+    const query = incrementalQuery(plan.query, previous);
+    const base = `/companies/${encodeURIComponent(company.id)}/data/${encodeURIComponent(plan.dataPath)}`;
+    const companyStartRecords = position.startRecords;
+    let pagesThisRun = 0;
+
+    const fetchPage = (href: string | undefined, page?: number): Promise<ReadPage> => {
+      const request = (href === undefined
+        ? env.client.get<Buffer[]>(base, { query: { page, pageSize: plan.pageSize, query, orderBy: plan.orderBy }, signal: env.signal, raw: true })
+        : env.client.get<Buffer[]>(href, { signal: env.signal, raw: true })
+      ).then(toPage);
+      request.catch(() => undefined); // awaited below, or abandoned; never an unhandled rejection
+      return request;
+    };
+    const ahead = new LookAhead(fetchPage);
+
+    let pending: Promise<ReadPage> | undefined = fetchPage(undefined, position.pagesDone + 1);
+    while (pending) {
+      if (env.signal.aborted) throw env.signal.reason;
+      let page: ReadPage;
+      try {
+        page = await pending;
+      } catch (err) {
+        if (pagesThisRun === 0 && position.pagesDone === 0 && err instanceof ApiRequestError) throw unavailable(err, company, plan.dataType, plan.allCompanies);
+        throw err;
+      }
+      pending = undefined;
+      const { meta, records } = page;
+      if (position.total === undefined) position.total = meta.totalResults;
+      else if (meta.totalResults !== position.total) throw new Resynced();
+      if (meta.next && records.count > 0) {
+        pending = ahead.next(meta.next, meta);
+        // undici sends a request on a reused socket in the check phase: let it go before the synchronous encoding below.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+
+      // --state: note every record's modifiedDate, and leave out those the last run already exported.
+      let keep: ((i: number) => boolean) | undefined;
+      if (plan.statePath) {
+        const skip = new Set<number>();
+        for (let i = 0; i < records.count; i++) {
+          const record = records.object(i);
+          if (tracker.alreadyExported(record)) skip.add(i);
+          tracker.see(record);
+        }
+        if (skip.size > 0) keep = (i) => !skip.has(i);
+      }
+      const encoded = this.encoder.page(records, keep, plan.allCompanies ? company.id : undefined);
+      this.extraRows += encoded.extraRows;
+      await this.sink.write(encoded.chunks);
+      this.records += encoded.count;
+      position.pagesDone += 1;
+      position.bookmark = tracker.state();
+      pagesThisRun += 1;
+      this.wroteAnyPage = true;
+      this.saveCheckpoint();
+      env.progress({
+        records: this.records,
+        resumedRecords: this.resumedRecords,
+        companyTotal: position.total,
+        companyRecords: this.records - companyStartRecords,
+        companyIndex: index,
+        companies: this.companies.length,
+      });
+    }
+    // One page is one read of one snapshot; several pages must all come from the same one.
+    if (position.pagesDone > 1 && position.snapshot !== undefined) {
+      const after = await this.readSnapshot(company.id);
+      if (after !== position.snapshot) throw new Resynced();
+    }
+    return { records: this.records - companyStartRecords, bookmark: tracker };
+  }
+
+  /** The data set's latestSuccessfulSyncId, or undefined when the service does not say. */
+  private async readSnapshot(companyId: string): Promise<string | undefined> {
+    try {
+      const status = await this.env.client.get<Record<string, { latestSuccessfulSyncId?: string } | undefined>>(
+        `/companies/${encodeURIComponent(companyId)}/dataStatus`, { signal: this.env.signal });
+      return status?.[this.plan.dataType]?.latestSuccessfulSyncId;
+    } catch (err) {
+      if (err instanceof ApiRequestError && err.status !== 401 && err.status !== 403 && err.status !== 402) return undefined;
+      throw err;
+    }
+  }
+
+  /** Saves the new bookmarks (re-reading the file first, so other data types' bookmarks stay). */
+  private saveState(): string | null {
+    const { statePath, dataType } = this.plan;
+    if (!statePath) return null;
+    const current = loadState(statePath).state;
+    const forType = { ...(current.bookmarks[dataType] ?? {}) };
+    for (const [companyId, bookmark] of this.newBookmarks) forType[companyId] = bookmark;
+    current.bookmarks[dataType] = forType;
+    saveState(statePath, current);
+    return statePath;
+  }
+
+  private summary(resumed: boolean, state: string | null): ExportSummary {
+    return {
+      dataType: this.plan.dataType,
+      format: this.plan.format,
+      out: this.plan.out ?? null,
+      records: this.records,
+      resumedRecords: this.resumedRecords,
+      bytes: this.sink.bytes,
+      seconds: Math.round((Date.now() - this.started) / 100) / 10,
+      resumed,
+      companies: { total: this.companies.length, exported: this.exported, skipped: this.skipped.size },
+      skipped: [...this.skipped.values()],
+      extraRows: this.extraRows,
+      restarts: this.restarts,
+      state,
+    };
+  }
+}
+
+/** --company: the data set cannot be exported; say why and what to run. */
+function unavailableError(err: DataSetUnavailable): CliError {
+  const { companyId } = err.skipped;
+  if (err.skipped.reason === 'notSynced') {
+    return new CliError(`${err.cause.message} (HTTP 409)`, 1, `Sync it first: ferry sync ${companyId} --data-type ${err.dataType} --wait`);
+  }
+  return new CliError(`${err.cause.message} (HTTP 404)`, 1, 'ferry integrations get KEY lists the data types a platform supports.');
+}
+
+/**
+ * Keeps up to LOOK_AHEAD pages requested ahead of the one being written. The pages are the
+ * ones `_links.next` names: each page's link is requested as soon as that page arrives, and
+ * so is the page after it, guessed from that link by adding one to its `page` parameter.
+ * A guess is used only if the next page's own link turns out to be exactly that URL (else
+ * it is dropped and the real link is requested), so the order and the records are always
+ * those of `_links.next`; the guess only lets the service prepare a page while the previous
+ * one is on the wire. No guess past the last page (totalResults / pageSize).
+ */
+export const LOOK_AHEAD = 2;
+
+class LookAhead {
+  private readonly requested = new Map<string, Promise<ReadPage>>();
+
+  constructor(private readonly fetch: (href: string) => Promise<ReadPage>) {}
+
+  /** The page at `href` (already requested, or now), and the one after it requested too. */
+  next(href: string, current: PageMeta): Promise<ReadPage> {
+    const page = this.take(href);
+    for (const stale of this.requested.keys()) this.requested.delete(stale); // guesses that were wrong
+    let guess = href;
+    for (let k = 1; k < LOOK_AHEAD; k++) {
+      const after = followingPage(guess, current);
+      if (!after) break;
+      if (!this.requested.has(after)) this.requested.set(after, this.fetch(after));
+      guess = after;
+    }
+    return page;
+  }
+
+  private take(href: string): Promise<ReadPage> {
+    const page = this.requested.get(href) ?? this.fetch(href);
+    this.requested.delete(href);
+    return page;
+  }
+}
+
+/** `href` with its page parameter plus one, or undefined (no page parameter, or past the last page). */
+export function followingPage(href: string, current: PageMeta): string | undefined {
+  const match = /([?&])page=(\d+)(?=&|$)/.exec(href);
+  if (!match) return undefined;
+  const page = Number(match[2]) + 1;
+  const size = current.pageSize ?? 0;
+  if (size > 0 && current.totalResults >= 0 && page > Math.ceil(current.totalResults / size)) return undefined;
+  return href.slice(0, match.index) + `${match[1]}page=${page}` + href.slice(match.index + match[0].length);
+}
+
+/** Response chunks (or an already parsed body, from a client that does not do raw) as a page. */
+function toPage(body: unknown): ReadPage {
+  if (Buffer.isBuffer(body) || (Array.isArray(body) && body.every((b) => Buffer.isBuffer(b)))) return readPage(body as Buffer | Buffer[]);
+  return parsedPage((body ?? {}) as Parameters<typeof parsedPage>[0]);
+}
+
+function isoNow(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function skipMessage(reason: string, status: number, companyId: string, dataType: string): string {
+  if (reason === 'notSynced') return `the ${dataType} data set is not synced yet (HTTP ${status}); run: ferry sync ${companyId} --data-type ${dataType} --wait`;
+  if (reason === 'unsupported') return `its platform does not support ${dataType} (HTTP ${status})`;
+  return `the company was not found (HTTP ${status}); it was deleted after the export started`;
+}
+
+/** A 409 or 404 on a company's first page, as a skip reason; anything else is left as it is. */
+function unavailable(err: ApiRequestError, company: ListedCompany, dataType: string, allCompanies: boolean): unknown {
+  let reason: SkippedCompany['reason'];
+  if (err.status === 409) reason = 'notSynced';
+  else if (err.status === 404 && /not supported/i.test(err.message)) reason = 'unsupported';
+  // With --all-companies a company that vanished after the list was taken is skipped; with --company, a 404 is the service's own error.
+  else if (allCompanies && err.status === 404 && !/unknown data type/i.test(err.message)) reason = 'notFound';
+  else return err;
+  const message = reason === 'unsupported' ? `${err.message} (HTTP 404)` : skipMessage(reason, err.status, company.id, dataType);
+  return new DataSetUnavailable({ companyId: company.id, name: company.name, status: err.status, reason, message }, err, dataType);
+}

@@ -1,0 +1,309 @@
+// One page of a data set as the service sent it: the envelope's fields, and each record of
+// `results` as a byte range of the response's chunks (as they came off the socket, never
+// joined into one buffer), found by a scan of the JSON structure rather than by parsing it
+// into objects. ndjson and json exports copy those bytes through as they are (no JSON.parse,
+// no JSON.stringify, no object per record), which keeps an export fast and its memory flat.
+// CSV, --state and the fallback parse records one at a time.
+//
+// The scan tracks only what it needs: string boundaries (escapes included), nesting depth,
+// the top-level key `results`, each element of that array, and whether an element has a
+// top-level `companyId` key. A page it cannot split safely (results that are not objects, a
+// line break between tokens inside a record, i.e. pretty-printed JSON, which would break an
+// ndjson line) is parsed whole instead, and its records are written back with
+// JSON.stringify: slower, same values.
+import type { Json } from './flatten.js';
+
+export interface PageMeta {
+  totalResults: number;
+  pageNumber?: number;
+  pageSize?: number;
+  next?: string;
+}
+
+export interface PageRecords {
+  readonly count: number;
+  /** Bytes of the record's JSON text (one line), or undefined when the page was parsed whole. */
+  byteLength(i: number): number | undefined;
+  /** Copies the record's bytes into `target` at `at` (a scanned page only); returns the bytes copied. */
+  copy(i: number, target: Buffer, at: number): number;
+  /** The record's bytes as a new Buffer (a scanned page only; for tests and diagnostics). */
+  bytes(i: number): Buffer | undefined;
+  /** The record as an object (parsed on demand from its bytes; call it once per record). */
+  object(i: number): Json;
+  /** Does the record have a top-level `companyId` field of its own? */
+  ownsCompanyId(i: number): boolean;
+  /**
+   * When every record follows the previous one after a single byte (the `,` of compact
+   * JSON), overwrites those bytes with `separator` in the response itself and returns the
+   * slices from the first record's start to the last one's end: every record, one per line,
+   * with nothing copied. Otherwise (or for a parsed page) undefined, and nothing is changed.
+   */
+  joinInPlace(separator: number): Buffer[] | undefined;
+}
+
+export interface ReadPage {
+  meta: PageMeta;
+  records: PageRecords;
+  /** The records were split out of the bytes (true) or the page was parsed whole (false). */
+  scanned: boolean;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+const COMPANY_KEY = Buffer.from('companyId');
+/** Longest key whose bytes are kept while scanning (`results`, `companyId`). */
+const KEY_CAP = 16;
+/** The key being read (its first KEY_CAP bytes): one buffer for every scan, nothing allocated per key. */
+const key = Buffer.alloc(KEY_CAP);
+
+export interface Scan {
+  /** Record i is the bytes [starts[i], ends[i]) of the body (offsets over all chunks). */
+  starts: number[];
+  ends: number[];
+  owns: boolean[];
+  resultsStart: number;
+  resultsEnd: number;
+}
+
+/** Splits the `results` array of a page envelope into record byte ranges, or undefined if it cannot be done safely. */
+export function scanPage(chunks: readonly Buffer[]): Scan | undefined {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const owns: boolean[] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  /** 1: reading a top-level key, 3: reading a record's key, 0: any other string. */
+  let keyDepth = 0;
+  let keyLength = 0;
+  let topKeyExpected = false;
+  let lastTopKey = '';
+  let inResults = false;
+  let resultsStart = -1;
+  let resultsEnd = -1;
+  let recordKeyExpected = false;
+  let owned = false;
+  let base = 0;
+  for (const b of chunks) {
+    const length = b.length;
+    for (let i = 0; i < length; i++) {
+      if (inString) {
+        // The bulk of a page: run to the closing quote, stepping over escapes.
+        for (; i < length; i++) {
+          const d = b[i] as number;
+          if (escaped) escaped = false;
+          else if (d === BACKSLASH) escaped = true;
+          else if (d === QUOTE) break;
+          else if (keyDepth !== 0) {
+            if (keyLength < KEY_CAP) key[keyLength] = d;
+            keyLength += 1;
+          }
+        }
+        if (i === length) break; // the string goes on in the next chunk
+        inString = false;
+        if (keyDepth === 1) lastTopKey = keyLength <= KEY_CAP ? key.toString('latin1', 0, keyLength) : '';
+        else if (keyDepth === 3 && keyLength === COMPANY_KEY.length && key.compare(COMPANY_KEY, 0, keyLength, 0, keyLength) === 0) owned = true;
+        keyDepth = 0;
+        continue;
+      }
+      const c = b[i] as number;
+      switch (c) {
+        case QUOTE:
+          inString = true;
+          if (depth === 1 && topKeyExpected) {
+            keyDepth = 1;
+            keyLength = 0;
+            topKeyExpected = false;
+          } else if (inResults) {
+            if (depth === 2) return undefined; // a string element: not a record
+            if (depth === 3 && recordKeyExpected) {
+              keyDepth = 3;
+              keyLength = 0;
+              recordKeyExpected = false;
+            }
+          }
+          break;
+        case OPEN_BRACE:
+          depth += 1;
+          if (depth === 1) topKeyExpected = true;
+          else if (inResults && depth === 3) {
+            starts.push(base + i);
+            owned = false;
+            recordKeyExpected = true;
+          }
+          break;
+        case CLOSE_BRACE:
+          if (inResults && depth === 3) {
+            ends.push(base + i + 1);
+            owns.push(owned);
+          }
+          depth -= 1;
+          break;
+        case OPEN_BRACKET:
+          if (depth === 1 && lastTopKey === 'results' && resultsStart < 0) {
+            inResults = true;
+            resultsStart = base + i;
+          } else if (inResults && depth === 2) return undefined; // an array element
+          depth += 1;
+          break;
+        case CLOSE_BRACKET:
+          depth -= 1;
+          if (inResults && depth === 1) {
+            inResults = false;
+            resultsEnd = base + i + 1;
+          }
+          break;
+        case COMMA:
+          if (depth === 1) topKeyExpected = true;
+          else if (inResults && depth === 3) recordKeyExpected = true;
+          break;
+        case LF:
+        case CR:
+          if (inResults && depth >= 3) return undefined; // a pretty-printed record: not one line
+          break;
+        case SPACE:
+        case TAB:
+          break;
+        default:
+          if (inResults && depth === 2) return undefined; // a number or literal element
+      }
+      if (depth < 0) return undefined;
+    }
+    base += length;
+  }
+  if (inString || depth !== 0 || resultsStart < 0 || resultsEnd < 0 || starts.length !== ends.length) return undefined;
+  return { starts, ends, owns, resultsStart, resultsEnd };
+}
+
+/** Byte ranges of a body held as chunks, as slices (no copy). */
+class Chunks {
+  private readonly offsets: number[] = [];
+  readonly length: number;
+
+  constructor(private readonly chunks: readonly Buffer[]) {
+    let offset = 0;
+    for (const chunk of chunks) {
+      this.offsets.push(offset);
+      offset += chunk.length;
+    }
+    this.length = offset;
+  }
+
+  /** The chunk holding byte `at` (binary search). */
+  private find(at: number): number {
+    let lo = 0;
+    let hi = this.offsets.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.offsets[mid] as number) <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Sets the byte at `at`. */
+  set(at: number, value: number): void {
+    const k = this.find(at);
+    (this.chunks[k] as Buffer)[at - (this.offsets[k] as number)] = value;
+  }
+
+  /** Copies bytes [start, end) into target at `at`; returns the count. */
+  copy(start: number, end: number, target: Buffer, at: number): number {
+    let k = this.find(start);
+    let written = 0;
+    while (start < end) {
+      const chunk = this.chunks[k] as Buffer;
+      const offset = this.offsets[k] as number;
+      const to = Math.min(chunk.length, end - offset);
+      written += chunk.copy(target, at + written, start - offset, to);
+      start = offset + to;
+      k += 1;
+    }
+    return written;
+  }
+
+  slices(start: number, end: number): Buffer[] {
+    const out: Buffer[] = [];
+    for (let k = this.find(start); k < this.chunks.length && start < end; k++) {
+      const chunk = this.chunks[k] as Buffer;
+      const offset = this.offsets[k] as number;
+      const from = start - offset;
+      const to = Math.min(chunk.length, end - offset);
+      out.push(chunk.subarray(from, to));
+      start = offset + to;
+    }
+    return out;
+  }
+
+  text(start: number, end: number): string {
+    const slices = this.slices(start, end);
+    return slices.length === 1 ? (slices[0] as Buffer).toString('utf8') : Buffer.concat(slices).toString('utf8');
+  }
+}
+
+function metaOf(envelope: { totalResults?: unknown; pageNumber?: unknown; pageSize?: unknown; _links?: { next?: { href?: unknown } } }): PageMeta {
+  const meta: PageMeta = { totalResults: typeof envelope.totalResults === 'number' ? envelope.totalResults : -1 };
+  if (typeof envelope.pageNumber === 'number') meta.pageNumber = envelope.pageNumber;
+  if (typeof envelope.pageSize === 'number') meta.pageSize = envelope.pageSize;
+  const next = envelope._links?.next?.href;
+  if (typeof next === 'string' && next !== '') meta.next = next;
+  return meta;
+}
+
+/** A page from the response's chunks: split when possible, parsed whole otherwise. */
+export function readPage(body: Buffer | readonly Buffer[]): ReadPage {
+  const list = Buffer.isBuffer(body) ? [body] : body;
+  const scan = scanPage(list);
+  const chunks = new Chunks(list);
+  if (!scan) return parsedPage(JSON.parse(chunks.text(0, chunks.length)));
+  const envelope = JSON.parse(`${chunks.text(0, scan.resultsStart)}[]${chunks.text(scan.resultsEnd, chunks.length)}`);
+  const { starts, ends, owns } = scan;
+  return {
+    meta: metaOf(envelope),
+    scanned: true,
+    records: {
+      count: starts.length,
+      byteLength: (i) => (ends[i] as number) - (starts[i] as number),
+      copy: (i, target, at) => chunks.copy(starts[i] as number, ends[i] as number, target, at),
+      bytes: (i) => Buffer.concat(chunks.slices(starts[i] as number, ends[i] as number)),
+      object: (i) => JSON.parse(chunks.text(starts[i] as number, ends[i] as number)) as Json,
+      ownsCompanyId: (i) => owns[i] === true,
+      joinInPlace: (separator) => {
+        if (starts.length === 0) return [];
+        for (let i = 1; i < starts.length; i++) if ((starts[i] as number) !== (ends[i - 1] as number) + 1) return undefined;
+        for (let i = 1; i < starts.length; i++) chunks.set(starts[i] as number - 1, separator);
+        return chunks.slices(starts[0] as number, ends[ends.length - 1] as number);
+      },
+    },
+  };
+}
+
+/** A page already parsed (the fallback, and pages from clients that hand back objects). */
+export function parsedPage(envelope: { results?: unknown; totalResults?: unknown }): ReadPage {
+  const results = Array.isArray(envelope.results) ? (envelope.results as Json[]) : [];
+  return {
+    meta: metaOf(envelope as Parameters<typeof metaOf>[0]),
+    scanned: false,
+    records: {
+      count: results.length,
+      byteLength: () => undefined,
+      copy: () => 0,
+      bytes: () => undefined,
+      object: (i) => results[i] as Json,
+      ownsCompanyId: (i) => {
+        const record = results[i];
+        return record !== null && typeof record === 'object' && 'companyId' in record;
+      },
+      joinInPlace: () => undefined,
+    },
+  };
+}
