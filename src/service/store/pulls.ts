@@ -84,9 +84,13 @@ export function claimablePulls(db: Db, now: string, limit: number): PullRow[] {
                        ORDER BY seq LIMIT ?`).all(now, now, limit) as PullRow[];
 }
 
-/** Takes the lease if it is still free; false when another worker got there first. */
+/**
+ * Takes the lease if it is still free (false when another worker got there first); a
+ * queued pull becomes Fetching in the same write, one commit fewer per pull.
+ */
 export function leasePull(db: Db, id: string, now: string, until: string): boolean {
-  return prepared(db, `UPDATE pull_operations SET lease_until = ? WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
+  return prepared(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
+                       WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
                        AND status IN ('Queued', 'Fetching', 'Mapping')`).run(until, id, now).changes === 1;
 }
 

@@ -29,14 +29,19 @@ export function queuePull(db: Db, clock: Clock, connection: ConnectionRow, dataT
   }).immediate();
 }
 
-/** POST /data/all: every supported data type of every Linked connection of the company. */
+/**
+ * POST /data/all: every supported data type of every Linked connection of the company, in
+ * one transaction (each queuePull inside it is a savepoint), so a company costs one commit.
+ */
 export function queueAll(db: Db, clock: Clock, connections: ConnectionRow[]): PullRow[] {
-  const pulls: PullRow[] = [];
-  for (const connection of connections) {
-    if (connection.status !== 'Linked') continue;
-    for (const dataType of integrationByKey(connection.integration_key)?.dataTypes ?? []) {
-      pulls.push(queuePull(db, clock, connection, dataType));
+  return db.transaction(() => {
+    const pulls: PullRow[] = [];
+    for (const connection of connections) {
+      if (connection.status !== 'Linked') continue;
+      for (const dataType of integrationByKey(connection.integration_key)?.dataTypes ?? []) {
+        pulls.push(queuePull(db, clock, connection, dataType));
+      }
     }
-  }
-  return pulls;
+    return pulls;
+  }).immediate();
 }

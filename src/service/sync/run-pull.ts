@@ -39,7 +39,6 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
   let tokens = readTokens(db, sealer, connection.id);
   if (!tokens) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
-  updatePull(db, pull.id, { status: 'Fetching' });
   const fields = new Map<string, FieldType>();
   let cursor = pull.cursor ?? undefined;
   let fetched = pull.fetched;
@@ -82,11 +81,11 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
       db.transaction(() => {
         upsertRecords(db, pull.company_id, pull.data_type, pull.generation, connection.id, rows);
         rememberFields(db, pull.data_type, fields);
-        updatePull(db, pull.id, { cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0 });
+        // After the last page the pull is Mapping until its generation is published.
+        updatePull(db, pull.id, { status: cursor ? 'Fetching' : 'Mapping', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0 });
       }).immediate();
       if (!cursor) break;
     }
-    updatePull(db, pull.id, { status: 'Mapping' });
     const completed = now();
     const replaced = db.transaction(() => {
       const previous = publishGeneration(db, pull.company_id, pull.data_type, pull.generation, pull.id, completed);
