@@ -1,7 +1,7 @@
 // The one IO object every command gets: streams, TTY facts, colour, and the output
 // mode. Commands never touch process.stdout, process.env or console directly, so tests
-// run them with buffers.
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+// run them with buffers (test/helpers/in-process.ts).
+import type { Readable, Writable } from 'node:stream';
 
 export type OutputMode = 'tty' | 'plain' | 'json';
 
@@ -62,31 +62,4 @@ export function createIO(streams: Streams, settings: IOSettings = {}): IO {
     },
     json: (value) => void stdout.write(`${JSON.stringify(value)}\n`),
   };
-}
-
-export function processIO(settings: IOSettings = {}): IO {
-  return createIO({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }, settings);
-}
-
-export interface BufferIO extends IO {
-  stdoutText(): string;
-  stderrText(): string;
-}
-
-/** An IO over in-memory buffers, for tests. `tty` pretends both outputs are terminals. */
-export function bufferIO(settings: IOSettings & { env?: NodeJS.ProcessEnv; tty?: boolean; stdin?: string } = {}): BufferIO {
-  const collect = (tty: boolean) => {
-    const chunks: Buffer[] = [];
-    const stream = new PassThrough() as PassThrough & { isTTY?: boolean };
-    stream.isTTY = tty;
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
-  };
-  const out = collect(settings.tty ?? false);
-  const err = collect(settings.tty ?? false);
-  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
-  stdin.isTTY = settings.tty ?? false;
-  stdin.end(settings.stdin ?? '');
-  const io = createIO({ stdin, stdout: out.stream, stderr: err.stream, env: settings.env ?? {} }, settings);
-  return { ...io, stdoutText: out.text, stderrText: err.text };
 }
