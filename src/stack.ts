@@ -1,8 +1,9 @@
 // The bundled service with its sandbox platforms beside it: what `ferry serve` runs and
-// what the CLI's embedded target starts in-process. The sandbox listens on the same host,
-// on a port of its own, and keeps its state in the same data dir.
+// what the CLI's embedded target starts in-process. The sandbox runs in a thread of its
+// own, listens on the same host on a port of its own, and keeps its state in the same
+// data dir.
 import { createService, type ServiceOptions } from './service/app.js';
-import { createSandbox } from './sandbox/app.js';
+import { startSandboxThread } from './sandbox/thread-host.js';
 
 export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
   host?: string;
@@ -21,8 +22,8 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const host = options.host ?? '127.0.0.1';
-  const sandbox = createSandbox({ dataDir: options.dataDir });
-  const sandboxUrl = await sandbox.listen({ port: options.sandboxPort ?? 0, host });
+  const sandbox = await startSandboxThread({ dataDir: options.dataDir, host, port: options.sandboxPort ?? 0 });
+  const sandboxUrl = sandbox.url;
   const service = createService({ ...options, platformUrl: sandboxUrl });
   try {
     const baseUrl = await service.listen({ port: options.port ?? 0, host });
