@@ -485,13 +485,20 @@ async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, b
   return { outcomes: plan.outcomes.filter((o) => rowsOfBatch.has(o.row)), checks };
 }
 
-export async function stepPilot(env: StepEnv, inputs: StepInputs): Promise<StepResult> {
-  const { plan, signal } = env;
+/** The company file (unchanged since step 1), the registry, and the file's valid rows; or the step's failure. */
+async function companyRows(env: StepEnv): Promise<StepResult | { file: string; integrations: IntegrationInfo[]; rows: RowInfo[] }> {
   const file = await assertSameFile(env);
   if (typeof file !== 'string') return file;
   const { client } = await env.connection();
-  const integrations = await integrationsOf(client, signal);
-  const rows = await listRows(file, integrations, plan.platform.key);
+  const integrations = await integrationsOf(client, env.signal);
+  return { file, integrations, rows: await listRows(file, integrations, env.plan.platform.key) };
+}
+
+export async function stepPilot(env: StepEnv, inputs: StepInputs): Promise<StepResult> {
+  const { plan } = env;
+  const loaded = await companyRows(env);
+  if (!('rows' in loaded)) return loaded;
+  const { file, integrations, rows } = loaded;
   let pilot = rows.find((r) => r.row === plan.companies.pilot?.row && r.key === plan.companies.pilot?.key) ?? rows[0];
   if (inputs.pilot) {
     pilot = rows.find((r) => r.externalId === inputs.pilot!.trim());
@@ -520,12 +527,10 @@ export async function stepPilot(env: StepEnv, inputs: StepInputs): Promise<StepR
 }
 
 export async function stepMigrateRest(env: StepEnv, inputs: StepInputs): Promise<StepResult> {
-  const { plan, signal } = env;
-  const file = await assertSameFile(env);
-  if (typeof file !== 'string') return file;
-  const { client } = await env.connection();
-  const integrations = await integrationsOf(client, signal);
-  const rows = await listRows(file, integrations, plan.platform.key);
+  const { plan } = env;
+  const loaded = await companyRows(env);
+  if (!('rows' in loaded)) return loaded;
+  const { file, integrations, rows } = loaded;
   const pilotRow = plan.companies.pilot?.row;
   const rest = rows.filter((r) => r.row !== pilotRow);
   env.log(`Migrating the remaining ${rest.length} compan${rest.length === 1 ? 'y' : 'ies'} of ${file} (the pilot, row ${pilotRow}, is done).`);

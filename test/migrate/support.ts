@@ -196,17 +196,8 @@ export function lineCount(path: string): number {
   return lines;
 }
 
-/** mulberry32: a small seeded generator, so a failing kill schedule can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The sandbox's seeded generator, so a failing kill schedule can be replayed. */
+export { mulberry32 as seededRandom } from '../../src/sandbox/generate/prng.js';
 
 /** The seed: FERRY_TEST_SEED to replay a run, else a fresh one (printed in every assertion). */
 export function testSeed(): number {
