@@ -25,11 +25,11 @@ export function listDatasets(db: Db, companyId: string): DatasetRow[] {
 
 /** Reserves the generation a new pull writes into, and records the request. */
 export function reserveGeneration(db: Db, companyId: string, dataType: string, syncId: string, requested: string): number {
-  prepared(db, `INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested) VALUES (?, ?, 2, ?, ?)
+  const row = prepared(db, `INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested) VALUES (?, ?, 2, ?, ?)
                 ON CONFLICT (company_id, data_type) DO UPDATE SET next_generation = next_generation + 1,
-                latest_sync_id = excluded.latest_sync_id, last_requested = excluded.last_requested`)
-    .run(companyId, dataType, syncId, requested);
-  return getDataset(db, companyId, dataType)!.next_generation - 1;
+                latest_sync_id = excluded.latest_sync_id, last_requested = excluded.last_requested
+                RETURNING next_generation`).get(companyId, dataType, syncId, requested) as { next_generation: number };
+  return row.next_generation - 1;
 }
 
 /** Makes a completed pull's generation the one readers see. Returns the generation it replaced. */

@@ -56,6 +56,15 @@ export function getPull(db: Db, id: string): PullRow | undefined {
   return prepared(db, 'SELECT * FROM pull_operations WHERE id = ?').get(id) as PullRow | undefined;
 }
 
+/** The queued or running pulls of a company, by data type. */
+export function openPulls(db: Db, companyId: string): Map<string, PullRow> {
+  const rows = prepared(db, `SELECT * FROM pull_operations WHERE company_id = ? AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq`)
+    .all(companyId) as PullRow[];
+  const byType = new Map<string, PullRow>();
+  for (const row of rows) if (!byType.has(row.data_type)) byType.set(row.data_type, row);
+  return byType;
+}
+
 /** The queued or running pull of this data set, if any: one at a time per (company, data type). */
 export function openPull(db: Db, companyId: string, dataType: string): PullRow | undefined {
   return prepared(db, `SELECT * FROM pull_operations WHERE company_id = ? AND data_type = ?
@@ -64,11 +73,10 @@ export function openPull(db: Db, companyId: string, dataType: string): PullRow |
 
 export function insertPull(db: Db, pull: { id: string; companyId: string; connectionId: string; dataType: string; status: PullStatus; generation: number; requested: string; statusDescription?: string }): PullRow {
   const finished = isFinished(pull.status);
-  prepared(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    .run(pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status, pull.statusDescription ?? null, pull.requested,
-      finished ? pull.requested : null, finished ? 100 : 0, pull.generation);
-  return getPull(db, pull.id)!;
+  return prepared(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
+    .get(pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status, pull.statusDescription ?? null, pull.requested,
+      finished ? pull.requested : null, finished ? 100 : 0, pull.generation) as PullRow;
 }
 
 export function listPulls(db: Db, companyId: string, request: PageRequest): Page<PullRow> {

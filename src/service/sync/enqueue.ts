@@ -6,40 +6,46 @@ import { integrationByKey } from '../integrations/registry.js';
 import type { ConnectionRow } from '../store/connections.js';
 import { reserveGeneration } from '../store/datasets.js';
 import type { Db } from '../store/db.js';
-import { insertPull, openPull, type PullRow } from '../store/pulls.js';
+import { insertPull, openPull, openPulls, type PullRow } from '../store/pulls.js';
+
+/** A new pull of the data set; the caller holds the transaction and has checked for an open one. */
+function addPull(db: Db, requested: string, connection: ConnectionRow, dataType: string): PullRow {
+  const integration = integrationByKey(connection.integration_key);
+  const supported = integration?.dataTypes.includes(dataType) ?? false;
+  const id = randomUUID();
+  const generation = reserveGeneration(db, connection.company_id, dataType, id, requested);
+  return insertPull(db, {
+    id,
+    companyId: connection.company_id,
+    connectionId: connection.id,
+    dataType,
+    status: supported ? 'Queued' : 'NotSupported',
+    generation,
+    requested,
+    ...(supported ? {} : { statusDescription: `Datatype ${dataType} is not supported by ${integration?.name ?? connection.integration_key}` }),
+  });
+}
 
 export function queuePull(db: Db, clock: Clock, connection: ConnectionRow, dataType: string): PullRow {
-  return db.transaction(() => {
-    const open = openPull(db, connection.company_id, dataType);
-    if (open) return open;
-    const requested = isoSeconds(clock.now());
-    const supported = integrationByKey(connection.integration_key)?.dataTypes.includes(dataType) ?? false;
-    const id = randomUUID();
-    const generation = reserveGeneration(db, connection.company_id, dataType, id, requested);
-    return insertPull(db, {
-      id,
-      companyId: connection.company_id,
-      connectionId: connection.id,
-      dataType,
-      status: supported ? 'Queued' : 'NotSupported',
-      generation,
-      requested,
-      ...(supported ? {} : { statusDescription: `Datatype ${dataType} is not supported by ${integrationByKey(connection.integration_key)?.name ?? connection.integration_key}` }),
-    });
-  }).immediate();
+  return db.transaction(() => openPull(db, connection.company_id, dataType) ?? addPull(db, isoSeconds(clock.now()), connection, dataType)).immediate();
 }
 
 /**
  * POST /data/all: every supported data type of every Linked connection of the company, in
- * one transaction (each queuePull inside it is a savepoint), so a company costs one commit.
+ * one transaction with one look for open pulls, so a company costs one commit.
  */
 export function queueAll(db: Db, clock: Clock, connections: ConnectionRow[]): PullRow[] {
+  const linked = connections.filter((c) => c.status === 'Linked');
+  if (linked.length === 0) return [];
   return db.transaction(() => {
+    const requested = isoSeconds(clock.now());
+    const open = openPulls(db, linked[0]!.company_id);
     const pulls: PullRow[] = [];
-    for (const connection of connections) {
-      if (connection.status !== 'Linked') continue;
+    for (const connection of linked) {
       for (const dataType of integrationByKey(connection.integration_key)?.dataTypes ?? []) {
-        pulls.push(queuePull(db, clock, connection, dataType));
+        const pull = open.get(dataType) ?? addPull(db, requested, connection, dataType);
+        open.set(dataType, pull);
+        pulls.push(pull);
       }
     }
     return pulls;
