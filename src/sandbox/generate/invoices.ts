@@ -115,6 +115,12 @@ function modified(rng: Rng, lastDay: number): { modifiedDate: string; sourceModi
   return { modifiedDate: stamp, sourceModifiedDate: stamp };
 }
 
+/** What is still owed: nothing once paid or void, part of it when partly paid. */
+function amountDueCents(rng: Rng, status: string, totalCents: number): number {
+  if (status === 'Paid' || status === 'Void') return 0;
+  return status === 'PartiallyPaid' ? int(rng, 1, totalCents - 1) : totalCents;
+}
+
 const INVOICE_STATUSES = [['Paid', 0.5], ['Submitted', 0.25], ['PartiallyPaid', 0.1], ['Draft', 0.1], ['Void', 0.05]] as const;
 
 export function invoice(tenant: TenantSeed, index: number): Invoice {
@@ -123,7 +129,7 @@ export function invoice(tenant: TenantSeed, index: number): Invoice {
   const customer = contactIdentity(tenant.seed, 'customers', int(rng, 0, customerCount(tenant.seed) - 1));
   const status = weighted(rng, INVOICE_STATUSES);
   const totalCents = d.subCents + d.taxCents;
-  const dueCents = status === 'Paid' || status === 'Void' ? 0 : status === 'PartiallyPaid' ? int(rng, 1, totalCents - 1) : totalCents;
+  const dueCents = amountDueCents(rng, status, totalCents);
   const paidOnDay = status === 'Paid' ? d.issueDay + int(rng, 1, d.terms + 20) : undefined;
   const note = chance(rng, 0.3) ? pick(rng, NOTES) : undefined;
   const record: Invoice = {
@@ -176,7 +182,7 @@ export function bill(tenant: TenantSeed, index: number): Json {
   const supplier = contactIdentity(tenant.seed, 'suppliers', int(rng, 0, supplierCount(tenant.seed) - 1));
   const status = weighted(rng, BILL_STATUSES);
   const totalCents = d.subCents + d.taxCents;
-  const dueCents = status === 'Paid' || status === 'Void' ? 0 : status === 'PartiallyPaid' ? int(rng, 1, totalCents - 1) : totalCents;
+  const dueCents = amountDueCents(rng, status, totalCents);
   const record: Json = {
     id: d.id,
     reference: `${pick(rng, ['PI', 'SUP', 'BILL'])}-${int(rng, 10_000, 99_999)}`,
