@@ -10,6 +10,7 @@ import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import {
   apiClient, createClient, linkedCompany, patchSandbox, startHarness, waitFor, type Api, type Harness, type Linked,
+  sampleInvoice,
 } from '../helpers/sync.js';
 
 const PLATFORM = 'gbol';
@@ -28,20 +29,7 @@ async function platformCustomer(sandboxUrl: string, linked: Linked): Promise<str
 }
 
 function invoice(customerId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    invoiceNumber: 'CLI-1',
-    customerRef: { id: customerId },
-    issueDate: '2026-11-01T00:00:00Z',
-    dueDate: '2026-12-01T00:00:00Z',
-    currency: 'GBP',
-    lineItems: [{ description: 'Crossing', unitAmount: 50, quantity: 2, subTotal: 100, taxAmount: 20, totalAmount: 120 }],
-    subTotal: 100,
-    totalTaxAmount: 20,
-    totalAmount: 120,
-    amountDue: 120,
-    status: 'Submitted',
-    ...overrides,
-  };
+  return sampleInvoice(customerId, { invoiceNumber: 'CLI-1', ...overrides });
 }
 
 const ndjson = (lines: Array<Record<string, unknown> | string>) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;

@@ -39,30 +39,33 @@ export function basic(apiKey: string): string {
   return `Basic ${Buffer.from(apiKey).toString('base64')}`;
 }
 
+/** One real HTTP call to a ferry service with Basic auth (`apiKey: null` sends none). */
+export async function callApi(baseUrl: string, defaultKey: string, method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...opts.headers };
+  const apiKey = opts.apiKey === undefined ? defaultKey : opts.apiKey;
+  if (apiKey !== null) headers.authorization = basic(apiKey);
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(baseUrl + path, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
 export async function startService(options: Partial<ServiceOptions> = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
   const service = createService({ rateLimit: 0, ...options, dataDir });
   const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
-  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<CallResult> => {
-    const headers: Record<string, string> = { ...opts.headers };
-    const apiKey = opts.apiKey === undefined ? service.adminKey : opts.apiKey;
-    if (apiKey !== null) headers.authorization = basic(apiKey);
-    let body: string | undefined;
-    if (opts.rawBody !== undefined) body = opts.rawBody;
-    else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(baseUrl + path, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
-  };
+  const call = (method: string, path: string, opts: CallOptions = {}) => callApi(baseUrl, service.adminKey, method, path, opts);
   return {
     service,
     baseUrl,

@@ -9,7 +9,7 @@ import { createService, type Service, type ServiceOptions } from '../../src/serv
 import type { Clock } from '../../src/service/clock.js';
 import type { SyncDeps } from '../../src/service/sync/deps.js';
 import { syncOnce, type PassResult } from '../../src/service/sync/sync-once.js';
-import { basic, tempDir, type CallResult } from './service.js';
+import { callApi, tempDir, type CallResult } from './service.js';
 
 export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -44,6 +44,24 @@ export class FakeClock implements Clock {
   }
 }
 
+/** A valid invoice to push, for customer `customerId`; `overrides` replace fields. */
+export function sampleInvoice(customerId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    invoiceNumber: 'PUSH-1',
+    customerRef: { id: customerId },
+    issueDate: '2026-11-01T00:00:00Z',
+    dueDate: '2026-12-01T00:00:00Z',
+    currency: 'GBP',
+    lineItems: [{ description: 'Crossing', unitAmount: 50, quantity: 2, subTotal: 100, taxAmount: 20, totalAmount: 120 }],
+    subTotal: 100,
+    totalTaxAmount: 20,
+    totalAmount: 120,
+    amountDue: 120,
+    status: 'Submitted',
+    ...overrides,
+  };
+}
+
 export interface Api {
   baseUrl: string;
   /** fetch with Basic auth for `apiKey` (default: the key the client was made with). */
@@ -58,22 +76,9 @@ export function apiClient(baseUrl: string, defaultKey: string): Api {
     baseUrl,
     transcript,
     async call(method, path, options = {}) {
-      const headers: Record<string, string> = { authorization: basic(options.apiKey ?? defaultKey) };
-      let body: string | undefined;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['content-type'] = 'application/json';
-      }
-      const response = await fetch(baseUrl + path, { method, headers, body });
-      const text = await response.text();
-      transcript.push(text);
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, headers: response.headers, body: parsed, text };
+      const result = await callApi(baseUrl, defaultKey, method, path, options);
+      transcript.push(result.text);
+      return result;
     },
   };
 }

@@ -10,6 +10,7 @@ import { resetScheduleCheck } from '../../src/service/sync/schedule.js';
 import { readTokens } from '../../src/service/tokens.js';
 import {
   ISO_Z, PUSH_KEYS, createClient, linkedCompany, patchSandbox, startHarness, type Api, type Harness, type Linked,
+  sampleInvoice,
 } from '../helpers/sync.js';
 
 const PLATFORM = 'gbol';
@@ -32,20 +33,7 @@ describe('push operations', () => {
   let linked: Linked;
   let customerId: string;
   let pushPath: string;
-  const invoice = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
-    invoiceNumber: 'PUSH-1',
-    customerRef: { id: customerId },
-    issueDate: '2026-11-01T00:00:00Z',
-    dueDate: '2026-12-01T00:00:00Z',
-    currency: 'GBP',
-    lineItems: [{ description: 'Crossing', unitAmount: 50, quantity: 2, subTotal: 100, taxAmount: 20, totalAmount: 120 }],
-    subTotal: 100,
-    totalTaxAmount: 20,
-    totalAmount: 120,
-    amountDue: 120,
-    status: 'Submitted',
-    ...overrides,
-  });
+  const invoice = (overrides: Record<string, unknown> = {}) => sampleInvoice(customerId, overrides);
   const expectPushRecord = (push: Record<string, unknown>) => {
     const keys = push.status === 'Pending' ? PUSH_KEYS : [...PUSH_KEYS, 'completedOnUtc'];
     expect(Object.keys(push).sort()).toEqual([...keys].sort());
