@@ -11,7 +11,7 @@ import { companyRecord } from '../http/records.js';
 import { ResponseCache } from '../http/response-cache.js';
 import { defineRoute } from '../http/route.js';
 import {
-  countCompanies, deleteCompany, getCompany, insertCompany, listCompanies, replaceCompany, type CompanyInput, type CompanyRow,
+  FILTERABLE_TAG_KEY, countCompanies, deleteCompany, getCompany, insertCompany, listCompanies, replaceCompany, type CompanyInput, type CompanyRow,
 } from '../store/companies.js';
 import { connectionsByCompany } from '../store/connections.js';
 
@@ -38,6 +38,10 @@ function tagFilter(request: FastifyRequest): { key: string; value: string } | un
   const text = Array.isArray(raw) ? raw[0] ?? '' : raw;
   const at = text.indexOf('=');
   if (at < 1) throw errors.invalidParameter('tags', 'use tags=key=value');
+  const key = text.slice(0, at);
+  if (!FILTERABLE_TAG_KEY.test(key)) {
+    throw errors.invalidParameter('tags', 'the tag key must be 1 to 64 letters, digits, "_", "-" or "."');
+  }
   return { key: text.slice(0, at), value: text.slice(at + 1) };
 }
 

@@ -27,10 +27,16 @@ export interface CompanyInput {
 }
 
 const SIMPLE_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The only tag keys a filter may name: this text is spliced into SQL, so nothing else gets in. */
+export const FILTERABLE_TAG_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** `$.key` for plain keys (so the expression matches the ferryKey index), quoted otherwise. */
+/**
+ * `$.key` for plain keys (so the expression matches the ferryKey index), `$."key"` for keys
+ * with `.` or `-`. Refuses every other key: callers answer 400 before reaching here.
+ */
 export function jsonPath(key: string): string {
-  return SIMPLE_KEY.test(key) ? `$.${key}` : `$."${key.replace(/["\\]/g, '')}"`;
+  if (!FILTERABLE_TAG_KEY.test(key)) throw new Error('Unsafe tag key reached jsonPath.');
+  return SIMPLE_KEY.test(key) ? `$.${key}` : `$."${key}"`;
 }
 
 export const companyFields: FieldResolver = (path) => {
@@ -42,7 +48,7 @@ export const companyFields: FieldResolver = (path) => {
     case 'lastSync': return { sql: 'last_sync', type: 'date' };
     case 'createdByUserName': return { sql: 'created_by_user_name', type: 'string' };
   }
-  if (path.startsWith('tags.') && path.length > 5) {
+  if (path.startsWith('tags.') && FILTERABLE_TAG_KEY.test(path.slice(5))) {
     return { sql: `json_extract(tags, '${jsonPath(path.slice(5))}')`, type: 'string' };
   }
   return undefined;

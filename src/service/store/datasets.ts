@@ -1,4 +1,5 @@
 // Data set state per (company, data type) and the records of each generation.
+import { isPath } from '../query/parse.js';
 import type { FieldResolver, FieldType } from '../query/types.js';
 import type { Db } from './db.js';
 import { selectPage, type Page, type PageRequest } from './paging.js';
@@ -84,20 +85,24 @@ export function rememberFields(db: Db, dataType: string, fields: Map<string, Fie
   for (const [path, type] of fields) statement.run(dataType, path, type);
 }
 
+const DATA_TYPE_KEY = /^[A-Za-z]+$/;
+
 /**
  * Query paths resolve to json_extract over the record; the data type is inlined as a
- * literal (it comes from the closed registry) so SQLite can use the partial indexes.
+ * literal so SQLite can use the partial indexes. Both are spliced into SQL text, so both
+ * are checked here against the only shapes that are safe, whatever the caller checked.
  */
 export function listRecords(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): Page<{ data: string }> {
+  if (!DATA_TYPE_KEY.test(dataType)) throw new Error('Unsafe data type key reached listRecords.');
   const fields = recordFields(db, dataType);
   const resolve: FieldResolver = (path) => {
-    const type = fields.get(path);
+    const type = isPath(path) ? fields.get(path) : undefined;
     return type ? { sql: `json_extract(data, '$.${path}')`, type } : undefined;
   };
   return selectPage<{ data: string }>(db, {
     columns: 'data',
     from: 'records',
-    scope: `company_id = ? AND data_type = '${dataType.replace(/[^A-Za-z]/g, '')}' AND generation = ?`,
+    scope: `company_id = ? AND data_type = '${dataType}' AND generation = ?`,
     scopeParams: [companyId, generation],
     resolve,
     defaultOrder: 'seq',

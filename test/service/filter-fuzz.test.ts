@@ -1,0 +1,148 @@
+// Property-based fuzzing of every list filter of every list route, as an attacker with an
+// ordinary client key would send them: random and hostile strings in `query`, `orderBy`,
+// `tags`, `page`, `pageSize` and the data type path segment. Whatever arrives: never a
+// 5xx, never a record of another client, and an answer within a second.
+import fc from 'fast-check';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../src/stack.js';
+import { tempDir, type CallResult } from '../helpers/service.js';
+import { apiClient, createClient, linkedCompany, readAll, sampleInvoice, waitFor, type Api, type Linked } from '../helpers/sync.js';
+
+const SEED = 20261123;
+const RUNS = 400;
+const ANSWER_WITHIN_MS = 1000;
+
+/** Payloads a probe tries first: quoting escapes, SQL functions, subqueries, slow CTEs. */
+const HOSTILE = [
+  `'`, `"`, '`', `\\`, `' OR 1 --`, `' || char(34)) OR 1 OR ('`, `") OR 1 OR ("`, `'; DROP TABLE companies; --`,
+  `1 OR 1=1`, `x' GLOB '*`, `(SELECT key_hash FROM api_keys)`, `json_extract(tags, '$')`,
+  `WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT count(*) FROM r`,
+  `%`, `_`, `%_%`, `*`, `\u0000`, `\n`, `\r\n`, `é`, `😀`, `null`, `"null"`, `-1`, `0`, `1e308`, `NaN`,
+  `9999999999999999999999`, `$.a`, `$."a"`, `a.b.c`, `tags.`, `-`, `--`, `,`, `{`, `}`, `&&`, `||`, `~`,
+  'x'.repeat(3000),
+];
+const FIELDS = ['id', 'name', 'description', 'created', 'lastSync', 'status', 'tags.region', 'tags.ferryKey', 'integrationKey',
+  'sourceId', 'dataType', 'requested', 'totalAmount', 'customerRef.id', 'issueDate', 'amountDue', 'currency', 'nope'];
+const OPS = ['=', '!=', '~', '>', '<', '>=', '<='];
+
+const hostile = fc.constantFrom(...HOSTILE);
+const anyText = fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 40 }), hostile);
+const field = fc.oneof(fc.constantFrom(...FIELDS), anyText);
+const clause = fc.tuple(field, fc.constantFrom(...OPS), anyText).map(([f, op, v]) => `${f}${op}${v}`);
+const query = fc.oneof(anyText, clause, fc.array(clause, { minLength: 2, maxLength: 4 }).chain((cs) =>
+  fc.constantFrom('&&', '||').map((glue) => cs.join(glue))), clause.map((c) => `{${c}}`));
+const orderBy = fc.oneof(anyText, fc.array(fc.tuple(fc.boolean(), field).map(([d, f]) => `${d ? '-' : ''}${f}`), { minLength: 1, maxLength: 4 })
+  .map((items) => items.join(',')));
+const tags = fc.oneof(anyText, fc.tuple(anyText, anyText).map(([k, v]) => `${k}=${v}`), anyText.map((v) => `region=${v}`));
+const number = fc.oneof(anyText, fc.integer().map(String), fc.constantFrom('1', '2', '5000', '5001', '0', '-1', '1.5', ' 1'));
+
+const FILTERS = { query, orderBy, page: number, pageSize: number, tags };
+type Filter = keyof typeof FILTERS;
+
+/** `name=value` percent-encoded; undefined for a lone surrogate, which no client can send. */
+function encode(pairs: Array<[string, string]>): string | undefined {
+  try {
+    return pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+  } catch {
+    return undefined;
+  }
+}
+
+/** One filter alone (so it reaches the SQL instead of failing on a sibling), or several at once. */
+const searchOf = (names: Filter[]) => fc.oneof(
+  ...names.map((name) => FILTERS[name].map((value) => encode([[name, value]]))),
+  fc.tuple(...names.map((name) => fc.option(FILTERS[name], { freq: 1 }))).map((values) =>
+    encode(values.flatMap((value, i) => (value === null ? [] : [[names[i]!, value] as [string, string]])))),
+);
+
+describe('every list filter of every list route, fuzzed by another client', () => {
+  const dataDir = tempDir('ferry-fuzz-');
+  let stack: Stack;
+  let attacker: Api;
+  let own: Linked;
+  /** Every id and name of the victim's that an answer to the attacker must never hold. */
+  const victimMarks: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack({ dataDir, rateLimit: 0 });
+    const admin = apiClient(stack.baseUrl, stack.adminKey);
+    const victim = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Victim Ltd', 'Paid'));
+    attacker = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Attacker Ltd', 'Free'));
+    const theirs = await linkedCompany(victim, stack.sandboxUrl, 'gbol', 40, { seed: 1, name: 'Victim Holdings' });
+    own = await linkedCompany(attacker, stack.sandboxUrl, 'gbol', 40, { seed: 2, name: 'Attacker Own' });
+    for (const [api, linked] of [[victim, theirs], [attacker, own]] as const) {
+      expect((await api.call('POST', `/companies/${linked.companyId}/data/all`)).status).toBe(204);
+      await waitFor('invoices synced', async () => (await api.call('GET', `/companies/${linked.companyId}/data/invoices`)).status === 200, 30_000);
+    }
+    const pushed = await victim.call('POST', `/companies/${theirs.companyId}/connections/${theirs.connectionId}/push/invoices`, {
+      body: sampleInvoice('C-1'),
+    });
+    expect(pushed.status, pushed.text).toBeLessThan(300);
+    victimMarks.push(theirs.companyId, theirs.connectionId, 'Victim Holdings', theirs.tenant.id);
+    if (pushed.body?.pushOperationKey) victimMarks.push(pushed.body.pushOperationKey);
+    const ownIds = new Set((await readAll(attacker, own.companyId, 'invoices')).map((r) => r.id));
+    for (const invoice of await readAll(victim, theirs.companyId, 'invoices')) if (!ownIds.has(invoice.id)) victimMarks.push(invoice.id);
+    expect(victimMarks.length).toBeGreaterThan(10);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const check = async (path: string): Promise<CallResult> => {
+    const started = performance.now();
+    const result = await attacker.call('GET', path);
+    const elapsed = performance.now() - started;
+    expect(result.status, `${path} → ${result.text.slice(0, 300)}`).toBeLessThan(500);
+    expect(elapsed, `${path} took ${elapsed} ms`).toBeLessThan(ANSWER_WITHIN_MS);
+    for (const mark of victimMarks) expect(result.text.includes(mark), `${path} leaked ${mark}`).toBe(false);
+    return result;
+  };
+
+  const PAGED: Filter[] = ['query', 'orderBy', 'page', 'pageSize'];
+  const routes: Array<[string, () => string, Filter[]]> = [
+    ['GET /companies', () => '/companies', [...PAGED, 'tags']],
+    ['GET /companies/{id}/connections', () => `/companies/${own.companyId}/connections`, PAGED],
+    ['GET /companies/{id}/data/invoices', () => `/companies/${own.companyId}/data/invoices`, PAGED],
+    ['GET /companies/{id}/data/history', () => `/companies/${own.companyId}/data/history`, PAGED],
+    ['GET /companies/{id}/push', () => `/companies/${own.companyId}/push`, PAGED],
+    ['GET /integrations', () => '/integrations', PAGED],
+    ['GET /admin/clients (not an admin: 403)', () => '/admin/clients', PAGED],
+    ['GET /admin/clients/{id}/apiKeys (not an admin: 403)', () => `/admin/clients/${victimMarks[0]}/apiKeys`, PAGED],
+  ];
+
+  for (const [name, path, filters] of routes) {
+    it(`${name}: random and hostile ${filters.join(', ')}`, async () => {
+      await fc.assert(fc.asyncProperty(searchOf(filters), async (qs) => {
+        if (qs === undefined) return;
+        await check(`${path()}?${qs}`);
+      }), { seed: SEED, numRuns: RUNS });
+    });
+  }
+
+  it('GET /companies/{id}/data/{dataType}: random and hostile data types', async () => {
+    await fc.assert(fc.asyncProperty(anyText, searchOf(['query', 'orderBy']), async (dataType, qs) => {
+      if (qs === undefined) return;
+      let segment: string;
+      try {
+        segment = encodeURIComponent(dataType);
+      } catch {
+        return;
+      }
+      await check(`/companies/${own.companyId}/data/${segment}?${qs}`);
+    }), { seed: SEED, numRuns: RUNS });
+  });
+
+  it('the victim\'s company, by id, is refused to the attacker whatever the filters', async () => {
+    const theirs = victimMarks[0]!;
+    await fc.assert(fc.asyncProperty(searchOf(['query', 'orderBy', 'page']), async (qs) => {
+      if (qs === undefined) return;
+      for (const path of ['connections', 'data/invoices', 'data/history', 'push']) {
+        const result = await check(`/companies/${theirs}/${path}?${qs}`);
+        expect([400, 403, 404]).toContain(result.status);
+      }
+    }), { seed: SEED, numRuns: 40 });
+  });
+});

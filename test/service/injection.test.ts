@@ -1,0 +1,71 @@
+// The probe's SQL injection payloads, word for word: a brand-new client with no companies
+// must never see another client's, and a hostile tag key is a 400, never a 500.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type TestService } from '../helpers/service.js';
+import { expectErrorBody } from './support.js';
+
+let t: TestService;
+let victimKey: string;
+let attackerKey: string;
+
+beforeAll(async () => {
+  t = await startService();
+  victimKey = (await t.createClient('Victim Ltd', 'Paid')).apiKey;
+  attackerKey = (await t.createClient('Attacker Ltd', 'Free')).apiKey;
+  for (const name of ['Victim One', 'Victim Two']) {
+    const created = await t.call('POST', '/companies', { apiKey: victimKey, body: { name, tags: { region: 'eu', 'a.b': 'x' } } });
+    expect(created.status, created.text).toBe(200);
+  }
+});
+
+afterAll(async () => {
+  await t?.stop();
+});
+
+const list = (search: string) => t.call('GET', `/companies?${search}`, { apiKey: attackerKey });
+
+describe('GET /companies?tags=…: the tag key never reaches SQL as text', () => {
+  const hostile = [
+    `' || char(34)) OR 1 OR ('=x`,
+    `a'=x`,
+    `x') OR 1=1 --=x`,
+    `") OR 1 OR ("=x`,
+    `$."a" OR 1=x`,
+    `a\\'=x`,
+    `ferryKey') GLOB (SELECT key_hash FROM api_keys LIMIT 1) OR ('=x`,
+    `a b=x`,
+    `=x`.padStart(70, 'k'),
+  ];
+  for (const tags of hostile) {
+    it(`tags=${tags} is a 400 naming the parameter`, async () => {
+      const result = await list(`tags=${encodeURIComponent(tags)}`);
+      expectErrorBody(result, 400);
+      expect(result.text).toContain('tags');
+      expect(result.text).not.toContain('Victim');
+    });
+  }
+
+  it('keys with letters, digits, "_", "-" and "." still filter, and only within the caller\'s companies', async () => {
+    const own = await t.call('GET', '/companies?tags=region=eu', { apiKey: victimKey });
+    expect(own.status).toBe(200);
+    expect(own.body.totalResults).toBe(2);
+    const dotted = await t.call('GET', `/companies?tags=${encodeURIComponent('a.b=x')}`, { apiKey: victimKey });
+    expect(dotted.body.totalResults).toBe(2);
+    const attacker = await list('tags=region=eu');
+    expect(attacker.status).toBe(200);
+    expect(attacker.body.totalResults).toBe(0);
+    const dashed = await list('tags=my-key_1.x=eu');
+    expect(dashed.status).toBe(200);
+  });
+
+  it('a hostile value is only ever a value', async () => {
+    const result = await list(`tags=region=${encodeURIComponent(`eu' OR 1 OR '`)}`);
+    expect(result.status).toBe(200);
+    expect(result.body.totalResults).toBe(0);
+  });
+
+  it('query-language tag paths are held to the same rule', async () => {
+    const result = await list(`query=${encodeURIComponent(`tags.${'k'.repeat(70)}=x`)}`);
+    expectErrorBody(result, 400);
+  });
+});
