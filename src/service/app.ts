@@ -10,6 +10,7 @@ import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { AuthCache, type AuthContext } from './http/auth.js';
 import { RateLimiter } from './http/rate-limit.js';
+import { ResponseCache, type CacheLimits } from './http/response-cache.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
 import { platformVerifier } from './integrations/platform-verifier.js';
 import { createSandboxAdapter } from './integrations/sandbox-adapter.js';
@@ -50,6 +51,8 @@ export interface ServiceOptions {
   platformUrl?: string;
   /** Run the sync and push workers in their worker thread (default true with platformUrl). */
   startWorker?: boolean;
+  /** Byte bounds of the companies list response cache. */
+  responseCache?: CacheLimits;
   /** Where internal errors are reported; never sent to clients. */
   onInternalError?: (err: unknown, correlationId: string) => void;
 }
@@ -82,6 +85,7 @@ export function createService(options: ServiceOptions): Service {
   const ctx: ServiceContext = {
     db,
     clock,
+    responseCache: new ResponseCache(db, options.responseCache),
     sealer: createSealer(secretKey),
     verifier: options.verifier ?? (platform ? platformVerifier(platform) : schemaOnlyVerifier),
     ...(platform ? { platform, platformUrl: options.platformUrl } : {}),

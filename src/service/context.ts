@@ -1,5 +1,6 @@
 // What every route needs, built once by createService().
 import type { Clock } from './clock.js';
+import type { ResponseCache } from './http/response-cache.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
 import type { TokenVerifier } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
@@ -14,6 +15,8 @@ export interface ServiceContext {
   platform?: PlatformAdapter;
   /** Their base URL (the sandbox's), told to admins so sandbox commands can reach it. */
   platformUrl?: string;
+  /** Serialised list pages, bounded in bytes; kept here so tests and benches can read its size. */
+  responseCache: ResponseCache;
   /** Tells the sync worker there is new work, so it need not wait for its next poll. */
   wakeWorker(): void;
 }

@@ -48,3 +48,59 @@ describe('companies list response cache', () => {
     expect(((await viaLocalhost.json()) as any).results[0].redirect).toContain('localhost');
   });
 });
+
+describe('companies list response cache: bounded in bytes, keyed by what the page depends on', () => {
+  const LIMITS = { maxBytes: 256 * 1024, maxBytesPerClient: 96 * 1024 };
+  let t: TestService;
+  let flooder: { id: string; apiKey: string };
+  let bystander: { id: string; apiKey: string };
+  beforeAll(async () => {
+    t = await startService({ responseCache: LIMITS });
+    flooder = await t.createClient('Flooder', 'Paid');
+    bystander = await t.createClient('Bystander', 'Paid');
+    // Names as long as the API allows, so each cached page is as large as it gets.
+    for (let i = 0; i < 30; i++) {
+      const created = await t.call('POST', '/companies', { apiKey: flooder.apiKey, body: { name: `${'N'.repeat(80)} ${i}`, description: 'd'.repeat(900) } });
+      expect(created.status, created.text).toBe(200);
+    }
+    await t.call('POST', '/companies', { apiKey: bystander.apiKey, body: { name: 'Bystander Co' } });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+  const cache = () => t.service.context.responseCache;
+
+  it('ignores unknown query parameters: one entry however many are sent, and none echoed in the links', async () => {
+    const first = await t.call('GET', '/companies?pageSize=7', { apiKey: flooder.apiKey });
+    const oneEntry = cache().size(flooder.id);
+    expect(oneEntry).toBe(Buffer.byteLength(first.text));
+    for (let i = 0; i < 200; i++) {
+      const result = await t.call('GET', `/companies?pageSize=7&junk${i}=${'x'.repeat(i)}`, { apiKey: flooder.apiKey });
+      expect(result.text).toBe(first.text);
+    }
+    expect(cache().size(flooder.id)).toBe(oneEntry);
+    expect(first.body._links.current.href).toBe('/companies?page=1&pageSize=7');
+  });
+
+  it('keys by parsed paging values: page=01 and page=1 are one page', async () => {
+    const before = cache().size(flooder.id);
+    await t.call('GET', '/companies?page=01&pageSize=007', { apiKey: flooder.apiKey });
+    expect(cache().size(flooder.id)).toBe(before);
+  });
+
+  it('never holds more than its byte bounds, and one client cannot push another\'s pages out', async () => {
+    const theirs = await t.call('GET', '/companies', { apiKey: bystander.apiKey });
+    const bystanderBytes = cache().size(bystander.id);
+    expect(bystanderBytes).toBe(Buffer.byteLength(theirs.text));
+    for (let pageSize = 1; pageSize <= 30; pageSize++) {
+      for (const orderBy of ['name', '-name', 'created']) {
+        const result = await t.call('GET', `/companies?pageSize=${pageSize}&orderBy=${orderBy}`, { apiKey: flooder.apiKey });
+        expect(result.status).toBe(200);
+        expect(cache().size(flooder.id)).toBeLessThanOrEqual(LIMITS.maxBytesPerClient);
+        expect(cache().size()).toBeLessThanOrEqual(LIMITS.maxBytes);
+      }
+    }
+    expect(cache().size(flooder.id)).toBeGreaterThan(LIMITS.maxBytesPerClient / 2);
+    expect(cache().size(bystander.id)).toBe(bystanderBytes);
+  });
+});

@@ -52,6 +52,14 @@ export interface PagedEnvelope<T> {
   _links: { self: Link; current: Link; next?: Link; previous?: Link };
 }
 
+/** The filters a list understands, kept in its links; anything else a client sends is ignored. */
+const FILTER_PARAMS = new Set(['query', 'orderBy', 'tags']);
+
+/** The request's filters in the order sent, as the links carry them (and the response cache keys on them). */
+export function linkedParams(search: string): Array<[string, string]> {
+  return [...new URLSearchParams(search)].filter(([name]) => FILTER_PARAMS.has(name));
+}
+
 /** `url` is the request's raw URL (path and query string) as the client sent it. */
 export function envelope<T>(results: T[], total: number, request: PageRequest, url: string): PagedEnvelope<T> {
   // Split at the first '?' only: a value may hold a literal '?' (`query=name=Who?`).
@@ -59,7 +67,7 @@ export function envelope<T>(results: T[], total: number, request: PageRequest, u
   const path = at < 0 ? url : url.slice(0, at);
   const search = at < 0 ? '' : url.slice(at + 1);
   // Percent-encoding (%20, not +) so any client's URL parser reads the values back as sent.
-  const others = [...new URLSearchParams(search)].filter(([name]) => name !== 'page' && name !== 'pageSize');
+  const others = linkedParams(search);
   const hrefFor = (page: number): string => {
     const pairs: Array<[string, string]> = [['page', String(page)], ['pageSize', String(request.pageSize)], ...others];
     return `${path}?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;

@@ -1,37 +1,100 @@
 // Serialised GET responses, kept until the database changes (store/version.ts), so no
 // write anywhere, from this thread or the sync worker's, can leave a stale page.
+//
+// Bounded in bytes, overall and per client, so no client can grow the server's memory
+// by asking for many distinct pages: past a bound the least recently used pages go,
+// the asking client's own first.
 import type { Db } from '../store/db.js';
 import { dataVersion } from '../store/version.js';
 
-const MAX_ENTRIES = 2000;
+export interface CacheLimits {
+  /** Bytes of bodies kept for all clients together. */
+  maxBytes: number;
+  /** Bytes of bodies kept for one client. */
+  maxBytesPerClient: number;
+}
+
+export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxBytes: 64 * 1024 * 1024, maxBytesPerClient: 16 * 1024 * 1024 };
 
 interface Entry {
-  version: string;
+  owner: string;
   body: Buffer;
 }
 
 export class ResponseCache {
+  /** Every entry, least recently used first. */
   private readonly entries = new Map<string, Entry>();
+  /** Each client's keys, least recently used first, and their bytes. */
+  private readonly owners = new Map<string, { keys: Set<string>; bytes: number }>();
+  private bytes = 0;
+  /** The database version every entry was made at: a write anywhere makes them all stale. */
+  private madeAt = '';
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
 
   version(): string {
     return dataVersion(this.db);
   }
 
-  /** The body cached under `key`, or the freshly made one (cached for the next request). */
-  getOrMake(key: string, make: () => string): Buffer {
+  /** Bytes of bodies held now, overall or for one client. */
+  size(owner?: string): number {
+    return owner === undefined ? this.bytes : this.owners.get(owner)?.bytes ?? 0;
+  }
+
+  /** The body cached for `owner` under `key`, or the freshly made one (cached for the next request). */
+  getOrMake(owner: string, key: string, make: () => string): Buffer {
     const version = this.version();
-    const hit = this.entries.get(key);
-    if (hit && hit.version === version) return hit.body;
+    if (version !== this.madeAt) this.clear(version);
+    const fullKey = `${owner}\n${key}`;
+    const hit = this.entries.get(fullKey);
+    if (hit) {
+      this.touch(fullKey, hit);
+      return hit.body;
+    }
     // Kept encoded, so a hit costs no UTF-8 encoding of the page.
     const body = Buffer.from(make());
     // A write between version() and make() would make this entry stale under the old version;
     // only cache what was made while the version held.
-    if (this.version() === version) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { version, body });
-    }
+    if (this.version() === version && body.length <= this.limits.maxBytesPerClient / 4) this.add(fullKey, { owner, body });
     return body;
+  }
+
+  private clear(version: string): void {
+    this.entries.clear();
+    this.owners.clear();
+    this.bytes = 0;
+    this.madeAt = version;
+  }
+
+  private touch(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    const keys = this.owners.get(entry.owner)!.keys;
+    keys.delete(key);
+    keys.add(key);
+  }
+
+  private add(key: string, entry: Entry): void {
+    const owner = this.owners.get(entry.owner) ?? { keys: new Set<string>(), bytes: 0 };
+    this.owners.set(entry.owner, owner);
+    while (owner.keys.size > 0 && owner.bytes + entry.body.length > this.limits.maxBytesPerClient) {
+      this.evict(owner.keys.values().next().value!);
+    }
+    while (this.entries.size > 0 && this.bytes + entry.body.length > this.limits.maxBytes) {
+      this.evict(this.entries.keys().next().value!);
+    }
+    this.entries.set(key, entry);
+    owner.keys.add(key);
+    owner.bytes += entry.body.length;
+    this.bytes += entry.body.length;
+  }
+
+  private evict(key: string): void {
+    const entry = this.entries.get(key)!;
+    this.entries.delete(key);
+    const owner = this.owners.get(entry.owner)!;
+    owner.keys.delete(key);
+    owner.bytes -= entry.body.length;
+    this.bytes -= entry.body.length;
   }
 }

@@ -6,9 +6,8 @@ import { errors } from '../errors.js';
 import { assertOwns } from '../http/auth.js';
 import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
 import { companyInput, companyPatch } from '../http/company-input.js';
-import { envelope, parsePageRequest } from '../http/paging.js';
+import { envelope, linkedParams, parsePageRequest } from '../http/paging.js';
 import { companyRecord } from '../http/records.js';
-import { ResponseCache } from '../http/response-cache.js';
 import { defineRoute } from '../http/route.js';
 import {
   FILTERABLE_TAG_KEY, countCompanies, deleteCompany, getCompany, insertCompany, listCompanies, replaceCompany, type CompanyInput, type CompanyRow,
@@ -47,7 +46,7 @@ function tagFilter(request: FastifyRequest): { key: string; value: string } | un
 
 export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { db, clock } = ctx;
-  const cache = new ResponseCache(db);
+  const cache = ctx.responseCache;
   const present = (request: FastifyRequest, row: CompanyRow) =>
     companyRecord(row, connectionsByCompany(db, [row.id]).get(row.id) ?? [], baseUrlOf(request));
 
@@ -55,8 +54,11 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
     // The most requested list: served from the response cache while nothing has changed.
     GET: async (request, reply) => {
       const base = baseUrlOf(request);
-      const body = cache.getOrMake(`${request.auth.client.id}\n${base}\n${request.url}`, () => {
-        const page = parsePageRequest(queryOf(request));
+      const page = parsePageRequest(queryOf(request));
+      // Keyed by what the body depends on: parsed paging, the filters as linked, the base URL.
+      const search = request.url.slice(request.url.indexOf('?') + 1 || request.url.length);
+      const key = JSON.stringify([base, page.page, page.pageSize, linkedParams(search)]);
+      const body = cache.getOrMake(request.auth.client.id, key, () => {
         const { rows, total } = listCompanies(db, request.auth.client.id, page, tagFilter(request));
         const connections = connectionsByCompany(db, rows.map((r) => r.id));
         const results = rows.map((row) => companyRecord(row, connections.get(row.id) ?? [], base));
