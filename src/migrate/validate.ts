@@ -2,14 +2,13 @@
 // fields against that integration's schema (missing and unknown named), managed-only
 // integrations, duplicate keys within the file and malformed tags. Each problem names
 // the field; the caller adds the row number.
+import { MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS as MAX_COMPANY_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, tokenValueProblem } from '../platforms/limits.js';
 import { ferryKey, keyHash } from './key.js';
 import type { IntegrationInfo, RawRow, RowProblem, ValidRow } from './types.js';
 import { BASE_COLUMNS } from './columns.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MAX_TAGS = 9; // ten per company, one of them ferryKey
-const MAX_TAG_KEY = 27;
-const MAX_TAG_VALUE = 100;
+const MAX_TAGS = MAX_COMPANY_TAGS - 1; // one of them is ferryKey
 const BASE = new Set<string>(BASE_COLUMNS);
 
 export interface ValidatorOptions {
@@ -81,7 +80,9 @@ export class RowValidator {
       const known = new Map(integration.tokenFields.map((f) => [f.name, f]));
       for (const field of integration.tokenFields) {
         const value = text(field.name);
-        if (value) tokens[field.name] = value;
+        const problem = value ? tokenValueProblem(value) : undefined;
+        if (problem) problems.push({ field: field.name, message: `${field.name} ${problem}` });
+        else if (value) tokens[field.name] = value;
         else if (field.required) problems.push({ field: field.name, message: `${field.name} is required for ${integration.name}: ${field.description}` });
       }
       for (const [name, value] of Object.entries(v)) {
@@ -92,6 +93,8 @@ export class RowValidator {
 
     const tags = parseTags(text('tags'), problems);
     const description = text('description');
+    if (companyName.length > MAX_COMPANY_NAME) problems.push({ field: 'companyName', message: `companyName is longer than ${MAX_COMPANY_NAME} characters (${companyName.length})` });
+    if (description.length > MAX_COMPANY_DESCRIPTION) problems.push({ field: 'description', message: `description is longer than ${MAX_COMPANY_DESCRIPTION} characters (${description.length})` });
 
     let key: string | undefined;
     if (platformKey && (externalId || companyName || companyId)) {

@@ -4,11 +4,13 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_BODY_BYTES } from '../platforms/limits.js';
 import { ensureAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
 import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { AuthCache, type AuthContext } from './http/auth.js';
+import { parseJsonBody } from './http/json-body.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { ResponseCache, type CacheLimits } from './http/response-cache.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
@@ -34,7 +36,6 @@ declare module 'fastify' {
 }
 
 export const DEFAULT_RATE_LIMIT = 2000;
-const BODY_LIMIT = 1024 * 1024;
 
 export interface ServiceOptions {
   dataDir: string;
@@ -97,7 +98,7 @@ export function createService(options: ServiceOptions): Service {
 
   const app = Fastify({
     logger: false,
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: MAX_BODY_BYTES,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
@@ -105,15 +106,12 @@ export function createService(options: ServiceOptions): Service {
     routerOptions: { ignoreTrailingSlash: true },
   });
 
-  // An empty body is no body (clients send Content-Type on bodiless DELETEs); bad JSON is 400.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(errors.malformedJson(), undefined);
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
     }
   });
 
@@ -192,7 +190,7 @@ interface FrameworkError {
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const { code, statusCode } = (err ?? {}) as FrameworkError;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.bodyTooLarge(BODY_LIMIT);
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.bodyTooLarge(MAX_BODY_BYTES);
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType();
   if (code?.startsWith('FST_ERR_CTP_')) return errors.malformedJson();
   if (statusCode && statusCode >= 400 && statusCode < 500) return errors.badRequest('Bad request.');

@@ -35,6 +35,7 @@ export const errors = {
   badRequest: (message: string, validation?: ValidationItem[]) => new ApiError(400, message, validation ? { validation } : {}),
   malformedJson: () => new ApiError(400, 'The request body is not valid JSON.'),
   bodyTooLarge: (limit: number) => new ApiError(400, `The request body is larger than the limit of ${limit} bytes.`),
+  bodyTooDeep: (limit: number) => new ApiError(400, `The request body nests objects and arrays more than ${limit} levels deep.`),
   unsupportedMediaType: () => new ApiError(400, 'Request bodies must be JSON (Content-Type: application/json).'),
   invalidParameter: (name: string, rule: string) => new ApiError(400, `Invalid value for parameter ${name}: ${rule}`, {
     validation: [{ itemId: name, message: rule, validatorName: 'QueryParameters' }],

@@ -1,14 +1,11 @@
 // Company payload rules: names keep letters, digits, spaces and - ' & @ . , ? ! only;
-// at most 10 tags, keys 1–27 characters, values up to 100.
+// at most 10 tags, keys 1–27 characters, values up to 100 (platforms/limits.ts).
+import { MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE } from '../../platforms/limits.js';
 import type { ValidationItem } from '../errors.js';
 import type { CompanyInput } from '../store/companies.js';
 import { failIfAny } from './body.js';
 
 const NAME_DISALLOWED = /[^\p{L}\p{N} \-'&@.,?!]/gu;
-const MAX_TAGS = 10;
-const MAX_TAG_KEY = 27;
-const MAX_TAG_VALUE = 100;
-const MAX_DESCRIPTION = 1000;
 
 export function sanitizeCompanyName(name: string): string {
   return name.replace(NAME_DISALLOWED, '').replace(/\s+/g, ' ').trim();
@@ -47,7 +44,9 @@ function validateName(name: unknown, items: ValidationItem[]): string {
     return '';
   }
   const clean = sanitizeCompanyName(name);
-  if (clean === '') {
+  if (clean.length > MAX_COMPANY_NAME) {
+    items.push({ itemId: 'name', message: `name must be at most ${MAX_COMPANY_NAME} characters long; it has ${clean.length}.`, validatorName: 'CompanyName' });
+  } else if (clean === '') {
     items.push({ itemId: 'name', message: "name is empty once characters other than letters, digits, spaces and - ' & @ . , ? ! are removed.", validatorName: 'CompanyName' });
   }
   return clean;
@@ -55,8 +54,8 @@ function validateName(name: unknown, items: ValidationItem[]): string {
 
 function validateDescription(description: unknown, items: ValidationItem[]): string | undefined {
   if (description === undefined || description === null) return undefined;
-  if (typeof description !== 'string' || description.length > MAX_DESCRIPTION) {
-    items.push({ itemId: 'description', message: `description must be a string of at most ${MAX_DESCRIPTION} characters.`, validatorName: 'CompanyDescription' });
+  if (typeof description !== 'string' || description.length > MAX_COMPANY_DESCRIPTION) {
+    items.push({ itemId: 'description', message: `description must be a string of at most ${MAX_COMPANY_DESCRIPTION} characters.`, validatorName: 'CompanyDescription' });
     return undefined;
   }
   return description === '' ? undefined : description;

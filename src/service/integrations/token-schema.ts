@@ -1,6 +1,7 @@
 // Checks a token payload against an integration's token fields: one validation item per
 // missing, unknown or non-string key. Shared by the service and the bulk migration's
 // dry run, so both say the same thing about the same row.
+import { tokenValueProblem } from '../../platforms/limits.js';
 import type { ValidationItem } from '../errors.js';
 import type { TokenField } from './types.js';
 
@@ -18,6 +19,10 @@ export function checkTokenFields(fields: readonly TokenField[], platformName: st
       items.push({ itemId: name, message: `${name} is not a token field of ${platformName}; expected ${[...known].join(', ')}`, validatorName: 'TokenSchema' });
     } else if (value !== undefined && value !== null && typeof value !== 'string') {
       items.push({ itemId: name, message: `${name} must be a string`, validatorName: 'TokenSchema' });
+    } else if (typeof value === 'string') {
+      // Never the value itself: it is a secret.
+      const problem = tokenValueProblem(value);
+      if (problem) items.push({ itemId: name, message: `${name} ${problem}`, validatorName: 'TokenSchema' });
     }
   }
   return items;

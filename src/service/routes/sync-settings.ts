@@ -13,28 +13,49 @@ import { ownedCompany } from './companies.js';
 
 const MIN_FREE_SCHEDULE_HOURS = 24;
 
+/** A year: a schedule longer than that is a typo, and 1e308 hours would overflow every date. */
+export const MAX_SYNC_SCHEDULE_HOURS = 8760;
+/** Twenty years of history is more than any platform keeps. */
+export const MAX_MONTHS = 240;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
+
+type Check = (value: unknown) => boolean;
+const integer = (min: number, max: number): Check => (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+const isoDate: Check = (v) => typeof v === 'string' && ISO_DATE.test(v) && !Number.isNaN(Date.parse(v));
+
+/** Optional fields: absent is fine, anything else must pass its check. */
+const OPTIONAL: Array<[keyof SyncSetting, Check, string]> = [
+  ['syncFromUtc', isoDate, 'an ISO 8601 date such as 2024-01-01T00:00:00Z'],
+  ['syncFromWindow', integer(0, MAX_MONTHS), `a whole number from 0 to ${MAX_MONTHS}`],
+  ['monthsToSync', integer(1, MAX_MONTHS), `a whole number from 1 to ${MAX_MONTHS}`],
+  ['syncOrder', integer(0, 10_000), 'a whole number from 0 to 10000'],
+  ['isLocked', (v) => typeof v === 'boolean', 'true or false'],
+  ['fetchOnFirstLink', (v) => typeof v === 'boolean', 'true or false'],
+];
+
 function parseSettings(body: Record<string, unknown>, client: ClientRow): SyncSetting[] {
   const items: ValidationItem[] = [];
   if (!Array.isArray(body.settings)) {
     throw errors.badRequest('settings must be an array.', [{ itemId: 'settings', message: 'settings must be an array of {dataType, syncSchedule, …}.', validatorName: 'SyncSettings' }]);
   }
   const settings = (body.settings as Array<Record<string, unknown>>).map((raw, i): SyncSetting => {
+    const problem = (field: string, message: string) => items.push({ itemId: `settings[${i}].${field}`, message, validatorName: 'SyncSettings' });
     const dataType = typeof raw?.dataType === 'string' ? raw.dataType : '';
-    if (!dataTypeByKey(dataType)) items.push({ itemId: `settings[${i}].dataType`, message: `Unknown data type ${dataType || '(missing)'}.`, validatorName: 'SyncSettings' });
+    if (!dataTypeByKey(dataType)) problem('dataType', `Unknown data type ${dataType || '(missing)'}.`);
     const schedule = raw?.syncSchedule ?? DEFAULT_SYNC_SCHEDULE_HOURS;
-    if (typeof schedule !== 'number' || !Number.isInteger(schedule) || schedule < 1) {
-      items.push({ itemId: `settings[${i}].syncSchedule`, message: 'syncSchedule must be a whole number of hours, at least 1.', validatorName: 'SyncSettings' });
-    }
+    if (!integer(1, MAX_SYNC_SCHEDULE_HOURS)(schedule)) problem('syncSchedule', `syncSchedule must be a whole number of hours from 1 to ${MAX_SYNC_SCHEDULE_HOURS}.`);
     const setting: SyncSetting = {
       dataType,
       fetchOnFirstLink: raw?.fetchOnFirstLink === true,
       syncSchedule: typeof schedule === 'number' ? schedule : DEFAULT_SYNC_SCHEDULE_HOURS,
       syncOrder: typeof raw?.syncOrder === 'number' ? raw.syncOrder : i,
     };
-    if (typeof raw?.syncFromUtc === 'string') setting.syncFromUtc = raw.syncFromUtc;
-    if (typeof raw?.syncFromWindow === 'number') setting.syncFromWindow = raw.syncFromWindow;
-    if (typeof raw?.monthsToSync === 'number') setting.monthsToSync = raw.monthsToSync;
-    if (typeof raw?.isLocked === 'boolean') setting.isLocked = raw.isLocked;
+    for (const [field, check, rule] of OPTIONAL) {
+      const value = raw?.[field];
+      if (value === undefined || value === null) continue;
+      if (!check(value)) problem(field, `${field} must be ${rule}.`);
+      else if (field !== 'fetchOnFirstLink' && field !== 'syncOrder') (setting as unknown as Record<string, unknown>)[field] = value;
+    }
     return setting;
   });
   failIfAny(items, 'The sync settings are not valid.');

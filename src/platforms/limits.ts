@@ -1,0 +1,27 @@
+// The size limits of what clients send, in one place for the service (400 naming the
+// field) and the command line (a row-level error before anything is written). The public
+// API states the tag limits; the others are ferry's, chosen well above real data and far
+// below what could hurt the service (docs/api.md, "Limits").
+
+/** Company names, after removing disallowed characters. */
+export const MAX_COMPANY_NAME = 255;
+export const MAX_COMPANY_DESCRIPTION = 1000;
+export const MAX_TAGS = 10;
+export const MAX_TAG_KEY = 27;
+export const MAX_TAG_VALUE = 100;
+/** One token field's value: long JWTs are a few kilobytes. */
+export const MAX_TOKEN_VALUE = 8192;
+/** Any JSON request body. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Objects and arrays inside objects and arrays: records are a handful deep. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Control characters (NUL, newlines, tabs…) cannot be part of a token: no platform issues them. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** What is wrong with a token value, or undefined when it is fine. */
+export function tokenValueProblem(value: string): string | undefined {
+  if (value.length > MAX_TOKEN_VALUE) return `is longer than ${MAX_TOKEN_VALUE} characters`;
+  if (CONTROL.test(value)) return 'contains a control character (NUL, newline, tab…); copy the token again without it';
+  return undefined;
+}

@@ -1,0 +1,137 @@
+// The documented size limits (docs/api.md, "Limits"): each is a 400 naming the field,
+// answered before the platform is asked, so a bad value is never mistaken for an outage
+// (a 503 that clients retry). Runs against the whole stack, with the sandbox platforms.
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../src/stack.js';
+import { runFerry } from '../helpers/cli.js';
+import { tempDir } from '../helpers/service.js';
+import { apiClient, createClient, createTenant, linkedCompany, sampleInvoice, type Api, type Linked } from '../helpers/sync.js';
+import { expectErrorBody, itemIds } from './support.js';
+
+const dataDir = tempDir('ferry-limits-');
+let stack: Stack;
+let api: Api;
+let apiKey: string;
+let linked: Linked;
+
+beforeAll(async () => {
+  stack = await startStack({ dataDir, rateLimit: 0 });
+  const admin = apiClient(stack.baseUrl, stack.adminKey);
+  apiKey = await createClient(admin, stack.adminKey, 'Limits Ltd', 'Paid');
+  api = apiClient(stack.baseUrl, apiKey);
+  linked = await linkedCompany(api, stack.sandboxUrl, 'gbol', 5);
+});
+
+afterAll(async () => {
+  await stack?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('company fields', () => {
+  const cases: Array<[string, string, Record<string, unknown>]> = [
+    ['a name of 256 characters', 'name', { name: 'N'.repeat(256) }],
+    ['a name of a megabyte', 'name', { name: 'N'.repeat(1024 * 1024 - 20) }],
+    ['a description of 1001 characters', 'description', { name: 'Ok', description: 'd'.repeat(1001) }],
+    ['a tag value of 101 characters', 'tags.k', { name: 'Ok', tags: { k: 'v'.repeat(101) } }],
+  ];
+  it.each(cases)('%s is a 400 naming %s', async (_name, field, body) => {
+    const result = await api.call('POST', '/companies', { body });
+    expectErrorBody(result, 400);
+    expect(itemIds(result)).toContain(field);
+  });
+
+  it('a name of 255 characters is kept whole', async () => {
+    const result = await api.call('POST', '/companies', { body: { name: 'N'.repeat(255) } });
+    expect(result.status, result.text).toBe(200);
+    expect(result.body.name).toHaveLength(255);
+  });
+});
+
+describe('token values', () => {
+  const cases: Record<string, string> = {
+    'a NUL': 'at_\u0000x',
+    'a newline': 'at_x\nInjected: header',
+    'a carriage return': 'at_x\r',
+    '8193 characters': 'a'.repeat(8193),
+  };
+  it.each(Object.keys(cases))('an access token with %s is a 400 naming the field, not a 503, and is never echoed', async (name) => {
+    const accessToken = cases[name]!;
+    const tenant = await createTenant(stack.sandboxUrl, 'gbol', 1);
+    const company = await api.call('POST', '/companies', { body: { name: 'Token Limits' } });
+    const connection = await api.call('POST', `/companies/${company.body.id}/connections`, { body: { platformKey: 'gbol' } });
+    const result = await api.call('PUT', `/companies/${company.body.id}/connections/${connection.body.id}/authorization`, {
+      body: { ...tenant.tokens, accessToken },
+    });
+    expectErrorBody(result, 400);
+    expect(itemIds(result)).toEqual(['accessToken']);
+    expect(result.text).not.toContain(accessToken.slice(0, 12));
+  });
+
+  it('the CLI stops at once on such a token (no retries), exit 1 with the field named', async () => {
+    const tenant = await createTenant(stack.sandboxUrl, 'gbol', 1);
+    const company = await api.call('POST', '/companies', { body: { name: 'Token CLI' } });
+    const connection = await api.call('POST', `/companies/${company.body.id}/connections`, { body: { platformKey: 'gbol' } });
+    const keyFile = join(dataDir, 'client.key');
+    const tokensFile = join(dataDir, 'tokens.json');
+    writeFileSync(keyFile, apiKey, { mode: 0o600 });
+    writeFileSync(tokensFile, JSON.stringify({ ...tenant.tokens, refreshToken: 'rt\u0000x' }));
+    const started = Date.now();
+    const run = await runFerry(['--base-url', stack.baseUrl, '--api-key-file', keyFile, 'connections', 'authorize',
+      '--company', company.body.id, '--connection', connection.body.id, '--tokens-file', tokensFile]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toContain('refreshToken');
+    expect(run.stderr).toContain('control character');
+    expect(run.stderr).not.toMatch(/could not be reached|retry/i);
+  });
+});
+
+describe('JSON bodies', () => {
+  it('a push body nested 100,000 deep is a 400, not a 503', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const result = await api.call('POST', `/companies/${linked.companyId}/connections/${linked.connectionId}/push/invoices`, {
+      rawBody: `{"customerRef":{"id":"C-1"},"nested":${deep}}`, headers: { 'content-type': 'application/json' },
+    });
+    expectErrorBody(result, 400);
+    expect(result.body.error).toContain('32 levels');
+  });
+
+  it('a record nested 32 deep still goes through', async () => {
+    let nested: unknown = 'leaf';
+    for (let i = 0; i < 30; i++) nested = { n: nested };
+    const result = await api.call('POST', `/companies/${linked.companyId}/connections/${linked.connectionId}/push/invoices`, {
+      body: { ...sampleInvoice('C-1'), nested },
+    });
+    expect(result.status, result.text).toBeLessThan(300);
+  });
+});
+
+describe('sync settings', () => {
+  const cases: Array<[string, string, Record<string, unknown>]> = [
+    ['syncSchedule 1e308', 'syncSchedule', { syncSchedule: 1e308 }],
+    ['syncSchedule 8761', 'syncSchedule', { syncSchedule: 8761 }],
+    ['monthsToSync -5', 'monthsToSync', { monthsToSync: -5 }],
+    ['monthsToSync 2.5', 'monthsToSync', { monthsToSync: 2.5 }],
+    ['syncFromUtc "garbage"', 'syncFromUtc', { syncFromUtc: 'garbage' }],
+    ['syncFromUtc 2024-13-45', 'syncFromUtc', { syncFromUtc: '2024-13-45' }],
+    ['syncFromWindow "3"', 'syncFromWindow', { syncFromWindow: '3' }],
+  ];
+  for (const where of ['company', 'profile'] as const) {
+    it.each(cases)(`${where}: %s is a 400 naming %s`, async (_name, field, fields) => {
+      const path = where === 'company' ? `/companies/${linked.companyId}/syncSettings` : '/profile/syncSettings';
+      const result = await api.call('POST', path, { body: { settings: [{ dataType: 'invoices', syncSchedule: 24, ...fields }] } });
+      expectErrorBody(result, 400);
+      expect(itemIds(result)).toEqual([`settings[0].${field}`]);
+    });
+  }
+
+  it('sane values are kept', async () => {
+    const setting = { dataType: 'invoices', syncSchedule: 8760, monthsToSync: 24, syncFromUtc: '2024-01-01T00:00:00Z', syncFromWindow: 12 };
+    const result = await api.call('POST', `/companies/${linked.companyId}/syncSettings`, { body: { settings: [setting] } });
+    expect(result.status, result.text).toBeLessThan(300);
+    const read = await api.call('GET', `/companies/${linked.companyId}/syncSettings`);
+    expect(read.body.settings[0]).toMatchObject(setting);
+  });
+});
