@@ -9,7 +9,7 @@ import { createService, type Service, type ServiceOptions } from '../../src/serv
 import type { Clock } from '../../src/service/clock.js';
 import type { SyncDeps } from '../../src/service/sync/deps.js';
 import { syncOnce, type PassResult } from '../../src/service/sync/sync-once.js';
-import { callApi, tempDir, type CallResult } from './service.js';
+import { callApi, tempDir, type CallOptions, type CallResult } from './service.js';
 
 export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -65,7 +65,7 @@ export function sampleInvoice(customerId: string, overrides: Record<string, unkn
 export interface Api {
   baseUrl: string;
   /** fetch with Basic auth for `apiKey` (default: the key the client was made with). */
-  call(method: string, path: string, options?: { apiKey?: string; body?: unknown }): Promise<CallResult>;
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   /** Every response body seen, for "no secret ever leaves" checks. */
   transcript: string[];
 }
