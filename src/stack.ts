@@ -2,6 +2,7 @@
 // what the CLI's embedded target starts in-process. The sandbox runs in a thread of its
 // own, listens on the same host on a port of its own, and keeps its state in the same
 // data dir.
+import { privateDataDir } from './lib/private-files.js';
 import { createService, type ServiceOptions } from './service/app.js';
 import { startSandboxThread } from './sandbox/thread-host.js';
 
@@ -22,6 +23,8 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const host = options.host ?? '127.0.0.1';
+  // Before the sandbox thread creates its files, so a fresh dir is private from the start.
+  privateDataDir(options.dataDir, options.onNotice);
   const sandbox = await startSandboxThread({ dataDir: options.dataDir, host, port: options.sandboxPort ?? 0 });
   const sandboxUrl = sandbox.url;
   const service = createService({ ...options, platformUrl: sandboxUrl });

@@ -30,7 +30,7 @@ export function createContext(io: IO, flags: GlobalFlags, signal: AbortSignal): 
       return { client, baseUrl: spec.baseUrl, embedded: false };
     }
     const { startEmbedded } = await import('./embedded.js');
-    const embedded = await startEmbedded(spec.dataDir);
+    const embedded = await startEmbedded(spec.dataDir, (message) => io.err(message, { force: true }));
     cleanups.push(() => embedded.close());
     if (io.mode !== 'json') io.err(`Using the embedded ferry service (data dir ${spec.dataDir}); set --base-url or FERRY_BASE_URL for a remote one.`);
     const client = new ApiClient({ baseUrl: embedded.baseUrl, apiKey: embedded.adminKey, clientId: spec.clientId, log });

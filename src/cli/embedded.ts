@@ -4,6 +4,6 @@ import { startStack, type Stack } from '../stack.js';
 
 export type Embedded = Stack;
 
-export function startEmbedded(dataDir: string): Promise<Embedded> {
-  return startStack({ dataDir, rateLimit: 0 });
+export function startEmbedded(dataDir: string, onNotice?: (message: string) => void): Promise<Embedded> {
+  return startStack({ dataDir, rateLimit: 0, ...(onNotice ? { onNotice } : {}) });
 }

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensurePrivateFile } from '../lib/private-files.js';
 import { applyMigrations, type Db } from '../service/store/db.js';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -109,6 +110,7 @@ export type SandboxStore = ReturnType<typeof openSandboxStore>;
 
 export function openSandboxStore(file: string) {
   mkdirSync(dirname(file), { recursive: true });
+  ensurePrivateFile(file);
   const db: Db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

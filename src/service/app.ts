@@ -2,8 +2,8 @@
 // so tests bind port 0 and the CLI can embed the service in-process.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { privateDataDir } from '../lib/private-files.js';
 import { MAX_BODY_BYTES } from '../platforms/limits.js';
 import { ensureAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from './clock.js';
@@ -54,6 +54,8 @@ export interface ServiceOptions {
   startWorker?: boolean;
   /** Byte bounds of the companies list response cache. */
   responseCache?: CacheLimits;
+  /** One-line notices for the person running the service (stderr in the CLI). */
+  onNotice?: (message: string) => void;
   /** Where internal errors are reported; never sent to clients. */
   onInternalError?: (err: unknown, correlationId: string) => void;
 }
@@ -71,7 +73,7 @@ export interface Service {
 
 export function createService(options: ServiceOptions): Service {
   const clock = options.clock ?? systemClock;
-  mkdirSync(options.dataDir, { recursive: true });
+  privateDataDir(options.dataDir, options.onNotice);
   const db = openDatabase(join(options.dataDir, 'ferry.db'));
   const adminKey = ensureAdmin(db, options.dataDir, clock);
   const secretKey = loadSecretKey(options.dataDir, options.env);

@@ -53,6 +53,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       rateLimit: options.rateLimit,
       maintenance: options.maintenance ?? false,
       env: io.env,
+      onNotice: (message) => io.err(message, { force: true }),
       onInternalError: (err, correlationId) => io.err(`internal error ${correlationId}: ${(err as Error)?.message ?? err}`, { force: true }),
     });
   } catch (err) {
