@@ -136,9 +136,13 @@ export async function warnIfBusy() {
 export async function startSandboxProcess(settings = { rateLimit: 0, latencyMs: 0 }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'ferry-bench-sandbox-'));
   const appUrl = pathToFileURL(join(distDir, 'sandbox', 'app.js')).href;
+  const authUrl = pathToFileURL(join(distDir, 'sandbox', 'admin-auth.js')).href;
+  // A sandbox on its own: its admin routes take one key made for this run.
+  const adminKey = `fy_bench_${process.pid}_${Date.now()}`;
   const code = `
     const { createSandbox } = await import(${JSON.stringify(appUrl)});
-    const sandbox = createSandbox({ dataDir: ${JSON.stringify(dataDir)}, ...${JSON.stringify(settings)} });
+    const { fixedAdminKey } = await import(${JSON.stringify(authUrl)});
+    const sandbox = createSandbox({ dataDir: ${JSON.stringify(dataDir)}, adminAuth: fixedAdminKey(${JSON.stringify(adminKey)}), ...${JSON.stringify(settings)} });
     const url = await sandbox.listen({ port: 0, host: '127.0.0.1' });
     process.stdout.write(url + '\\n');
     process.stdin.resume();
@@ -155,7 +159,8 @@ export async function startSandboxProcess(settings = { rateLimit: 0, latencyMs: 
     child.on('exit', (code) => reject(new Error(`the sandbox process exited with ${code}`)));
   });
   const call = async (method, path, body) => {
-    const response = await fetch(url + path, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body && JSON.stringify(body) });
+    const headers = { authorization: basic(adminKey), ...(body ? { 'content-type': 'application/json' } : {}) };
+    const response = await fetch(url + path, { method, headers, body: body && JSON.stringify(body) });
     const text = await response.text();
     if (response.status >= 300) throw new Error(`sandbox ${method} ${path}: ${response.status} ${text}`);
     return text ? JSON.parse(text) : undefined;

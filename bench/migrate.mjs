@@ -44,8 +44,9 @@ async function tokensCsv(target, count, name, seed) {
   const out = createWriteStream(path);
   let header;
   for (let made = 0; made < count; made += 1000) {
+    const auth = `Basic ${Buffer.from(readFileSync(target.keyFile, 'utf8').trim()).toString('base64')}`;
     const response = await fetch(`${target.sandboxUrl}/admin/tenants`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: auth },
       body: JSON.stringify({ platform: PLATFORM, count: Math.min(1000, count - made), invoices: 0, seed: seed + made }),
     });
     const { results } = await response.json();

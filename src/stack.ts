@@ -3,7 +3,7 @@
 // own, listens on the same host on a port of its own, and keeps its state in the same
 // data dir.
 import { privateDataDir } from './lib/private-files.js';
-import { createService, type ServiceOptions } from './service/app.js';
+import { createService, type Service, type ServiceOptions } from './service/app.js';
 import { startSandboxThread } from './sandbox/thread-host.js';
 
 export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
@@ -11,6 +11,8 @@ export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
   port?: number;
   /** Port of the sandbox platforms (default: any free port). */
   sandboxPort?: number;
+  /** Interface of the sandbox platforms (default 127.0.0.1, whatever `host` is: its admin routes mint tokens). */
+  sandboxHost?: string;
 }
 
 export interface Stack {
@@ -25,9 +27,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const host = options.host ?? '127.0.0.1';
   // Before the sandbox thread creates its files, so a fresh dir is private from the start.
   privateDataDir(options.dataDir, options.onNotice);
-  const sandbox = await startSandboxThread({ dataDir: options.dataDir, host, port: options.sandboxPort ?? 0 });
+  // The service is made once the sandbox listens (it needs the sandbox's URL); until then no admin request is let in.
+  const made: { service?: Service } = {};
+  const sandbox = await startSandboxThread(
+    { dataDir: options.dataDir, host: options.sandboxHost ?? '127.0.0.1', port: options.sandboxPort ?? 0 },
+    async (authorization) => made.service?.checkAdmin(authorization) ?? 'unauthenticated',
+  );
   const sandboxUrl = sandbox.url;
   const service = createService({ ...options, platformUrl: sandboxUrl });
+  made.service = service;
   try {
     const baseUrl = await service.listen({ port: options.port ?? 0, host });
     return {

@@ -45,7 +45,8 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly pool: Pool;
   private readonly pacer = new Pacer();
-  private readonly authorization: string;
+  /** `Basic …` for this client's key; also what the sandbox's admin routes accept. */
+  readonly authorization: string;
   private readonly basePath: string;
 
   constructor(private readonly options: ClientOptions) {

@@ -30,18 +30,6 @@ export async function optionalSandbox(connection: Connection): Promise<SandboxAp
   }
 }
 
-async function getJson(url: string, signal?: AbortSignal): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
-  const response = await fetch(url, { signal: signal ?? null });
-  const text = await response.text();
-  let body: Record<string, unknown> | undefined;
-  try {
-    body = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, body };
-}
-
 /**
  * The legacy application's refreshes of a sandbox tenant at or after `since`. The tenant id
  * is the company CSV's externalId when the file came from `ferry sandbox tenants create`.
@@ -51,7 +39,7 @@ export async function legacyRefreshes(sandbox: SandboxApi | undefined, tenantId:
   if (!tenantId) return { checked: false, why: 'no tenant id (externalId) for this company' };
   let reply;
   try {
-    reply = await getJson(`${sandbox.url}/admin/tenants/${encodeURIComponent(tenantId)}/legacy-refreshes?since=${encodeURIComponent(since)}`, signal);
+    reply = await sandbox.lookup(`/admin/tenants/${encodeURIComponent(tenantId)}/legacy-refreshes?since=${encodeURIComponent(since)}`, signal);
   } catch (err) {
     if (signal?.aborted) throw err;
     return { checked: false, why: `the sandbox could not be reached (${(err as Error).message})` };
@@ -64,7 +52,7 @@ export async function legacyRefreshes(sandbox: SandboxApi | undefined, tenantId:
 
 /** Whether the client's OAuth app on the platform has `callbackUrl` registered. */
 export async function appCallback(sandbox: SandboxApi, appClientId: string, callbackUrl: string, signal?: AbortSignal): Promise<AppLookup> {
-  const reply = await getJson(`${sandbox.url}/admin/apps/${encodeURIComponent(appClientId)}?callbackUrl=${encodeURIComponent(callbackUrl)}`, signal);
+  const reply = await sandbox.lookup(`/admin/apps/${encodeURIComponent(appClientId)}?callbackUrl=${encodeURIComponent(callbackUrl)}`, signal);
   if (reply.status === 404) return { found: false };
   if (reply.status !== 200 || !reply.body) throw new Error(`The sandbox answered ${reply.status} for app ${appClientId}.`);
   return {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../service/clock.js';
+import { denyAll, type AdminCheck } from './admin-auth.js';
 import { applySettings, type SandboxContext } from './context.js';
 import { SandboxError, fail } from './errors.js';
 import { registerAdminRoutes } from './routes/admin.js';
@@ -22,6 +23,8 @@ const BODY_LIMIT = 1024 * 1024;
 
 export interface SandboxOptions extends Partial<SandboxSettings> {
   dataDir: string;
+  /** Who may use /admin (default: nobody). */
+  adminAuth?: AdminCheck;
   clock?: Clock;
   accessTokenTtlSeconds?: number;
 }
@@ -35,7 +38,7 @@ export interface Sandbox {
 }
 
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const { dataDir, clock = systemClock, accessTokenTtlSeconds = DEFAULT_ACCESS_TOKEN_TTL_SECONDS, ...settings } = options;
+  const { dataDir, clock = systemClock, accessTokenTtlSeconds = DEFAULT_ACCESS_TOKEN_TTL_SECONDS, adminAuth = denyAll, ...settings } = options;
   const initial = parseSettings(settings);
   const store = openSandboxStore(join(dataDir, 'sandbox.db'));
   const ctx: SandboxContext = {
@@ -72,7 +75,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   });
 
   registerOAuthRoutes(app, ctx);
-  registerAdminRoutes(app, ctx);
+  // The admin surface lists tenants and mints valid tokens: ferry's admin key only.
+  app.register(async (admin) => {
+    admin.addHook('onRequest', async (request) => {
+      const verdict = await adminAuth(request.headers.authorization);
+      if (verdict === 'unauthenticated') throw fail.adminUnauthenticated();
+      if (verdict === 'forbidden') throw fail.forbidden('The sandbox admin routes need ferry\'s admin key.');
+    });
+    registerAdminRoutes(admin, ctx);
+  });
   // Latency and faults apply to the platform's data and push calls only (not the token
   // endpoint, so a rotation is never lost in flight; not the admin surface).
   app.register(async (platform) => {

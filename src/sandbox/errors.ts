@@ -33,6 +33,9 @@ export const fail = {
   unauthorized: (code: AuthErrorCode, message: string) =>
     new SandboxError(401, code, message, { headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${code}"` } }),
   forbidden: (message: string) => new SandboxError(403, 'forbidden', message),
+  adminUnauthenticated: () => new SandboxError(401, 'unauthorized', 'The sandbox admin routes need ferry\'s admin key: Authorization: Basic base64(key).', {
+    headers: { 'WWW-Authenticate': 'Basic realm="ferry sandbox admin"' },
+  }),
   notFound: (message: string) => new SandboxError(404, 'not_found', message),
   notPushable: (dataType: string) => new SandboxError(405, 'method_not_allowed', `${dataType} records cannot be created on this platform.`, {
     headers: { Allow: 'GET' },

@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { SandboxThreadMessage, SandboxThreadOptions } from './thread.js';
+import { denyAll, type AdminCheck } from './admin-auth.js';
+import type { SandboxHostMessage, SandboxThreadMessage, SandboxThreadOptions } from './thread.js';
 
 export interface SandboxThread {
   url: string;
@@ -16,12 +17,21 @@ function threadUrl(): URL {
   return new URL(url.href.replace('/src/sandbox/', '/dist/sandbox/'));
 }
 
-export function startSandboxThread(options: SandboxThreadOptions): Promise<SandboxThread> {
+/** `adminAuth` judges the thread's admin requests (default: none allowed). */
+export function startSandboxThread(options: SandboxThreadOptions, adminAuth: AdminCheck = denyAll): Promise<SandboxThread> {
   const worker = new Worker(threadUrl(), { workerData: options });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     worker.once('error', reject);
     worker.on('message', (message: SandboxThreadMessage) => {
+      if (message.type === 'authorize') {
+        const answer = (verdict: SandboxHostMessage & { type: 'authorized' }) => worker.postMessage(verdict);
+        void adminAuth(message.authorization).then(
+          (verdict) => answer({ type: 'authorized', id: message.id, verdict }),
+          () => answer({ type: 'authorized', id: message.id, verdict: 'unauthenticated' }),
+        );
+        return;
+      }
       if (message.type === 'failed') {
         reject(Object.assign(new Error(message.message), message.code ? { code: message.code } : {}));
         void worker.terminate();
@@ -30,7 +40,7 @@ export function startSandboxThread(options: SandboxThreadOptions): Promise<Sandb
       resolve({
         url: message.url,
         async close() {
-          worker.postMessage({ type: 'close' });
+          worker.postMessage({ type: 'close' } satisfies SandboxHostMessage);
           await exited;
         },
       });

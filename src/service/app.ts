@@ -2,6 +2,7 @@
 // so tests bind port 0 and the CLI can embed the service in-process.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { privateDataDir } from '../lib/private-files.js';
 import { MAX_BODY_BYTES } from '../platforms/limits.js';
@@ -32,10 +33,13 @@ import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
+    /** Where links in the response point: configured, never taken from the Host header. */
+    baseUrl: string;
   }
 }
 
 export const DEFAULT_RATE_LIMIT = 2000;
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 export interface ServiceOptions {
   dataDir: string;
@@ -54,6 +58,10 @@ export interface ServiceOptions {
   startWorker?: boolean;
   /** Byte bounds of the companies list response cache. */
   responseCache?: CacheLimits;
+  /** Base of every link in responses (default: the address listen() binds). */
+  publicUrl?: string;
+  /** Build links from X-Forwarded-Proto/-Host when a proxy sends them. */
+  trustProxy?: boolean;
   /** One-line notices for the person running the service (stderr in the CLI). */
   onNotice?: (message: string) => void;
   /** Where internal errors are reported; never sent to clients. */
@@ -69,6 +77,8 @@ export interface Service {
   listen(options?: { port?: number; host?: string }): Promise<string>;
   close(): Promise<void>;
   setMaintenance(on: boolean): void;
+  /** Whether an Authorization header carries a live admin key (for the sandbox's admin routes). */
+  checkAdmin(authorization: string | undefined): 'admin' | 'unauthenticated' | 'forbidden';
 }
 
 export function createService(options: ServiceOptions): Service {
@@ -106,6 +116,7 @@ export function createService(options: ServiceOptions): Service {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: options.trustProxy ?? false,
   });
 
   app.removeContentTypeParser('application/json');
@@ -126,8 +137,12 @@ export function createService(options: ServiceOptions): Service {
     reply.headers(decision.headers);
     if (!decision.allowed) throw errors.tooManyRequests(decision.retryAfterSeconds);
   };
+  let publicUrl = options.publicUrl?.replace(/\/+$/, '');
+  app.decorateRequest('baseUrl', '');
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Correlation-Id', request.id);
+    const forwarded = options.trustProxy && request.headers['x-forwarded-host'] !== undefined;
+    request.baseUrl = forwarded || !publicUrl ? `${request.protocol}://${request.host}` : publicUrl;
     const clientId = request.headers['x-client-id'];
     try {
       if (maintenance) throw errors.maintenance();
@@ -169,7 +184,14 @@ export function createService(options: ServiceOptions): Service {
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const shownHost = host.includes(':') ? `[${host}]` : host;
-      return `http://${shownHost}:${actualPort}`;
+      const url = `http://${shownHost}:${actualPort}`;
+      if (!publicUrl && WILDCARD_HOSTS.has(host)) {
+        // Every interface: no single address is the right one for links, so the machine's name is the best guess.
+        publicUrl = `http://${hostname()}:${actualPort}`;
+        options.onNotice?.(`links in responses use ${publicUrl}; set --public-url to the address clients reach this service at`);
+      }
+      publicUrl ??= url;
+      return url;
     },
     async close() {
       await app.close();
@@ -179,6 +201,13 @@ export function createService(options: ServiceOptions): Service {
     },
     setMaintenance(on) {
       maintenance = on;
+    },
+    checkAdmin(authorization) {
+      try {
+        return authCache.authenticate(authorization, undefined).caller.is_admin ? 'admin' : 'forbidden';
+      } catch (err) {
+        return err instanceof ApiError && err.statusCode === 401 ? 'unauthenticated' : 'forbidden';
+      }
     },
   };
 }

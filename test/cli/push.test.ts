@@ -10,8 +10,7 @@ import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import {
   apiClient, createClient, linkedCompany, patchSandbox, startHarness, waitFor, type Api, type Harness, type Linked,
-  sampleInvoice,
-} from '../helpers/sync.js';
+  sampleInvoice, trustSandbox } from '../helpers/sync.js';
 
 const PLATFORM = 'gbol';
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -210,6 +209,7 @@ describe('ferry push --wait with the real push worker (async platform)', () => {
 
   beforeAll(async () => {
     stack = await startStack({ dataDir, rateLimit: 0 });
+    trustSandbox(stack.sandboxUrl, stack.adminKey);
     const admin = apiClient(stack.baseUrl, stack.adminKey);
     const key = await createClient(admin, stack.adminKey, 'Async Push Ltd', 'Paid');
     writeFileSync(join(work, 'key'), key, { mode: 0o600 });

@@ -15,8 +15,7 @@ import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
 import { ferry, type InProcessResult } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import {
-  apiClient, createClient, linkedCompany, sandboxCall, startHarness, waitFor, type Api, type Harness,
-} from '../helpers/sync.js';
+  apiClient, createClient, linkedCompany, sandboxCall, startHarness, waitFor, type Api, type Harness, trustSandbox } from '../helpers/sync.js';
 
 const PLATFORM = 'gbol';
 const SUPPORTED = integrationByKey(PLATFORM)!.dataTypes;
@@ -239,6 +238,7 @@ describe('ferry sync --wait with the real worker (startStack)', () => {
 
   beforeAll(async () => {
     stack = await startStack({ dataDir, rateLimit: 0 });
+    trustSandbox(stack.sandboxUrl, stack.adminKey);
     const admin = apiClient(stack.baseUrl, stack.adminKey);
     const key = await createClient(admin, stack.adminKey, 'Stack Sync Ltd', 'Paid');
     api = asClient(admin, key);

@@ -1,7 +1,10 @@
 // Runs the real `ferry` binary (bin/ferry.js → dist/) as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { trustSandbox } from './sync.js';
 
 export const FERRY_BIN = fileURLToPath(new URL('../../bin/ferry.js', import.meta.url));
 
@@ -62,9 +65,12 @@ export function startServe(args: string[], env: Record<string, string> = {}, dea
       if (started) return;
       started = true;
       clearTimeout(timer);
+      const listening = JSON.parse(line) as Record<string, string>;
+      // Its sandbox's admin routes take this service's admin key.
+      trustSandbox(listening.sandboxUrl!, readFileSync(join(listening.dataDir!, 'admin.key'), 'utf8').trim());
       resolve({
         child,
-        listening: JSON.parse(line),
+        listening,
         stop: (signal = 'SIGTERM') => {
           child.kill(signal);
           return exited;

@@ -9,7 +9,7 @@ import { createService, type Service, type ServiceOptions } from '../../src/serv
 import type { Clock } from '../../src/service/clock.js';
 import type { SyncDeps } from '../../src/service/sync/deps.js';
 import { syncOnce, type PassResult } from '../../src/service/sync/sync-once.js';
-import { callApi, tempDir, type CallOptions, type CallResult } from './service.js';
+import { basic, callApi, tempDir, type CallOptions, type CallResult } from './service.js';
 
 export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -83,11 +83,21 @@ export function apiClient(baseUrl: string, defaultKey: string): Api {
   };
 }
 
-/** JSON call to the sandbox's admin surface (no auth). */
+const sandboxAdminKeys = new Map<string, string>();
+
+/** The admin key the sandbox at `sandboxUrl` accepts (its service's), sent by sandboxCall. */
+export function trustSandbox(sandboxUrl: string, adminKey: string): void {
+  sandboxAdminKeys.set(sandboxUrl, adminKey);
+}
+
+/** JSON call to the sandbox's admin surface, with its service's admin key (see trustSandbox). */
 export async function sandboxCall(sandboxUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const adminKey = sandboxAdminKeys.get(sandboxUrl);
+  const headers: Record<string, string> = adminKey ? { authorization: basic(adminKey) } : {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(sandboxUrl + path, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -199,10 +209,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const dataDir = tempDir('ferry-sync-');
   const clock = new FakeClock();
   const sandboxClock = options.separateSandboxClock ? new FakeClock(clock.now().getTime()) : clock;
-  const sandbox = createSandbox({ rateLimit: 0, ...options.sandbox, dataDir, clock: sandboxClock });
+  // As in the stack: the sandbox's admin routes take the service's admin keys.
+  const made: { service?: Service } = {};
+  const adminAuth = async (authorization: string | undefined) => made.service?.checkAdmin(authorization) ?? 'unauthenticated';
+  const sandbox = createSandbox({ rateLimit: 0, ...options.sandbox, dataDir, clock: sandboxClock, adminAuth });
   const sandboxUrl = await sandbox.listen({ port: 0, host: '127.0.0.1' });
-  const service = createService({ rateLimit: 0, ...options.service, dataDir, clock, platformUrl: sandboxUrl, startWorker: false });
+  const service = made.service = createService({ rateLimit: 0, ...options.service, dataDir, clock, platformUrl: sandboxUrl, startWorker: false });
   const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
+  trustSandbox(sandboxUrl, service.adminKey);
   const { db, sealer, platform } = service.context;
   const sync = (extra: Partial<SyncDeps> = {}) => syncOnce({ db, clock, sealer, adapter: platform!, ...extra });
   return {

@@ -10,7 +10,7 @@ import { integrationByKey } from '../../src/service/integrations/registry.js';
 import { startStack, type Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { apiClient, linkedCompany, sandboxCall, type Api } from '../helpers/sync.js';
+import { apiClient, linkedCompany, sandboxCall, type Api, trustSandbox } from '../helpers/sync.js';
 import { interactive, keyFile } from './helpers.js';
 
 const SUPPORTED = integrationByKey('gbol')!.dataTypes;
@@ -24,6 +24,7 @@ describe('ferry check (in-process, real stack)', () => {
 
   beforeAll(async () => {
     stack = await startStack({ dataDir: join(work, 'data'), rateLimit: 0 });
+    trustSandbox(stack.sandboxUrl, stack.adminKey);
     api = apiClient(stack.baseUrl, stack.adminKey);
     target = ['--base-url', stack.baseUrl, '--api-key-file', keyFile(work, stack.adminKey)];
   });

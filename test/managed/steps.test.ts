@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { sandboxCall } from '../helpers/sync.js';
+import { sandboxCall, trustSandbox } from '../helpers/sync.js';
 import { interactive, keyFile, managedFixture, type Fixture } from './helpers.js';
 
 describe('ferry managed (in-process, real stack)', () => {
@@ -34,6 +34,7 @@ describe('ferry managed (in-process, real stack)', () => {
 
   beforeAll(async () => {
     stack = await startStack({ dataDir: join(work, 'data'), rateLimit: 0 });
+    trustSandbox(stack.sandboxUrl, stack.adminKey);
     target = ['--base-url', stack.baseUrl, '--api-key-file', keyFile(work, stack.adminKey)];
   });
   afterAll(async () => {

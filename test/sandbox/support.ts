@@ -3,7 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fixedAdminKey } from '../../src/sandbox/admin-auth.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { basic } from '../helpers/service.js';
+
+/** The admin key this sandbox accepts on /admin, sent by `call` on admin paths. */
+export const SANDBOX_ADMIN_KEY = 'fy_sandbox-test-admin-key';
 
 export class FakeClock {
   private ms: number;
@@ -47,7 +52,7 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
   const dataDir = options.dataDir ?? tempDir();
   const clock = new FakeClock();
   const open = async () => {
-    const sandbox = createSandbox({ rateLimit: 0, clock, ...options, dataDir });
+    const sandbox = createSandbox({ rateLimit: 0, clock, adminAuth: fixedAdminKey(SANDBOX_ADMIN_KEY), ...options, dataDir });
     return { sandbox, url: await sandbox.listen({ port: 0, host: '127.0.0.1' }) };
   };
   const t: TestSandbox = {
@@ -55,7 +60,7 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
     dataDir,
     clock,
     async call(method, path, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
+      const headers: Record<string, string> = { ...(path.startsWith('/admin') ? { authorization: basic(SANDBOX_ADMIN_KEY) } : {}), ...opts.headers };
       let body: string | undefined;
       if (opts.form) {
         body = new URLSearchParams(opts.form).toString();

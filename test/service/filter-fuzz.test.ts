@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../src/stack.js';
 import { tempDir, type CallResult } from '../helpers/service.js';
-import { apiClient, createClient, linkedCompany, readAll, sampleInvoice, waitFor, type Api, type Linked } from '../helpers/sync.js';
+import { apiClient, createClient, linkedCompany, readAll, sampleInvoice, waitFor, type Api, type Linked, trustSandbox } from '../helpers/sync.js';
 
 const SEED = 20261123;
 const RUNS = 400;
@@ -66,6 +66,7 @@ describe('every list filter of every list route, fuzzed by another client', () =
 
   beforeAll(async () => {
     stack = await startStack({ dataDir, rateLimit: 0 });
+    trustSandbox(stack.sandboxUrl, stack.adminKey);
     const admin = apiClient(stack.baseUrl, stack.adminKey);
     const victim = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Victim Ltd', 'Paid'));
     attacker = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Attacker Ltd', 'Free'));

@@ -8,8 +8,7 @@ import { integrationByKey } from '../../src/service/integrations/registry.js';
 import { startStack, type Stack } from '../../src/stack.js';
 import { tempDir } from '../helpers/service.js';
 import {
-  DATA_STATUS_KEYS, ISO_Z, PULL_KEYS, PUSH_KEYS, apiClient, createClient, linkedCompany, readAll, waitFor, type Api, type Linked,
-} from '../helpers/sync.js';
+  DATA_STATUS_KEYS, ISO_Z, PULL_KEYS, PUSH_KEYS, apiClient, createClient, linkedCompany, readAll, waitFor, type Api, type Linked, trustSandbox } from '../helpers/sync.js';
 
 const PLATFORM = 'gbol'; // Xero: every data type
 const INVOICES = 1234; // two platform pages of 1000
@@ -49,6 +48,7 @@ describe('sync full loop (real worker thread)', () => {
 
   beforeAll(async () => {
     stack = await startStack({ dataDir, rateLimit: 0 });
+    trustSandbox(stack.sandboxUrl, stack.adminKey);
     const admin = apiClient(stack.baseUrl, stack.adminKey);
     api = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Loop Ltd', 'Paid'));
   });

@@ -10,8 +10,25 @@ import { examples } from './group.js';
 export interface ServeOptions {
   host: string;
   port: number;
+  sandboxHost: string;
+  publicUrl?: string;
+  trustProxy?: boolean;
   rateLimit?: number;
   maintenance?: boolean;
+}
+
+/** An absolute http(s) URL without query or fragment; links are built on it. */
+function publicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('--public-url must be an absolute URL such as https://ferry.example.com.');
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username) {
+    throw new InvalidArgumentError('--public-url must be an http or https URL with no query, fragment or credentials.');
+  }
+  return url.href.replace(/\/+$/, '');
 }
 
 function nonNegativeInt(name: string) {
@@ -28,10 +45,14 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', nonNegativeInt('--port'), 8080)
     .option('--rate-limit <n>', 'requests per second per API key (0 = no limit; default 2000)', nonNegativeInt('--rate-limit'))
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
+    .option('--public-url <url>', 'base of the links in responses (default: the listening address)', publicUrl)
+    .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')
+    .option('--sandbox-host <host>', 'address of the sandbox platforms (their admin routes need the admin key)', '127.0.0.1')
     .addHelpText('after', examples(
       'ferry serve --port 8080 --data-dir ./ferry-data',
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
+      'ferry serve --host 0.0.0.0 --public-url https://ferry.example.com   # behind a load balancer',
     ))
     .addHelpText('after', `State lives in --data-dir (global; default $XDG_DATA_HOME/ferry). The first start writes the
 admin key to <data-dir>/admin.key (mode 0600). Ctrl-C or SIGTERM stops accepting connections,
@@ -50,6 +71,9 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       dataDir,
       host: options.host,
       port: options.port,
+      sandboxHost: options.sandboxHost,
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      trustProxy: options.trustProxy ?? false,
       rateLimit: options.rateLimit,
       maintenance: options.maintenance ?? false,
       env: io.env,

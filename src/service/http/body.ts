@@ -1,9 +1,10 @@
-// Small helpers for reading request bodies and building links on the request's own base URL.
+// Small helpers for reading request bodies and building links on the service's public URL.
 import type { FastifyRequest } from 'fastify';
 import { errors, type ValidationItem } from '../errors.js';
 
+/** The configured public URL (app.ts), never the Host header as sent. */
 export function baseUrlOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
+  return request.baseUrl;
 }
 
 export function objectBody(request: FastifyRequest): Record<string, unknown> {
