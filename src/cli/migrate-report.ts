@@ -10,6 +10,8 @@ function count(n: number): string {
 export function nextCommand(summary: MigrationSummary): string {
   if (summary.dryRun) return summary.failed > 0 ? `fix the rows listed in ${summary.results}, then run again` : `ferry migrate tokens ${summary.input} --yes`;
   if (summary.stoppedBy) return 'run the same command again to resume';
+  // Nothing linked, nothing to sync: the way on is fixing the rows.
+  if (summary.migrated + summary.skipped + summary.resumed === 0) return `fix the rows listed in ${summary.results} (its error column says why), then run the same command again`;
   return `ferry sync --from-results ${summary.results} --wait`;
 }
 

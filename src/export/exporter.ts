@@ -39,6 +39,8 @@ export interface ExportPlan {
   orderBy?: string;
   pageSize: number;
   format: Format;
+  /** csv: neutralise cells a spreadsheet would run as formulas (default true; --no-csv-escape). */
+  csvEscape?: boolean;
   /** A file to write; undefined writes to `stream`. */
   out?: string;
   force: boolean;
@@ -215,7 +217,7 @@ class Run {
       } else {
         this.sink = new StreamSink(this.env.stream);
       }
-      this.encoder = createEncoder(plan.format, withCompany, resumeFrom?.encoder);
+      this.encoder = createEncoder(plan.format, withCompany, resumeFrom?.encoder, plan.csvEscape ?? true);
       if (resumeFrom) {
         this.startedAt = resumeFrom.startedAt;
         this.records = this.resumedRecords = resumeFrom.records;
@@ -350,7 +352,7 @@ class Run {
   private async rewind(): Promise<void> {
     const position = this.position!;
     await this.file!.truncate(position.startBytes);
-    this.encoder = createEncoder(this.plan.format, this.plan.allCompanies, position.startEncoder);
+    this.encoder = createEncoder(this.plan.format, this.plan.allCompanies, position.startEncoder, this.plan.csvEscape ?? true);
     this.records = position.startRecords;
     this.position = { ...position, pagesDone: 0, bookmark: {} };
     delete this.position.total;

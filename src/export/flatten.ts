@@ -10,6 +10,7 @@
 // of the records on it. A field that first appears after the header was written (a later
 // page, another company) is not dropped: it goes into the last column, `_extra`, as a JSON
 // object of dotted path → value. `_extra` is always the last column, empty on most rows.
+import { neutraliseFormula } from '../lib/csv-cell.js';
 
 export type Json = Record<string, unknown>;
 
@@ -86,7 +87,8 @@ export class CsvRows {
   private readonly index: Map<string, number>;
   private readonly width: number;
 
-  constructor(readonly leading: readonly string[], readonly columns: readonly string[]) {
+  /** `escapeFormulas`: neutralise text cells a spreadsheet would run (lib/csv-cell.ts). */
+  constructor(readonly leading: readonly string[], readonly columns: readonly string[], private readonly escapeFormulas = true) {
     this.header = [...leading, ...columns, EXTRA_COLUMN];
     this.index = new Map(columns.map((c, i) => [c, leading.length + i]));
     this.width = this.header.length;
@@ -103,7 +105,7 @@ export class CsvRows {
     let extra: Json | undefined;
     forEachLeaf(record, (path, value) => {
       const at = this.index.get(path);
-      if (at !== undefined) cells[at] = cellText(value);
+      if (at !== undefined) cells[at] = this.escapeFormulas && typeof value === 'string' ? neutraliseFormula(value) : cellText(value);
       else (extra ??= {})[path] = value;
     });
     if (extra) cells[this.width - 1] = JSON.stringify(extra);

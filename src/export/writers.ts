@@ -47,8 +47,8 @@ export interface Encoder {
   state(): EncoderState;
 }
 
-/** `withCompany`: add the company id to each record (--all-companies). */
-export function createEncoder(format: Format, withCompany: boolean, from?: EncoderState): Encoder {
+/** `withCompany`: add the company id to each record (--all-companies); `csvEscape`: neutralise formula-like CSV cells. */
+export function createEncoder(format: Format, withCompany: boolean, from?: EncoderState, csvEscape = true): Encoder {
   const records = from?.records ?? 0;
   switch (format) {
     case 'ndjson':
@@ -56,7 +56,7 @@ export function createEncoder(format: Format, withCompany: boolean, from?: Encod
     case 'json':
       return new LinesEncoder('json', withCompany, records);
     case 'csv':
-      return new CsvEncoder(withCompany, records, from?.columns);
+      return new CsvEncoder(withCompany, records, csvEscape, from?.columns);
   }
 }
 
@@ -178,9 +178,9 @@ class CsvEncoder implements Encoder {
   private rows: CsvRows | undefined;
   private readonly leading: string[];
 
-  constructor(withCompany: boolean, private records: number, columns?: string[]) {
+  constructor(withCompany: boolean, private records: number, private readonly escape: boolean, columns?: string[]) {
     this.leading = withCompany ? [COMPANY_FIELD] : [];
-    if (columns) this.rows = new CsvRows(this.leading, columns);
+    if (columns) this.rows = new CsvRows(this.leading, columns, escape);
   }
 
   start(): string {
@@ -195,7 +195,7 @@ class CsvEncoder implements Encoder {
     if (!this.rows) {
       const order = new ColumnOrder();
       for (const record of objects) order.add(record);
-      this.rows = new CsvRows(this.leading, order.list().filter((c) => !this.leading.includes(c)));
+      this.rows = new CsvRows(this.leading, order.list().filter((c) => !this.leading.includes(c)), this.escape);
       text += this.rows.headerLine();
     }
     const lead = this.leading.length > 0 ? [companyId ?? ''] : [];

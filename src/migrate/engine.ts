@@ -10,6 +10,7 @@ import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { indexEntry, loadCompanyIndex, reusableConnection, type CompanyRecord, type IndexedCompany } from './company-index.js';
 import { readJournal, JournalWriter, type JournalState } from './journal.js';
 import { readRows, type CsvRows } from './read-rows.js';
+import type { InputEncoding } from './decode.js';
 import { openResults, resultsFromJournal } from './results.js';
 import type { IntegrationInfo, RawRow, RowProblem, RowResult, Step, ValidRow } from './types.js';
 import { RowValidator, type Validated } from './validate.js';
@@ -21,6 +22,8 @@ export interface MigrationOptions {
   integrations: IntegrationInfo[];
   defaultPlatform?: string;
   delimiter?: string;
+  /** The input's encoding (default utf8, checked byte by byte). */
+  encoding?: InputEncoding;
   concurrency: number;
   dryRun?: boolean;
   noSync?: boolean;
@@ -31,6 +34,8 @@ export interface MigrationOptions {
   /** Only these rows (CSV row numbers, header = 1), e.g. a managed migration's pilot; others are left out like another shard's. */
   onlyRows?: ReadonlySet<number>;
   resultsPath: string;
+  /** Neutralise formula-like cells in the results CSV (default true). */
+  csvEscape?: boolean;
   journalPath: string;
   signal?: AbortSignal;
 }
@@ -144,7 +149,7 @@ export async function validateInput(options: MigrationOptions, onRow?: (validate
   const hash = createHash('sha256');
   const input = options.openInput();
   input.on('data', (chunk: Buffer | string) => hash.update(chunk));
-  const csv: CsvRows = await readRows(input, options.integrations, options.delimiter);
+  const csv: CsvRows = await readRows(input, options.integrations, options.delimiter, options.encoding);
   const validator = new RowValidator({ integrations: options.integrations, defaultPlatform: options.defaultPlatform, allowManaged: options.allowManaged });
   const report: ValidationReport = { rows: 0, valid: 0, invalid: 0, inShard: 0, problems: [], fingerprint: '' };
   if (csv.header.duplicates.length > 0) {
@@ -288,7 +293,7 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
 
   // Pass 2: this shard's rows, finished ones skipped, the rest through the pipeline.
   const inFlight = new Set<Promise<void>>();
-  const csv = await readRows(options.openInput(), options.integrations, options.delimiter);
+  const csv = await readRows(options.openInput(), options.integrations, options.delimiter, options.encoding);
   const validator = new RowValidator({ integrations: options.integrations, defaultPlatform: options.defaultPlatform, allowManaged: options.allowManaged });
   let position = 0;
   try {
@@ -320,7 +325,7 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
   if (!stop && options.signal?.aborted) stop = 'interrupt';
   writer.close();
 
-  await resultsFromJournal(options.journalPath, options.resultsPath);
+  await resultsFromJournal(options.journalPath, options.resultsPath, options.csvEscape ?? true);
   const seconds = Math.max(0.001, (now() - started) / 1000);
   Object.assign(summary, {
     migrated: progress.migrated, skipped: progress.skipped, failed: progress.failed, seconds,
@@ -360,7 +365,7 @@ async function createConnection(client: ApiClient, companyId: string, platformKe
 
 async function dryRun(options: MigrationOptions, deps: MigrationDeps, started: number): Promise<MigrationSummary> {
   const index = await loadCompanyIndex(deps.client, options.signal);
-  const sink = openResults(options.resultsPath);
+  const sink = openResults(options.resultsPath, options.csvEscape ?? true);
   const report: DryRunReport = { existing: 0, toCreate: 0 };
   let invalidInShard = 0;
   let validation: ValidationReport;

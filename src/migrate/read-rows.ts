@@ -1,12 +1,13 @@
 // Streams a migration CSV (never loaded whole): UTF-8 BOM, CRLF, quoted fields with
 // commas and newlines, any delimiter, headers in any case and order.
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import type { Readable } from 'node:stream';
 import { mapHeader, type HeaderMap } from './columns.js';
+import { decoderFor, type InputEncoding } from './decode.js';
 import type { IntegrationInfo, RawRow } from './types.js';
 
 export class CsvFormatError extends Error {
-  constructor(message: string, readonly line?: number) {
+  constructor(message: string, readonly line?: number, readonly hint = 'Check the quoting and the delimiter (--delimiter).') {
     super(message);
     this.name = 'CsvFormatError';
   }
@@ -20,9 +21,11 @@ export interface CsvRows {
 }
 
 /** Reads the header, then yields each record keyed by canonical column name. */
-export async function readRows(input: Readable, integrations: IntegrationInfo[], delimiter = ','): Promise<CsvRows> {
-  const parser = input.pipe(parse({ bom: true, delimiter, skip_empty_lines: true, relax_column_count: true, trim: false }));
+export async function readRows(input: Readable, integrations: IntegrationInfo[], delimiter = ',', encoding: InputEncoding = 'utf8'): Promise<CsvRows> {
+  const decoder = decoderFor(encoding);
+  const parser = input.pipe(decoder).pipe(parse({ bom: true, delimiter, skip_empty_lines: true, relax_column_count: true, trim: false }));
   input.on('error', (err) => parser.destroy(err));
+  decoder.on('error', (err) => parser.destroy(err));
   const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
   const first = await next(iterator, 1);
   if (first.done) throw new CsvFormatError('The file is empty: it needs a header row and at least one row.');
@@ -47,6 +50,7 @@ export async function readRows(input: Readable, integrations: IntegrationInfo[],
     rows: rows(),
     close: () => {
       parser.destroy();
+      decoder.destroy();
       input.destroy();
     },
   };
@@ -56,8 +60,10 @@ async function next(iterator: AsyncIterator<string[]>, row: number): Promise<Ite
   try {
     return await iterator.next();
   } catch (err) {
-    const { code, lines } = err as { code?: string; lines?: number };
-    if (code?.startsWith('CSV_')) throw new CsvFormatError(`The CSV is malformed near row ${row}${lines ? ` (line ${lines})` : ''}: ${(err as Error).message}`, lines);
+    // Every csv-parse error (CSV_QUOTE_NOT_CLOSED, INVALID_OPENING_QUOTE, …) names its line.
+    // The parser may be rows ahead of the reader (it parses whole chunks): `records` says where it stopped.
+    const { lines, records } = err as { lines?: number; records?: number };
+    if (err instanceof CsvError) throw new CsvFormatError(`The CSV is malformed near row ${records === undefined ? row : records + 1}${lines ? ` (line ${lines})` : ''}: ${(err as Error).message}`, lines);
     throw err;
   }
 }

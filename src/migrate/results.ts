@@ -7,6 +7,7 @@ import { closeSync, createReadStream, createWriteStream, openSync, readSync, ren
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
+import { neutraliseFormula } from '../lib/csv-cell.js';
 import type { JournalEvent } from './journal.js';
 import { RESULT_COLUMNS, type RowResult } from './types.js';
 
@@ -18,15 +19,16 @@ export interface ResultsSink {
   abort(): void;
 }
 
-/** Streams results to a temp file beside `path`, renamed over it on close. */
-export function openResults(path: string): ResultsSink {
+/** Streams results to a temp file beside `path`, renamed over it on close; `csvEscape` neutralises formula-like cells. */
+export function openResults(path: string, csvEscape = true): ResultsSink {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const file = createWriteStream(temp, { mode: 0o644 });
   const csv = stringify({ header: true, columns: RESULT_COLUMNS as string[] });
   csv.pipe(file);
   return {
     async write(result) {
-      if (!csv.write(RESULT_COLUMNS.map((c) => String(result[c] ?? '')))) await new Promise((r) => csv.once('drain', r));
+      const cells = RESULT_COLUMNS.map((c) => String(result[c] ?? ''));
+      if (!csv.write(csvEscape ? cells.map(neutraliseFormula) : cells)) await new Promise((r) => csv.once('drain', r));
     },
     async close() {
       csv.end();
@@ -48,7 +50,7 @@ export function openResults(path: string): ResultsSink {
  * order. Two passes keep memory at a few bytes per row: the first notes where each row's
  * last `done` line is, the second reads those lines back in row order.
  */
-export async function resultsFromJournal(journalPath: string, resultsPath: string): Promise<number> {
+export async function resultsFromJournal(journalPath: string, resultsPath: string, csvEscape = true): Promise<number> {
   let offsets = new Float64Array(1024);
   let lengths = new Uint32Array(1024);
   let maxRow = 0;
@@ -80,7 +82,7 @@ export async function resultsFromJournal(journalPath: string, resultsPath: strin
     maxRow = Math.max(maxRow, event.row);
   }
 
-  const sink = openResults(resultsPath);
+  const sink = openResults(resultsPath, csvEscape);
   const fd = openSync(journalPath, 'r');
   let written = 0;
   try {

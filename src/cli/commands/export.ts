@@ -24,6 +24,8 @@ export interface ExportOptions {
   state?: string;
   resume?: boolean;
   force?: boolean;
+  /** commander's negatable --no-csv-escape: false keeps formula-like text raw. */
+  csvEscape?: boolean;
 }
 
 function pageSize(value: string): number {
@@ -42,6 +44,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--order-by <field>', 'sort, e.g. issueDate or -modifiedDate (default: as created)')
     .option('--page-size <n>', 'records per request (1-5000)', pageSize, 5000)
     .addOption(new Option('--format <format>', 'output format (default: from the --out extension, else ndjson)').choices(['ndjson', 'csv', 'json']))
+    .option('--no-csv-escape', "csv: keep text starting with = + - @ as it is (by default it gets a leading ' so spreadsheets do not run it)")
     .option('--out <file>', 'file to write (temp file + rename); - or none: stdout')
     .option('--force', 'replace --out if it exists')
     .option('--state <file>', 'incremental: export only records modified since the last run with this file')
@@ -108,6 +111,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
       orderBy: options.orderBy,
       pageSize: options.pageSize,
       format,
+      csvEscape: options.csvEscape ?? true,
       out: toFile ? options.out : undefined,
       force: options.force ?? false,
       resume: options.resume ?? false,

@@ -1,5 +1,5 @@
 // `ferry migrate tokens FILE|-`: bulk self-service token migration from CSV.
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../../errors.js';
 import type { Registrar } from '../../program.js';
@@ -15,6 +15,9 @@ export interface MigrateTokensOptions {
   shard?: { index: number; count: number };
   failFast?: boolean;
   delimiter: string;
+  /** commander's negatable --no-csv-escape. */
+  csvEscape?: boolean;
+  encoding?: 'utf8' | 'latin1';
   yes?: boolean;
 }
 
@@ -53,7 +56,9 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--shard <i/n>', 'take only shard i of n, so n jobs can split one file', shard)
     .option('--fail-fast', 'stop at the first failed row')
     .option('--delimiter <c>', 'field delimiter (one character, or "tab")', delimiter, ',')
+    .addOption(new Option('--encoding <encoding>', 'encoding of the file (utf8 is checked; latin1 for files saved as Latin-1)').choices(['utf8', 'latin1']).default('utf8'))
     .option('--yes', 'do not ask for confirmation before writing')
+    .option('--no-csv-escape', "results: keep text starting with = + - @ as it is (by default it gets a leading ' so spreadsheets do not run it)")
     .addHelpText('after', `${examples(
       'ferry templates show gbol > xero.csv          # the columns for Xero, with an example row',
       'ferry migrate tokens xero.csv --dry-run        # check every row first',
@@ -111,6 +116,8 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
         integrations,
         ...(options.platform ? { defaultPlatform: options.platform.toLowerCase() } : {}),
         delimiter: options.delimiter,
+        encoding: options.encoding ?? 'utf8',
+        csvEscape: options.csvEscape ?? true,
         concurrency: options.concurrency,
         dryRun: options.dryRun ?? false,
         noSync: !options.sync,
@@ -130,7 +137,8 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
       });
     } catch (err) {
       progress.fail('Stopped.');
-      if (err instanceof CsvFormatError || err instanceof RowsError) throw new UsageError(err.message, 'Check the quoting and the delimiter (--delimiter).');
+      if (err instanceof CsvFormatError) throw new UsageError(err.message, err.hint);
+      if (err instanceof RowsError) throw new UsageError(err.message, 'Check the quoting and the delimiter (--delimiter).');
       if (err instanceof JournalMismatchError) throw new UsageError(err.message, `Give a new --results path to start afresh, or remove ${journalPath} if the old run does not matter.`);
       throw err;
     }
