@@ -1,7 +1,6 @@
 // Starts the sandbox platforms in their own thread (thread.ts) and waits until they listen.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { threadUrl } from '../lib/thread-url.js';
 import { denyAll, type AdminCheck } from './admin-auth.js';
 import type { SandboxHostMessage, SandboxThreadMessage, SandboxThreadOptions } from './thread.js';
 
@@ -10,16 +9,9 @@ export interface SandboxThread {
   close(): Promise<void>;
 }
 
-/** The compiled thread beside this file; from src/ (under the test runner), its copy in dist/. */
-function threadUrl(): URL {
-  const url = new URL('./thread.js', import.meta.url);
-  if (existsSync(fileURLToPath(url))) return url;
-  return new URL(url.href.replace('/src/sandbox/', '/dist/sandbox/'));
-}
-
 /** `adminAuth` judges the thread's admin requests (default: none allowed). */
 export function startSandboxThread(options: SandboxThreadOptions, adminAuth: AdminCheck = denyAll): Promise<SandboxThread> {
-  const worker = new Worker(threadUrl(), { workerData: options });
+  const worker = new Worker(threadUrl('./thread.js', import.meta.url), { workerData: options });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     worker.once('error', reject);

@@ -26,6 +26,7 @@ import { registerIntegrationRoutes } from './routes/integrations.js';
 import { registerProfileRoutes } from './routes/profile.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerSyncSettingsRoutes } from './routes/sync-settings.js';
+import { ReadPool } from './read-pool/pool.js';
 import { createSealer, loadSecretKey } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
 import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
@@ -39,6 +40,8 @@ declare module 'fastify' {
 }
 
 export const DEFAULT_RATE_LIMIT = 2000;
+/** One reader thread: on two cores a second would take the core the request thread needs. */
+const DEFAULT_READ_THREADS = 1;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 export interface ServiceOptions {
@@ -56,6 +59,8 @@ export interface ServiceOptions {
   platformUrl?: string;
   /** Run the sync and push workers in their worker thread (default true with platformUrl). */
   startWorker?: boolean;
+  /** Reader threads for costly list reads (default 1; 0 reads on the request thread). */
+  readThreads?: number;
   /** Byte bounds of the companies list response cache. */
   responseCache?: CacheLimits;
   /** Base of every link in responses (default: the address listen() binds). */
@@ -99,6 +104,7 @@ export function createService(options: ServiceOptions): Service {
     db,
     clock,
     responseCache: new ResponseCache(db, options.responseCache),
+    reads: new ReadPool(db, { dbFile: join(options.dataDir, 'ferry.db'), threads: options.readThreads ?? DEFAULT_READ_THREADS }),
     sealer: createSealer(secretKey),
     verifier: options.verifier ?? (platform ? platformVerifier(platform) : schemaOnlyVerifier),
     ...(platform ? { platform, platformUrl: options.platformUrl } : {}),
@@ -196,6 +202,7 @@ export function createService(options: ServiceOptions): Service {
     async close() {
       await app.close();
       await worker?.stop();
+      await ctx.reads.close();
       await (platform as { close?: () => Promise<void> } | undefined)?.close?.();
       if (db.open) db.close();
     },

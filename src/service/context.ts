@@ -1,6 +1,7 @@
 // What every route needs, built once by createService().
 import type { Clock } from './clock.js';
 import type { ResponseCache } from './http/response-cache.js';
+import type { ReadPool } from './read-pool/pool.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
 import type { TokenVerifier } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
@@ -17,6 +18,8 @@ export interface ServiceContext {
   platformUrl?: string;
   /** Serialised list pages, bounded in bytes; kept here so tests and benches can read its size. */
   responseCache: ResponseCache;
+  /** List pages: costly ones run in reader threads, clients taking turns. */
+  reads: ReadPool;
   /** Tells the sync worker there is new work, so it need not wait for its next poll. */
   wakeWorker(): void;
 }

@@ -42,6 +42,7 @@ export const errors = {
   }),
   malformedQuery: () => new ApiError(400, 'Error parsing query - Malformed query.'),
   unknownProperty: (path: string) => new ApiError(400, `Error parsing query - Could not resolve property ${path}`),
+  queryTooCostly: (what: string, limit: number) => new ApiError(400, `Error parsing query - At most ${limit} ${what} per request; split the search into several requests.`),
 
   unauthorized: () => new ApiError(401, 'Unauthorized. The API key is missing, malformed or not recognised.'),
   forbidden: () => new ApiError(403, 'You are using an outdated API key or a key not associated with that resource.'),

@@ -42,7 +42,7 @@ export class ResponseCache {
   }
 
   /** The body cached for `owner` under `key`, or the freshly made one (cached for the next request). */
-  getOrMake(owner: string, key: string, make: () => string): Buffer {
+  async getOrMake(owner: string, key: string, make: () => Promise<string>): Promise<Buffer> {
     const version = this.version();
     if (version !== this.madeAt) this.clear(version);
     const fullKey = `${owner}\n${key}`;
@@ -52,7 +52,7 @@ export class ResponseCache {
       return hit.body;
     }
     // Kept encoded, so a hit costs no UTF-8 encoding of the page.
-    const body = Buffer.from(make());
+    const body = Buffer.from(await make());
     // A write between version() and make() would make this entry stale under the old version;
     // only cache what was made while the version held.
     if (this.version() === version && body.length <= this.limits.maxBytesPerClient / 4) this.add(fullKey, { owner, body });

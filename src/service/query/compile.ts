@@ -12,7 +12,7 @@
 //   milliseconds, date only) needs a resolver expression such as
 //   `strftime('%Y-%m-%dT%H:%M:%SZ', col)`, which normalises it (without index use).
 import { errors } from '../errors.js';
-import { MAX_QUERY_LENGTH, isPath, parseQuery } from './parse.js';
+import { MAX_ORDER_BY_FIELDS, MAX_QUERY_LENGTH, isPath, parseQuery } from './parse.js';
 import type { Clause, Operator, QueryNode } from './parse.js';
 import type { CompiledWhere, FieldResolver, FieldType } from './types.js';
 
@@ -40,7 +40,9 @@ export function compileQuery(query: string | undefined, resolve: FieldResolver):
 export function compileOrderBy(orderBy: string | undefined, resolve: FieldResolver): string | undefined {
   if (orderBy === undefined || orderBy.trim() === '') return undefined;
   if (orderBy.length > MAX_QUERY_LENGTH) throw errors.malformedQuery();
-  return orderBy.split(',').map((item) => {
+  const items = orderBy.split(',');
+  if (items.length > MAX_ORDER_BY_FIELDS) throw errors.queryTooCostly('orderBy fields', MAX_ORDER_BY_FIELDS);
+  return items.map((item) => {
     const term = item.trim();
     const descending = term.startsWith('-');
     const path = descending ? term.slice(1) : term;

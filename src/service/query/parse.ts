@@ -22,6 +22,10 @@ export interface Junction {
 export type QueryNode = Clause | Junction;
 
 export const MAX_QUERY_LENGTH = 2048;
+/** What one request may ask of the database (docs/api.md, "Limits"): past these, the cost of a read is unbounded. */
+export const MAX_CLAUSES = 20;
+export const MAX_CONTAINS_CLAUSES = 3;
+export const MAX_ORDER_BY_FIELDS = 3;
 
 // Two-character operators first, so `a>=1` is `>=` and not `>` with the value `=1`.
 const OPERATORS: readonly Operator[] = ['!=', '>=', '<=', '=', '~', '>', '<'];
@@ -42,11 +46,15 @@ export function parseQuery(query: string): QueryNode | undefined {
   parser.skipSpace();
   // Anything left over is a stray `}` or text after a group, e.g. `{a=1} b=2`.
   if (parser.pos < query.length) throw errors.malformedQuery();
+  if (parser.clauses > MAX_CLAUSES) throw errors.queryTooCostly('clauses in query', MAX_CLAUSES);
+  if (parser.contains > MAX_CONTAINS_CLAUSES) throw errors.queryTooCostly('~ (contains) clauses in query', MAX_CONTAINS_CLAUSES);
   return node;
 }
 
 class Parser {
   pos = 0;
+  clauses = 0;
+  contains = 0;
 
   constructor(private readonly text: string) {}
 
@@ -86,6 +94,8 @@ class Parser {
     const op = OPERATORS.find((candidate) => this.text.startsWith(candidate, this.pos));
     if (!op) throw errors.malformedQuery();
     this.pos += op.length;
+    this.clauses += 1;
+    if (op === '~') this.contains += 1;
     this.skipSpace();
     if (this.text[this.pos] === '"') return { kind: 'clause', path, op, value: this.quoted(), quoted: true };
     return { kind: 'clause', path, op, value: this.bare(), quoted: false };

@@ -10,7 +10,7 @@ import { envelope, linkedParams, parsePageRequest } from '../http/paging.js';
 import { companyRecord } from '../http/records.js';
 import { defineRoute } from '../http/route.js';
 import {
-  FILTERABLE_TAG_KEY, countCompanies, deleteCompany, getCompany, insertCompany, listCompanies, replaceCompany, type CompanyInput, type CompanyRow,
+  FILTERABLE_TAG_KEY, companiesPage, countCompanies, deleteCompany, getCompany, insertCompany, replaceCompany, type CompanyInput, type CompanyRow,
 } from '../store/companies.js';
 import { connectionsByCompany } from '../store/connections.js';
 
@@ -58,8 +58,9 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       // Keyed by what the body depends on: parsed paging, the filters as linked, the base URL.
       const search = request.url.slice(request.url.indexOf('?') + 1 || request.url.length);
       const key = JSON.stringify([base, page.page, page.pageSize, linkedParams(search)]);
-      const body = cache.getOrMake(request.auth.client.id, key, () => {
-        const { rows, total } = listCompanies(db, request.auth.client.id, page, tagFilter(request));
+      const body = await cache.getOrMake(request.auth.client.id, key, async () => {
+        const client = request.auth.client.id;
+        const { rows, total } = await ctx.reads.page<CompanyRow>(client, companiesPage(client, page, tagFilter(request)));
         const connections = connectionsByCompany(db, rows.map((r) => r.id));
         const results = rows.map((row) => companyRecord(row, connections.get(row.id) ?? [], base));
         return JSON.stringify(envelope(results, total, page, request.url));

@@ -13,7 +13,7 @@ import { integrationByKey } from '../integrations/registry.js';
 import { checkTokenFields } from '../integrations/token-schema.js';
 import type { Integration } from '../integrations/types.js';
 import {
-  deleteConnection, getConnection, insertConnection, listConnections, setConnectionStatus, type ConnectionRow,
+  connectionsPage, deleteConnection, getConnection, insertConnection, setConnectionStatus, type ConnectionRow,
 } from '../store/connections.js';
 import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
@@ -39,7 +39,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = listConnections(db, company.id, page);
+      const { rows, total } = await ctx.reads.page<ConnectionRow>(request.auth.client.id, connectionsPage(company.id, page));
       const base = baseUrlOf(request);
       return envelope(rows.map((row) => connectionRecord(row, base)), total, page, request.url);
     },

@@ -10,9 +10,9 @@ import { defineRoute } from '../http/route.js';
 import { dataTypeByKey, dataTypeByPath, type DataType } from '../integrations/data-types.js';
 import { integrationByKey } from '../integrations/registry.js';
 import { listConnections, type ConnectionRow } from '../store/connections.js';
-import { getDataset, getRecord, listDatasets, listRecords } from '../store/datasets.js';
+import { getDataset, getRecord, listDatasets, recordsPage } from '../store/datasets.js';
 import type { Db } from '../store/db.js';
-import { getPull, listPulls } from '../store/pulls.js';
+import { getPull, pullsPage, type PullRow } from '../store/pulls.js';
 import { queueAll, queuePull } from '../sync/enqueue.js';
 import { ownedCompany } from './companies.js';
 
@@ -95,7 +95,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = listPulls(db, company.id, page);
+      const { rows, total } = await ctx.reads.page<PullRow>(request.auth.client.id, pullsPage(company.id, page));
       return envelope(rows.map(pullRecord), total, page, request.url);
     },
   });
@@ -116,7 +116,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const dataType = dataTypeFromPath(request);
       const generation = readableGeneration(db, company.id, dataType);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = listRecords(db, company.id, dataType.key, generation, page);
+      const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, recordsPage(db, company.id, dataType.key, generation, page));
       return sendRawPage(reply, rows.map((r) => r.data), envelope([], total, page, request.url));
     },
   });

@@ -14,7 +14,7 @@ import { dataTypeByKey } from '../integrations/data-types.js';
 import { integrationByKey } from '../integrations/registry.js';
 import { validatePush } from '../push/validate.js';
 import { deauthorize } from '../store/connections.js';
-import { getPush, insertPush, listPushes } from '../store/pushes.js';
+import { getPush, insertPush, pushesPage, type PushRow } from '../store/pushes.js';
 import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';
 import { freshTokens, readTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
@@ -81,7 +81,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = listPushes(db, company.id, page);
+      const { rows, total } = await ctx.reads.page<PushRow>(request.auth.client.id, pushesPage(company.id, page));
       return envelope(rows.map(pushRecord), total, page, request.url);
     },
   });

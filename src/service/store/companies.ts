@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
-import { selectPage, type Page, type PageRequest } from './paging.js';
+import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
 
 export interface CompanyRow {
@@ -69,16 +69,15 @@ export function countCompanies(db: Db, clientId: string): number {
   return (prepared(db, 'SELECT count(*) AS n FROM companies WHERE client_id = ?').get(clientId) as { n: number }).n;
 }
 
-export function listCompanies(db: Db, clientId: string, request: PageRequest, tag?: { key: string; value: string }): Page<CompanyRow> {
+/** A page of a client's companies, as a plan to run on any connection (http/ runs it through the read pool). */
+export function companiesPage(clientId: string, request: PageRequest, tag?: { key: string; value: string }): PagePlan {
   let scope = 'client_id = ?';
   const scopeParams: string[] = [clientId];
   if (tag) {
     scope += ` AND json_extract(tags, '${jsonPath(tag.key)}') = ?`;
     scopeParams.push(tag.value);
   }
-  return selectPage<CompanyRow>(db, {
-    columns: '*', from: 'companies', scope, scopeParams, resolve: companyFields, defaultOrder: 'seq',
-  }, request);
+  return planPage({ columns: '*', from: 'companies', scope, scopeParams, resolve: companyFields, defaultOrder: 'seq' }, request);
 }
 
 export function replaceCompany(db: Db, id: string, input: CompanyInput): CompanyRow {

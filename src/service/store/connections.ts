@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
-import { selectPage, type Page, type PageRequest } from './paging.js';
+import { planPage, runPagePlan, type Page, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
 
 export type ConnectionStatus = 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized';
@@ -43,10 +43,14 @@ export function getConnection(db: Db, companyId: string, id: string): Connection
   return prepared(db, 'SELECT * FROM connections WHERE id = ? AND company_id = ?').get(id, companyId) as ConnectionRow | undefined;
 }
 
-export function listConnections(db: Db, companyId: string, request: PageRequest): Page<ConnectionRow> {
-  return selectPage<ConnectionRow>(db, {
+export function connectionsPage(companyId: string, request: PageRequest): PagePlan {
+  return planPage({
     columns: '*', from: 'connections', scope: 'company_id = ?', scopeParams: [companyId], resolve: connectionFields, defaultOrder: 'seq',
   }, request);
+}
+
+export function listConnections(db: Db, companyId: string, request: PageRequest): Page<ConnectionRow> {
+  return runPagePlan<ConnectionRow>(db, connectionsPage(companyId, request));
 }
 
 /** Connections of many companies in one query, grouped by company id (for company records). */

@@ -2,7 +2,7 @@
 import { isPath } from '../query/parse.js';
 import type { FieldResolver, FieldType } from '../query/types.js';
 import type { Db } from './db.js';
-import { selectPage, type Page, type PageRequest } from './paging.js';
+import { planPage, runPagePlan, type Page, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
 
 export interface DatasetRow {
@@ -92,14 +92,14 @@ const DATA_TYPE_KEY = /^[A-Za-z]+$/;
  * literal so SQLite can use the partial indexes. Both are spliced into SQL text, so both
  * are checked here against the only shapes that are safe, whatever the caller checked.
  */
-export function listRecords(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): Page<{ data: string }> {
+export function recordsPage(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): PagePlan {
   if (!DATA_TYPE_KEY.test(dataType)) throw new Error('Unsafe data type key reached listRecords.');
   const fields = recordFields(db, dataType);
   const resolve: FieldResolver = (path) => {
     const type = isPath(path) ? fields.get(path) : undefined;
     return type ? { sql: `json_extract(data, '$.${path}')`, type } : undefined;
   };
-  return selectPage<{ data: string }>(db, {
+  return planPage({
     columns: 'data',
     from: 'records',
     scope: `company_id = ? AND data_type = '${dataType}' AND generation = ?`,
@@ -107,4 +107,8 @@ export function listRecords(db: Db, companyId: string, dataType: string, generat
     resolve,
     defaultOrder: 'seq',
   }, request);
+}
+
+export function listRecords(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): Page<{ data: string }> {
+  return runPagePlan<{ data: string }>(db, recordsPage(db, companyId, dataType, generation, request));
 }

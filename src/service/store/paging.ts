@@ -30,17 +30,42 @@ export interface Page<Row> {
   total: number;
 }
 
-export function selectPage<Row>(db: Db, source: PagedSource, request: PageRequest): Page<Row> {
+/** A page's two statements, ready to run on any connection to the store (this thread's or a reader thread's). */
+export interface PagePlan {
+  countSql: string;
+  rowsSql: string;
+  params: Array<string | number>;
+  limit: number;
+  offset: number;
+  /** A query or orderBy was given: the read may be costly, so it runs off the request thread. */
+  heavy: boolean;
+}
+
+/** Compiles a page request into its statements; throws the query language's 400s. */
+export function planPage(source: PagedSource, request: PageRequest): PagePlan {
   const filter = compileQuery(request.query, source.resolve);
   const orderBy = compileOrderBy(request.orderBy, source.resolve);
   const where = `(${source.scope}) AND (${filter.sql})`;
-  const params = [...source.scopeParams, ...filter.params];
   const order = orderBy ? `${orderBy}, ${source.defaultOrder}` : source.defaultOrder;
-  const total = (prepared(db, `SELECT count(*) AS n FROM ${source.from} WHERE ${where}`).get(...params) as { n: number }).n;
-  const offset = (request.page - 1) * request.pageSize;
-  const rows = offset >= total
-    ? []
-    : (prepared(db, `SELECT ${source.columns} FROM ${source.from} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`)
-        .all(...params, request.pageSize, offset) as Row[]);
-  return { rows, total };
+  return {
+    countSql: `SELECT count(*) AS n FROM ${source.from} WHERE ${where}`,
+    rowsSql: `SELECT ${source.columns} FROM ${source.from} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    params: [...source.scopeParams, ...filter.params],
+    limit: request.pageSize,
+    offset: (request.page - 1) * request.pageSize,
+    heavy: request.query !== undefined || request.orderBy !== undefined,
+  };
+}
+
+/** Runs a plan: the count and the page, in one read transaction so they agree. */
+export function runPagePlan<Row>(db: Db, plan: PagePlan): Page<Row> {
+  return db.transaction(() => {
+    const total = (prepared(db, plan.countSql).get(...plan.params) as { n: number }).n;
+    const rows = plan.offset >= total ? [] : (prepared(db, plan.rowsSql).all(...plan.params, plan.limit, plan.offset) as Row[]);
+    return { rows, total };
+  })();
+}
+
+export function selectPage<Row>(db: Db, source: PagedSource, request: PageRequest): Page<Row> {
+  return runPagePlan<Row>(db, planPage(source, request));
 }

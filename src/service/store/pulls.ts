@@ -1,7 +1,7 @@
 // Pull operations: the durable sync queue and its history.
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
-import { selectPage, type Page, type PageRequest } from './paging.js';
+import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
 
 export const PULL_STATUSES = [
@@ -79,8 +79,8 @@ export function insertPull(db: Db, pull: { id: string; companyId: string; connec
       finished ? pull.requested : null, finished ? 100 : 0, pull.generation) as PullRow;
 }
 
-export function listPulls(db: Db, companyId: string, request: PageRequest): Page<PullRow> {
-  return selectPage<PullRow>(db, {
+export function pullsPage(companyId: string, request: PageRequest): PagePlan {
+  return planPage({
     columns: '*', from: 'pull_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pullFields, defaultOrder: 'seq DESC',
   }, request);
 }

@@ -1,7 +1,7 @@
 // Push operations: writes sent to a platform, with their outcome.
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
-import { selectPage, type Page, type PageRequest } from './paging.js';
+import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
 
 export type PushStatus = 'Pending' | 'Failed' | 'Success' | 'TimedOut';
@@ -48,8 +48,8 @@ export function getPush(db: Db, key: string): PushRow | undefined {
   return prepared(db, 'SELECT * FROM push_operations WHERE key = ?').get(key) as PushRow | undefined;
 }
 
-export function listPushes(db: Db, companyId: string, request: PageRequest): Page<PushRow> {
-  return selectPage<PushRow>(db, {
+export function pushesPage(companyId: string, request: PageRequest): PagePlan {
+  return planPage({
     columns: '*', from: 'push_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pushFields, defaultOrder: 'seq DESC',
   }, request);
 }
