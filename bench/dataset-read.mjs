@@ -27,7 +27,8 @@ const { listRecords } = await load('service/store/datasets.js');
 
 const ms = (v) => `${v.toFixed(1).padStart(7)} ms`;
 
-const setup = await startSyncSetup({ invoices, listen: true });
+// Reads on the request thread (no reader thread), so the statements can be captured for EXPLAIN below.
+const setup = await startSyncSetup({ invoices, listen: true, serviceOptions: { readThreads: 0 } });
 try {
   const { db } = setup.service;
   // Every statement prepared on the records table, and the parameters it last ran with.

@@ -185,11 +185,11 @@ export async function startSandboxProcess(settings = { rateLimit: 0, latencyMs: 
  * (from startSandboxProcess) to share one between setups; stop() then leaves it running.
  * `queuePull(dataType)` queues a pull through the API; `deps()` gives what syncOnce needs.
  */
-export async function startSyncSetup({ invoices = 200_000, seed = 20_240_101, listen = false, sandbox: shared } = {}) {
+export async function startSyncSetup({ invoices = 200_000, seed = 20_240_101, listen = false, sandbox: shared, serviceOptions = {} } = {}) {
   const sandbox = shared ?? await startSandboxProcess();
   const stopSandbox = () => (shared ? undefined : sandbox.stop());
   const dataDir = mkdtempSync(join(tmpdir(), 'ferry-bench-'));
-  const service = createService({ dataDir, rateLimit: 0, platformUrl: sandbox.url, startWorker: false });
+  const service = createService({ dataDir, rateLimit: 0, platformUrl: sandbox.url, startWorker: false, ...serviceOptions });
   const auth = basic(service.adminKey);
   const baseUrl = listen ? await service.listen({ port: 0, host: '127.0.0.1' }) : undefined;
   const call = async (method, url, body) => {
@@ -204,6 +204,7 @@ export async function startSyncSetup({ invoices = 200_000, seed = 20_240_101, li
     await call('PUT', `/companies/${company.id}/connections/${connection.id}/authorization`, tenant.tokens);
     return {
       service,
+      dataDir,
       baseUrl,
       auth,
       sandbox,

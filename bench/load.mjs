@@ -1,23 +1,27 @@
 // A small closed-loop HTTP load generator: `connections` workers on an undici Pool
 // (pipelining 1), each sending the next request as soon as the last one's body is read.
 // Runs `warmup` seconds unmeasured, then counts for `duration` seconds; prints JSON.
+// With "latency": true it also reports each measured request's latency (p50, p99, max, in ms).
 // Usage: node bench/load.mjs '{"url":"http://127.0.0.1:1234/path","headers":{},"connections":16}'
 import { Pool } from 'undici';
 
-const { url, headers = {}, connections = 16, warmup = 1, duration = 5 } = JSON.parse(process.argv[2] ?? '{}');
+const { url, headers = {}, connections = 16, warmup = 1, duration = 5, latency = false } = JSON.parse(process.argv[2] ?? '{}');
 const { origin, pathname, search } = new URL(url);
 const pool = new Pool(origin, { connections, pipelining: 1 });
 
 let measuring = false;
 let stopping = false;
 const counts = { ok: 0, other: 0, errors: 0, bytes: 0 };
+const latencies = [];
 
 async function worker() {
   while (!stopping) {
     try {
+      const sent = performance.now();
       const { statusCode, body } = await pool.request({ method: 'GET', path: pathname + search, headers });
       const bytes = (await body.arrayBuffer()).byteLength;
       if (!measuring) continue;
+      if (latency) latencies.push(performance.now() - sent);
       if (statusCode === 200) counts.ok++;
       else counts.other++;
       counts.bytes += bytes;
@@ -38,4 +42,7 @@ const seconds = (performance.now() - started) / 1000;
 stopping = true;
 await Promise.all(workers);
 await pool.close();
-process.stdout.write(JSON.stringify({ rps: counts.ok / seconds, ...counts, seconds }));
+latencies.sort((a, b) => a - b);
+const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+const timing = latency && latencies.length > 0 ? { p50: at(0.5), p99: at(0.99), max: latencies.at(-1) } : {};
+process.stdout.write(JSON.stringify({ rps: counts.ok / seconds, ...counts, seconds, ...timing }));
