@@ -1,5 +1,6 @@
 // Builds the `ferry` command tree and runs it, returning the exit code. Errors of every
 // kind become an exit code here (and only here); main.ts turns it into process.exit.
+import { setMaxListeners } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
@@ -28,7 +29,15 @@ function version(): string {
   return pkg.version;
 }
 
+/**
+ * Every request, pause and wait of a command listens on its one Ctrl-C signal, and a batch
+ * keeps dozens in flight at once; each listener goes when its request ends, so this is no
+ * leak, and Node's default warning at 11 would only reach the user's terminal.
+ */
+const MAX_SIGNAL_LISTENERS = 1000;
+
 export async function runCli(argv: string[], streams: Streams, signal: AbortSignal): Promise<number> {
+  setMaxListeners(MAX_SIGNAL_LISTENERS, signal);
   let failure: unknown;
   let io: IO | undefined;
   const registrar: Registrar = {

@@ -325,4 +325,12 @@ describe('ferry sync as a child process against ferry serve', () => {
     // No spinner escape codes when stderr is a pipe.
     expect(result.stderr).not.toContain('\u001b[');
   });
+
+  it('sync --wait over 20 companies prints no Node warning (runFerry rejects any)', async () => {
+    const companies: string[] = [];
+    for (let i = 0; i < 20; i++) companies.push((await linkedCompany(api, serve.listening.sandboxUrl!, PLATFORM, 2, { name: `Serve ${i}`, seed: 500 + i })).companyId);
+    const result = await runFerry([...remote, 'sync', ...companies, '--wait', '--timeout', '120s', '--poll-ms', '50'], { timeoutMs: 120_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toHaveLength(20);
+  });
 });

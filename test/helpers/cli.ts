@@ -6,6 +6,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { trustSandbox } from './sync.js';
 
+/** How Node prints a process warning: `(node:1234) MaxListenersExceededWarning: …`. */
+const NODE_WARNING = /\(node:\d+\) \w*Warning: .*/;
+
 export const FERRY_BIN = fileURLToPath(new URL('../../bin/ferry.js', import.meta.url));
 
 export interface RunResult {
@@ -33,7 +36,10 @@ export function runFerry(args: string[], options: { env?: Record<string, string>
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      // No Node warning may reach a user's terminal: every child-process test checks it.
+      const warning = NODE_WARNING.exec(stderr);
+      if (warning) reject(new Error(`ferry ${args.join(' ')} printed a Node warning: ${warning[0]}`));
+      else resolve({ code, signal, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');
   });
