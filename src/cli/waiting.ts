@@ -1,6 +1,6 @@
-// Waiting on work the service does by itself (syncs, async pushes): --timeout durations,
-// polite polling delays that back off, pauses that end early on Ctrl-C, and the one rule
-// for the exit code of a batch whose items can each succeed or fail.
+// Waiting on work the service does by itself (syncs, async pushes), as the command line
+// shows it: --timeout durations, and the one rule for the exit code of a batch whose items
+// can each succeed or fail. The polling loop itself is client/poll.ts.
 import { InvalidArgumentError } from 'commander';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { EXIT } from './errors.js';
@@ -39,29 +39,6 @@ export function durationText(ms: number): string {
 }
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
-
-/** Poll delays: 500 ms, then ×1.5 each round, at most 5 s. */
-export function* pollDelays(firstMs = 500, maxMs = 5000): Generator<number> {
-  let delay = firstMs;
-  for (;;) {
-    yield delay;
-    delay = Math.min(maxMs, Math.round(delay * 1.5));
-  }
-}
-
-/** Resolves after `ms`, or at once when the signal aborts (never rejects). */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted || ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** Errors that end a whole batch: the key is wrong or revoked, the plan expired, the service is gone. */
 export function isFatal(err: unknown): boolean {

@@ -15,7 +15,8 @@ import type { SandboxApi } from '../cli/sandbox-api.js';
 import {
   isFailed, isRunning, type DataStatus, type PullOperation, type WireCompany, type WireConnection, type WireIntegration,
 } from '../cli/data-wire.js';
-import { describeError, durationText, isFatal, pause, pollDelays } from '../cli/waiting.js';
+import { describeError, durationText, isFatal } from '../cli/waiting.js';
+import { pollUntil } from '../client/poll.js';
 import { dataTypeByKey } from '../service/integrations/data-types.js';
 import { legacyRefreshes, type LegacyLookup } from './sandbox.js';
 
@@ -278,10 +279,7 @@ async function freshSync(client: ApiClient, base: string, types: string[], track
     }
   };
   for (const [type, t] of tracked) await settle(type, t);
-  for (const delay of pollDelays(options.pollMs ?? 500)) {
-    if (open().length === 0 || signal.aborted || Date.now() >= deadline) break;
-    await pause(Math.min(delay, deadline - Date.now()), signal);
-    if (signal.aborted) break;
+  await pollUntil({ signal, deadline, firstDelayMs: options.pollMs ?? 500, done: () => open().length === 0, round: async () => {
     const status = await client.get<DataStatus>(`${base}/dataStatus`, { signal });
     for (const [type, t] of tracked) {
       if (!isRunning(t.status)) continue;
@@ -294,7 +292,7 @@ async function freshSync(client: ApiClient, base: string, types: string[], track
       }
       await settle(type, t);
     }
-  }
+  } });
   const seconds = Math.round((Math.max(started, ...[...tracked.values()].map((t) => t.finishedMs ?? Date.now())) - started) / 100) / 10;
   const evidence = {
     queuedAt: iso(started), seconds,

@@ -8,8 +8,9 @@ import type { PushOperation, ValidationItem, WireConnection } from '../data-wire
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { Registrar } from '../program.js';
+import { pollUntil } from '../../client/poll.js';
 import {
-  DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, describeError, durationArg, durationText, endsOnce, isFatal, logTo, pause, pollDelays,
+  DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, describeError, durationArg, durationText, endsOnce, isFatal, logTo,
 } from '../waiting.js';
 import { examples } from './group.js';
 
@@ -238,10 +239,7 @@ async function waitForPending(client: ApiClient, companyPath: string, results: P
   const progress = endsOnce(io.stdoutIsTTY ? { update() {}, done() {}, fail() {} } : await startProgress(io, `Waiting for ${pending().length} pending push operations…`));
   const warned = new Set<string>();
   try {
-    for (const delay of pollDelays(deps.firstDelayMs)) {
-      if (pending().length === 0 || signal.aborted || Date.now() >= deadline) break;
-      await pause(Math.min(delay, deadline - Date.now()), signal);
-      if (signal.aborted) break;
+    await pollUntil({ signal, deadline, firstDelayMs: deps.firstDelayMs, done: () => pending().length === 0, round: async () => {
       await Promise.all(pending().map((result) => limit(async () => {
         try {
           const push = await client.get<PushOperation>(`${companyPath}/push/${encodeURIComponent(result.pushOperationKey!)}`, { signal });
@@ -258,7 +256,7 @@ async function waitForPending(client: ApiClient, companyPath: string, results: P
         }
       })));
       progress.update(`Waiting for ${pending().length} pending push operation${pending().length === 1 ? '' : 's'}…`);
-    }
+    } });
   } catch (err) {
     progress.fail();
     throw err;

@@ -10,8 +10,9 @@ import {
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { Registrar } from '../program.js';
+import { pollUntil } from '../../client/poll.js';
 import {
-  DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, describeError, durationArg, durationText, endsOnce, isFatal, logTo, pause, pollDelays,
+  DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, describeError, durationArg, durationText, endsOnce, isFatal, logTo,
 } from '../waiting.js';
 import { examples } from './group.js';
 
@@ -374,16 +375,17 @@ async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: WaitDeps
 
   reportFinished();
   progress.update(line());
-  for (const delay of pollDelays(deps.firstDelayMs)) {
-    if (pending().length === 0) break;
-    if (signal.aborted) break;
-    if (Date.now() >= deadline) break;
-    await pause(Math.min(delay, deadline - Date.now()), signal);
-    if (signal.aborted) break;
-    await Promise.all(pending().map((run) => deps.limit(() => refresh(run))));
-    reportFinished();
-    progress.update(line());
-  }
+  await pollUntil({
+    signal,
+    deadline,
+    firstDelayMs: deps.firstDelayMs,
+    done: () => pending().length === 0,
+    round: async () => {
+      await Promise.all(pending().map((run) => deps.limit(() => refresh(run))));
+      reportFinished();
+      progress.update(line());
+    },
+  });
   if (signal.aborted) {
     progress.fail(`${line()} · stopped waiting`);
     return 'interrupted';
