@@ -1,6 +1,7 @@
 // Saved targets ("profiles") in $XDG_CONFIG_HOME/ferry/config.json, mode 0600, and the
 // default data dir under $XDG_DATA_HOME.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { replaceFile } from '../lib/atomic-file.js';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -36,9 +37,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
 export function writeConfig(env: NodeJS.ProcessEnv, config: Config): string {
   const file = configPath(env);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, file);
+  replaceFile(file, `${JSON.stringify(config, null, 2)}\n`, 0o600);
   chmodSync(file, 0o600);
   return file;
 }

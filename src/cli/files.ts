@@ -1,11 +1,9 @@
 // Files the CLI writes: whole, or not at all (a temp file beside the target, renamed over it).
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { replaceFile } from '../lib/atomic-file.js';
 import { UsageError } from './errors.js';
 
-export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-}
+export { tempPathFor } from '../lib/atomic-file.js';
 
 /** Refuses to replace a file the user did not ask to replace; call it before doing any work. */
 export function assertWritable(path: string, overwrite: boolean): void {
@@ -16,12 +14,5 @@ export function assertWritable(path: string, overwrite: boolean): void {
 
 export function writeFileAtomic(path: string, content: string, options: { mode?: number; overwrite?: boolean } = {}): void {
   assertWritable(path, options.overwrite ?? false);
-  const temp = tempPathFor(path);
-  try {
-    writeFileSync(temp, content, { mode: options.mode ?? 0o644 });
-    renameSync(temp, path);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
-  }
+  replaceFile(path, content, options.mode);
 }

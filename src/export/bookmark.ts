@@ -11,9 +11,9 @@
 //
 // The file is rewritten (temp + rename) only after an export completed: a failed or
 // interrupted run leaves the bookmarks where they were, so nothing is skipped.
+import { replaceFile } from '../lib/atomic-file.js';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 
 export const STATE_VERSION = 1;
 export const MAX_BOUNDARY_IDS = 1000;
@@ -61,14 +61,7 @@ export function loadState(path: string): { state: StateFile; digest: string } {
 
 /** Writes the state file whole or not at all. */
 export function saveState(path: string, state: StateFile): void {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(temp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o644 });
-    renameSync(temp, path);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
-  }
+  replaceFile(path, `${JSON.stringify(state, null, 2)}\n`);
 }
 
 /** `{user} && modifiedDate>=bookmark`; the user's query is grouped so its `||` stays inside. */

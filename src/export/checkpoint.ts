@@ -8,7 +8,8 @@
 // The checkpoint is replaced (temp + rename) after each page's bytes were written, so it
 // never claims bytes that are not in the part file. `--resume` cuts the part file back to
 // the checkpoint's length and goes on with the next page.
-import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { replaceFile } from '../lib/atomic-file.js';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { TrackerState } from './bookmark.js';
 import type { EncoderState, Format } from './writers.js';
@@ -74,9 +75,7 @@ export interface Checkpoint {
 }
 
 export function saveCheckpoint(paths: PartPaths, checkpoint: Checkpoint): void {
-  const temp = `${paths.checkpoint}.tmp`;
-  writeFileSync(temp, JSON.stringify(checkpoint));
-  renameSync(temp, paths.checkpoint);
+  replaceFile(paths.checkpoint, JSON.stringify(checkpoint));
 }
 
 export function readCheckpoint(paths: PartPaths): Checkpoint | undefined {
@@ -117,9 +116,7 @@ export interface ListedCompany {
 }
 
 export function saveCompanies(paths: PartPaths, companies: ListedCompany[]): void {
-  const temp = `${paths.companies}.tmp`;
-  writeFileSync(temp, companies.map((c) => JSON.stringify({ id: c.id, name: c.name })).join('\n') + (companies.length ? '\n' : ''));
-  renameSync(temp, paths.companies);
+  replaceFile(paths.companies, companies.map((c) => JSON.stringify({ id: c.id, name: c.name })).join('\n') + (companies.length ? '\n' : ''));
 }
 
 export function readCompanies(paths: PartPaths): ListedCompany[] | undefined {

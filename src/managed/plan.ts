@@ -8,7 +8,7 @@ import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../cli/errors.js';
-import { writeFileAtomic } from '../cli/files.js';
+import { replaceFile } from '../lib/atomic-file.js';
 
 export const PLAN_TEMPLATE = fileURLToPath(new URL('../../templates/managed/plan.json', import.meta.url));
 export const DEFAULT_PLAN_FILE = 'ferry-plan.json';
@@ -112,7 +112,7 @@ export function readPlan(path: string): Plan {
 export function writePlan(path: string, plan: Plan, now: Date = new Date()): void {
   plan.updated = now.toISOString();
   mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`, { overwrite: true });
+  replaceFile(path, `${JSON.stringify(plan, null, 2)}\n`);
 }
 
 export function stepOf(plan: Plan, n: StepNumber): PlanStep {

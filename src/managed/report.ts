@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../cli/files.js';
+import { replaceFile } from '../lib/atomic-file.js';
 import { contactText, defaultReportDir, stepOf, type CompanyOutcome, type Plan } from './plan.js';
 
 export const REPORT_TEMPLATES = fileURLToPath(new URL('../../templates/managed/', import.meta.url));
@@ -204,8 +204,8 @@ export async function writeReport(plan: Plan, planPath: string, dir?: string, no
   mkdirSync(out, { recursive: true });
   const data = reportJson(plan, planPath, now);
   const files: ReportFiles = { dir: out, markdown: join(out, 'report.md'), html: join(out, 'report.html'), json: join(out, 'report.json') };
-  writeFileAtomic(files.markdown, renderMarkdown(data, readFileSync(join(REPORT_TEMPLATES, 'report.md'), 'utf8')), { overwrite: true });
-  writeFileAtomic(files.html, renderHtml(data, readFileSync(join(REPORT_TEMPLATES, 'report.html'), 'utf8')), { overwrite: true });
-  writeFileAtomic(files.json, `${JSON.stringify(data, null, 2)}\n`, { overwrite: true });
+  replaceFile(files.markdown, renderMarkdown(data, readFileSync(join(REPORT_TEMPLATES, 'report.md'), 'utf8')));
+  replaceFile(files.html, renderHtml(data, readFileSync(join(REPORT_TEMPLATES, 'report.html'), 'utf8')));
+  replaceFile(files.json, `${JSON.stringify(data, null, 2)}\n`);
   return files;
 }
