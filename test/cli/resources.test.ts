@@ -419,6 +419,16 @@ describe('ferry connections', () => {
     for (const token of [tenant.tokens.accessToken!, tenant.tokens.refreshToken!]) expect(result.stdout).not.toContain(token);
   });
 
+  it('a managed-only platform refused to a client key: 403 with the way to the managed migration', async () => {
+    const companyId = await createCompany(env, 'Auth Managed Co');
+    const id = await createConnection(env, companyId, 'qhyg');
+    const file = writeTokens('qbo.json', JSON.stringify({ accessToken: 'at_managed_x', refreshToken: 'rt_managed_x', realmId: '123' }));
+    const result = await ferry(['connections', 'authorize', '--company', companyId, id, '--tokens-file', file], { env });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('hint: This platform is migrated by the support team: ferry managed init (admin key).');
+    expect(result.stderr).not.toContain('at_managed_x');
+  });
+
   it('warns when the token file is readable by others', async () => {
     const companyId = await createCompany(env, 'Auth Mode Co');
     const id = await createConnection(env, companyId);

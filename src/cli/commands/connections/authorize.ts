@@ -89,21 +89,28 @@ export async function runConnectionsAuthorize(options: ConnectionsAuthorizeOptio
     connection = await client.put<ConnectionRecord>(`${path}/authorization`, tokens, { signal: ctx.signal });
   } catch (err) {
     const { ApiRequestError } = await import('../../../client/errors.js');
-    if (err instanceof ApiRequestError && err.status === 400) {
-      let key = 'KEY';
+    const integrationKey = async (): Promise<string | undefined> => {
       try {
-        key = (await client.get<ConnectionRecord>(path, { signal: ctx.signal })).integrationKey;
+        return (await client.get<ConnectionRecord>(path, { signal: ctx.signal })).integrationKey;
       } catch {
-        // keep the generic hint
+        return undefined; // keep the generic hint
       }
+    };
+    if (err instanceof ApiRequestError && err.status === 400) {
+      const key = (await integrationKey()) ?? 'KEY';
       const rejected = err.validation.some((item) => item.validatorName === 'PlatformVerification');
       Object.assign(err, {
         hint: rejected
           ? `The platform refused these tokens (expired, revoked or for another app?). Export fresh ones and retry; the connection is unchanged. Fields: ferry integrations get ${key}`
           : `The connection is unchanged. Token fields for this platform: ferry integrations get ${key} (or ferry templates show ${key}).`,
       });
-    } else if (err instanceof ApiRequestError && err.status === 403 && /managed/i.test(err.message)) {
-      Object.assign(err, { hint: 'This platform is migrated by the support team: ferry managed init (admin key).' });
+    } else if (err instanceof ApiRequestError && err.status === 403) {
+      // Whether the platform is managed-only is ferry's own knowledge of it, not the wording of the 403.
+      const key = await integrationKey();
+      const { integrationByKey } = await import('../../../service/integrations/registry.js');
+      if (key && integrationByKey(key)?.migrationRoute === 'managed') {
+        Object.assign(err, { hint: 'This platform is migrated by the support team: ferry managed init (admin key).' });
+      }
     }
     throw err;
   }
