@@ -41,7 +41,7 @@ function tagFilter(request: FastifyRequest): { key: string; value: string } | un
   if (!FILTERABLE_TAG_KEY.test(key)) {
     throw errors.invalidParameter('tags', 'the tag key must be 1 to 64 letters, digits, "_", "-" or "."');
   }
-  return { key: text.slice(0, at), value: text.slice(at + 1) };
+  return { key, value: text.slice(at + 1) };
 }
 
 export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext): void {

@@ -14,9 +14,9 @@ import { ownedCompany } from './companies.js';
 const MIN_FREE_SCHEDULE_HOURS = 24;
 
 /** A year: a schedule longer than that is a typo, and 1e308 hours would overflow every date. */
-export const MAX_SYNC_SCHEDULE_HOURS = 8760;
+const MAX_SYNC_SCHEDULE_HOURS = 8760;
 /** Twenty years of history is more than any platform keeps. */
-export const MAX_MONTHS = 240;
+const MAX_MONTHS = 240;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
 
 type Check = (value: unknown) => boolean;
