@@ -131,7 +131,7 @@ export interface RowInfo {
 
 /** Every valid row of the company file, as the bulk engine reads it. */
 async function listRows(file: string, integrations: IntegrationInfo[], platform: string): Promise<RowInfo[]> {
-  const { validateInput } = await import('../migrate/engine.js');
+  const { validateInput } = await import('../migrate/first-pass.js');
   const rows: RowInfo[] = [];
   await validateInput({
     openInput: () => createReadStream(file), inputName: file, integrations, defaultPlatform: platform, allowManaged: true,
@@ -177,7 +177,8 @@ export async function stepPlatformDetails(env: StepEnv, inputs: StepInputs): Pro
 
   const integrations = await integrationsOf(client, signal);
   const work = workDir(env.planPath);
-  const { runMigration, RowsError } = await import('../migrate/engine.js');
+  const { runMigration } = await import('../migrate/engine.js');
+  const { RowsError } = await import('../migrate/first-pass.js');
   const { CsvFormatError } = await import('../migrate/read-rows.js');
   env.log(`Validating ${file} as the bulk migration does (nothing is written)…`);
   let summary;

@@ -3,17 +3,17 @@
 // of this shard through company → connection → authorize → sync with bounded
 // concurrency, journaling every finished step. Crash-only: a rerun reads the journal,
 // skips finished rows and resumes half-done ones, and every step is safe to repeat.
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { ApiClient } from '../client/client.js';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { indexEntry, loadCompanyIndex, reusableConnection, type CompanyRecord, type IndexedCompany } from './company-index.js';
 import { readJournal, JournalWriter, type JournalState } from './journal.js';
-import { readRows, type CsvRows } from './read-rows.js';
+import { checkFieldCount, inShard, validateInput, type ValidationReport } from './first-pass.js';
+import { readRows } from './read-rows.js';
 import type { InputEncoding } from './decode.js';
 import { openResults, resultsFromJournal } from './results.js';
-import type { IntegrationInfo, RawRow, RowProblem, RowResult, Step, ValidRow } from './types.js';
-import { RowValidator, type Validated } from './validate.js';
+import type { IntegrationInfo, RowProblem, RowResult, Step, ValidRow } from './types.js';
+import { RowValidator } from './validate.js';
 
 export interface MigrationOptions {
   /** Opens the input from the start; called once per pass. */
@@ -46,16 +46,6 @@ export interface MigrationProgress {
   migrated: number;
   skipped: number;
   failed: number;
-}
-
-export interface ValidationReport {
-  rows: number;
-  valid: number;
-  invalid: number;
-  inShard: number;
-  /** The first problems, for display (all of them are in the results file). */
-  problems: Array<{ row: number; problems: RowProblem[] }>;
-  fingerprint: string;
 }
 
 export interface DryRunReport {
@@ -99,7 +89,6 @@ export interface MigrationDeps {
   now?: () => number;
 }
 
-const SHOWN_PROBLEMS = 50;
 const FREE_PLAN_COMPANIES = 50;
 
 export class JournalMismatchError extends Error {
@@ -112,17 +101,6 @@ export class JournalMismatchError extends Error {
 /** A company or connection POST whose outcome is unknown (the service may have acted). */
 function ambiguous(err: unknown): boolean {
   return err instanceof ConnectionError || (err instanceof ApiRequestError && err.status >= 500);
-}
-
-function inShard(position: number, shard: MigrationOptions['shard'], row?: number, onlyRows?: ReadonlySet<number>): boolean {
-  if (onlyRows && (row === undefined || !onlyRows.has(row))) return false;
-  return !shard || position % shard.count === shard.index - 1;
-}
-
-function checkFieldCount(raw: RawRow & { fieldCount: number; expected: number }, validated: Validated): Validated {
-  if (raw.fieldCount === raw.expected) return validated;
-  const problem = { field: 'row', message: `has ${raw.fieldCount} fields but the header has ${raw.expected} (a quote or delimiter out of place?)` };
-  return validated.ok ? { ok: false, row: raw.row, problems: [problem], partial: validated.row } : { ...validated, problems: [problem, ...validated.problems] };
 }
 
 function baseResult(row: Partial<ValidRow> & { row: number }): RowResult {
@@ -144,47 +122,11 @@ function errorText(err: unknown): string {
   return (err as Error)?.message ?? String(err);
 }
 
-/** Pass 1: every row of the file, validated; the input's fingerprint; dry-run results. */
-export async function validateInput(options: MigrationOptions, onRow?: (validated: Validated, inShard: boolean) => Promise<void>): Promise<ValidationReport> {
-  const hash = createHash('sha256');
-  const input = options.openInput();
-  input.on('data', (chunk: Buffer | string) => hash.update(chunk));
-  const csv: CsvRows = await readRows(input, options.integrations, options.delimiter, options.encoding);
-  const validator = new RowValidator({ integrations: options.integrations, defaultPlatform: options.defaultPlatform, allowManaged: options.allowManaged });
-  const report: ValidationReport = { rows: 0, valid: 0, invalid: 0, inShard: 0, problems: [], fingerprint: '' };
-  if (csv.header.duplicates.length > 0) {
-    throw new RowsError(`The header names a column twice: ${csv.header.duplicates.join(', ')}.`);
-  }
-  let position = 0;
-  for await (const raw of csv.rows) {
-    const validated = checkFieldCount(raw, validator.validate(raw));
-    const mine = inShard(position++, options.shard, raw.row, options.onlyRows);
-    report.rows += 1;
-    if (mine) report.inShard += 1;
-    if (validated.ok) report.valid += 1;
-    else {
-      report.invalid += 1;
-      if (report.problems.length < SHOWN_PROBLEMS) report.problems.push({ row: validated.row, problems: validated.problems });
-    }
-    await onRow?.(validated, mine);
-  }
-  if (report.rows === 0) throw new RowsError('The file has a header but no rows.');
-  report.fingerprint = hash.digest('hex');
-  return report;
-}
-
 /** A company create not sent, because an earlier one in this run got the plan's 402. */
 class CompanyLimitReached extends Error {
   constructor(firstRow: number) {
     super(`The plan's company limit was reached at row ${firstRow}; no more companies can be created (rows with existing companies go on).`);
     this.name = 'CompanyLimitReached';
-  }
-}
-
-export class RowsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RowsError';
   }
 }
 

@@ -78,7 +78,8 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   const { io } = ctx;
   const { createReadStream, existsSync, rmSync } = await import('node:fs');
   const { spoolStdin } = await import('../../../migrate/spool.js');
-  const { runMigration, JournalMismatchError, RowsError } = await import('../../../migrate/engine.js');
+  const { runMigration, JournalMismatchError } = await import('../../../migrate/engine.js');
+  const { RowsError } = await import('../../../migrate/first-pass.js');
   const { CsvFormatError } = await import('../../../migrate/read-rows.js');
   const { printSummary, summaryJson } = await import('../../migrate-report.js');
 
