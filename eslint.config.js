@@ -2,6 +2,12 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** Files matching `files` may not import from the folders named in `forbidden`. */
+function layer(files, forbidden, message) {
+  const group = forbidden.flatMap((dir) => [`**/${dir}/*`, `**/${dir}/**`]);
+  return { files: [files], rules: { 'no-restricted-imports': ['error', { patterns: [{ group, message }] }] } };
+}
+
 export default tseslint.config(
   { ignores: ['dist/', '.dist-*/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -15,6 +21,11 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  // Layering: the sandbox and the service meet only in stack.ts; what both need lives in
+  // platforms/ (what ferry knows of the platforms) and lib/ (small utilities).
+  layer('src/sandbox/**/*.ts', ['service'], 'the sandbox imports platforms/ and lib/, never service/'),
+  layer('src/service/**/*.ts', ['sandbox'], 'the service reaches the sandbox only over HTTP; shared knowledge goes in platforms/'),
+  layer('src/{platforms,lib}/**/*.ts', ['service', 'sandbox', 'cli'], 'platforms/ and lib/ stand below every half'),
   {
     // Tests read JSON bodies of many shapes; typing each one would only add casts.
     files: ['test/**/*.ts'],

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DATA_TYPES, dataTypeByKey, dataTypeByPath } from '../src/service/integrations/data-types.js';
-import { INTEGRATIONS, integrationByKey, integrationId } from '../src/service/integrations/registry.js';
+import { DATA_TYPES, dataTypeByKey, dataTypeByPath } from '../src/platforms/data-types.js';
+import { INTEGRATIONS, integrationByKey, integrationId } from '../src/platforms/registry.js';
 import { migrationTemplateCsv } from '../src/service/integrations/templates.js';
 import { writeMigrationTemplates } from '../src/service/integrations/write-templates.js';
 

@@ -17,7 +17,7 @@ import {
 } from '../cli/data-wire.js';
 import { describeError, durationText, isFatal } from '../cli/waiting.js';
 import { pollUntil } from '../client/poll.js';
-import { dataTypeByKey } from '../service/integrations/data-types.js';
+import { dataTypeByKey } from '../platforms/data-types.js';
 import { legacyRefreshes, type LegacyLookup } from './sandbox.js';
 
 export type CriterionName = 'connection' | 'sync' | 'authorization' | 'reads';

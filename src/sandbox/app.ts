@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { systemClock, type Clock } from '../service/clock.js';
+import { systemClock, type Clock } from '../lib/clock.js';
 import { denyAll, type AdminCheck } from './admin-auth.js';
 import { applySettings, type SandboxContext } from './context.js';
 import { SandboxError, fail } from './errors.js';

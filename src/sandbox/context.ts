@@ -1,6 +1,6 @@
 // What every sandbox route needs, built once by createSandbox().
-import type { Clock } from '../service/clock.js';
-import { RateLimiter } from '../service/http/rate-limit.js';
+import type { Clock } from '../lib/clock.js';
+import { RateLimiter } from '../lib/rate-limit.js';
 import type { SandboxSettings } from './settings.js';
 import type { SandboxStore } from './store.js';
 import type { TokenAuthority } from './tokens.js';

@@ -1,8 +1,5 @@
-// Paging on the sandbox platforms: page + pageSize, or the opaque cursor a page returns
-// in `next` (an offset, so it stays right if the caller changes pageSize).
-
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 1000;
+// Paging on the sandbox platforms: page + pageSize (limits in platforms/paging.ts), or the
+// opaque cursor a page returns in `next` (an offset, so it stays right if the caller changes pageSize).
 
 export const encodeCursor = (offset: number): string => Buffer.from(`o:${offset}`).toString('base64url');
 

@@ -4,8 +4,8 @@
 // status read, or its data type listed): validated then, Success (record created) or
 // Failed (field errors), as a platform's queue would.
 import { randomUUID } from 'node:crypto';
-import { isoSeconds } from '../service/clock.js';
-import type { DataTypeKey } from '../service/integrations/data-types.js';
+import { isoSeconds } from '../lib/clock.js';
+import type { DataTypeKey } from '../platforms/data-types.js';
 import type { SandboxContext } from './context.js';
 import { fail, type FieldError } from './errors.js';
 import { generatedContactIds } from './generate/records.js';

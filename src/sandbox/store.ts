@@ -1,12 +1,8 @@
 // The sandbox's SQLite file (<dataDir>/sandbox.db) and the only code that speaks SQL to
-// it. Its schema comes from the numbered files in ./migrations, applied with the
-// service's migration runner.
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+// it. Its schema comes from the numbered files in ./migrations (lib/sqlite.ts applies them).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensurePrivateFile } from '../lib/private-files.js';
-import { applyMigrations, type Db } from '../service/store/db.js';
+import { openSqlite } from '../lib/sqlite.js';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -109,14 +105,7 @@ const pushOf = (r: RawPush): PushRow => ({
 export type SandboxStore = ReturnType<typeof openSandboxStore>;
 
 export function openSandboxStore(file: string) {
-  mkdirSync(dirname(file), { recursive: true });
-  ensurePrivateFile(file);
-  const db: Db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  applyMigrations(db, MIGRATIONS_DIR);
+  const db = openSqlite(file, MIGRATIONS_DIR);
 
   const q = {
     insertApp: db.prepare('INSERT INTO apps (client_id, platform, name, secret_hash, created) VALUES (?, ?, ?, ?, ?)'),

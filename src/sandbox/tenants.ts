@@ -2,10 +2,10 @@
 // integration's tokenFields, so they go straight into a migration CSV. Also the legacy
 // application, which keeps the refresh token it was last given and may still use it.
 import { randomInt, randomUUID } from 'node:crypto';
-import { isoSeconds } from '../service/clock.js';
-import type { Integration } from '../service/integrations/types.js';
+import { isoSeconds } from '../lib/clock.js';
+import type { Integration } from '../platforms/types.js';
 import type { SandboxContext } from './context.js';
-import { credentialRoles, type CredentialRoles } from './credentials.js';
+import { credentialRoles, type CredentialRoles } from '../platforms/credentials.js';
 import { fail } from './errors.js';
 import { tenantName } from './generate/records.js';
 import type { TenantRow } from './store.js';

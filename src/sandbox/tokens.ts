@@ -3,9 +3,9 @@
 // presenting a used one again is taken as theft and revokes the whole grant (every
 // access and refresh token issued under it). Only SHA-256 hashes are stored.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { isoSeconds, type Clock } from '../service/clock.js';
-import { integrationByKey } from '../service/integrations/registry.js';
-import { credentialRoles } from './credentials.js';
+import { isoSeconds, type Clock } from '../lib/clock.js';
+import { integrationByKey } from '../platforms/registry.js';
+import { credentialRoles } from '../platforms/credentials.js';
 import type { AuthErrorCode } from './errors.js';
 import type { SandboxStore, TenantRow, TokenRow } from './store.js';
 

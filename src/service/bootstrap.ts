@@ -2,7 +2,7 @@
 // <data-dir>/admin.key (0600), the one place the CLI's embedded target reads it from.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isoSeconds, type Clock } from './clock.js';
+import { isoSeconds, type Clock } from '../lib/clock.js';
 import { findAdminClient, findApiKeyByHash, hashApiKey, insertApiKey, insertClient } from './store/clients.js';
 import type { Db } from './store/db.js';
 

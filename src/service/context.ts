@@ -1,5 +1,5 @@
 // What every route needs, built once by createService().
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { ResponseCache } from './http/response-cache.js';
 import type { ReadPool } from './read-pool/pool.js';
 import type { PlatformAdapter } from './integrations/adapter.js';

@@ -10,7 +10,7 @@ import { runConnectionsDelete } from '../../src/cli/commands/connections/delete.
 import type { CommandContext } from '../../src/cli/context.js';
 import { createIO } from '../../src/cli/io.js';
 import { ApiClient } from '../../src/client/client.js';
-import { INTEGRATIONS } from '../../src/service/integrations/registry.js';
+import { INTEGRATIONS } from '../../src/platforms/registry.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { createClient, createTenant, startHarness, waitFor, type Harness } from '../helpers/sync.js';

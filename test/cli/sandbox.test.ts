@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
-import { integrationByKey } from '../../src/service/integrations/registry.js';
+import { integrationByKey } from '../../src/platforms/registry.js';
 
 describe('ferry sandbox against a remote ferry serve', () => {
   const dataDir = tempDir();

@@ -5,7 +5,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS as TTL } from '../../src/sandbox/index.js';
-import { integrationByKey } from '../../src/service/integrations/registry.js';
+import { integrationByKey } from '../../src/platforms/registry.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { ISO_Z, createClient, linkedCompany, sandboxCall, startHarness, type Api, type Harness, type Linked } from '../helpers/sync.js';

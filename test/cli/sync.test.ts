@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS as TTL } from '../../src/sandbox/index.js';
-import { integrationByKey } from '../../src/service/integrations/registry.js';
+import { integrationByKey } from '../../src/platforms/registry.js';
 import { startStack, type Stack } from '../../src/stack.js';
 import { parseDuration } from '../../src/cli/waiting.js';
 import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { migrationTemplateCsv } from '../../src/service/integrations/templates.js';
-import { INTEGRATIONS, integrationByKey } from '../../src/service/integrations/registry.js';
+import { INTEGRATIONS, integrationByKey } from '../../src/platforms/registry.js';
 import { closeMatches } from '../../src/cli/suggest.js';
 import { cleanEnv, FERRY_BIN, runFerry } from '../helpers/cli.js';
 import { ferry } from '../helpers/in-process.js';

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { expect } from 'vitest';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { createService, type Service, type ServiceOptions } from '../../src/service/app.js';
-import type { Clock } from '../../src/service/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 import type { SyncDeps } from '../../src/service/sync/deps.js';
 import { syncOnce, type PassResult } from '../../src/service/sync/sync-once.js';
 import { basic, callApi, tempDir, type CallOptions, type CallResult } from './service.js';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { integrationByKey } from '../../src/service/integrations/registry.js';
+import { integrationByKey } from '../../src/platforms/registry.js';
 import { startStack, type Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';

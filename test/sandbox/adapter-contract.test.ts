@@ -2,8 +2,8 @@
 // registry: what the service's sync worker, push worker and authorization endpoint rely on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError, type StoredTokens } from '../../src/service/integrations/adapter.js';
-import { DATA_TYPES } from '../../src/service/integrations/data-types.js';
-import { INTEGRATIONS } from '../../src/service/integrations/registry.js';
+import { DATA_TYPES } from '../../src/platforms/data-types.js';
+import { INTEGRATIONS } from '../../src/platforms/registry.js';
 import { createSandboxAdapter, type SandboxAdapter } from '../../src/service/integrations/sandbox-adapter.js';
 import { INTERNAL_ACCESS_FIELD, accessFieldOf, credentialRoles, expiryFieldOf } from '../../src/sandbox/index.js';
 import { startSandbox, type TestSandbox } from './support.js';

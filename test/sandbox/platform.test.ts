@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkTokenFields } from '../../src/service/integrations/token-schema.js';
-import { INTEGRATIONS, integrationByKey } from '../../src/service/integrations/registry.js';
+import { INTEGRATIONS, integrationByKey } from '../../src/platforms/registry.js';
 import { CREDENTIAL_ROLES, credentialRoles, generateRecords, type Invoice } from '../../src/sandbox/index.js';
 import { bearer, startSandbox, type TestSandbox } from './support.js';
 

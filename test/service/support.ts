@@ -1,6 +1,6 @@
 // Shared assertions and fixtures for the service's HTTP tests (not a test file itself).
 import { expect } from 'vitest';
-import type { Clock } from '../../src/service/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { ERRORS_DOC_URL } from '../../src/service/errors.js';
 import type { CallResult, TestService } from '../helpers/service.js';
 

@@ -3,8 +3,8 @@
 // check the wire records against API.md. Waits are conditions with deadlines.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATA_TYPES } from '../../src/service/integrations/data-types.js';
-import { integrationByKey } from '../../src/service/integrations/registry.js';
+import { DATA_TYPES } from '../../src/platforms/data-types.js';
+import { integrationByKey } from '../../src/platforms/registry.js';
 import { startStack, type Stack } from '../../src/stack.js';
 import { tempDir } from '../helpers/service.js';
 import {

@@ -5,7 +5,7 @@
 // were requested before).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS as TTL } from '../../src/sandbox/index.js';
-import { DATA_TYPES } from '../../src/service/integrations/data-types.js';
+import { DATA_TYPES } from '../../src/platforms/data-types.js';
 import { resetScheduleCheck } from '../../src/service/sync/schedule.js';
 import { readTokens } from '../../src/service/tokens.js';
 import {

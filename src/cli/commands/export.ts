@@ -87,7 +87,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   if (options.state !== undefined) requireFolder(options.state, '--state');
   const format = formatFor(options);
 
-  const { dataTypeByKey, dataTypeByPath, DATA_TYPES } = await import('../../service/integrations/data-types.js');
+  const { dataTypeByKey, dataTypeByPath, DATA_TYPES } = await import('../../platforms/data-types.js');
   const known = dataTypeByKey(given) ?? dataTypeByPath(given);
   const dataType = known?.key ?? given;
   const dataPath = known?.path ?? given;

@@ -73,7 +73,7 @@ interface FileRecord {
 export async function runPush(options: PushOptions, ctx: CommandContext, [dataTypeArg]: string[]): Promise<void> {
   const { io, signal } = ctx;
   if (options.timeout !== undefined && !options.wait) throw new UsageError('--timeout only applies with --wait.', 'Add --wait, or drop --timeout.');
-  const { DATA_TYPES, dataTypeByKey, dataTypeByPath } = await import('../../service/integrations/data-types.js');
+  const { DATA_TYPES, dataTypeByKey, dataTypeByPath } = await import('../../platforms/data-types.js');
   const dataType = dataTypeByKey(dataTypeArg!) ?? dataTypeByPath(dataTypeArg!);
   const pushable = DATA_TYPES.filter((t) => t.pushable).map((t) => t.key).join(', ');
   if (!dataType) throw new UsageError(`Unknown data type ${dataTypeArg}.`, `Pushable data types: ${pushable}.`);

@@ -73,7 +73,7 @@ export async function companyStatus(client: ApiClient, companyId: string, signal
     client.get<DataStatus>(`${base}/dataStatus`, { signal }),
   ]);
   const supported = new Set(integrations.flatMap((i) => i?.dataTypes ?? []));
-  const { DATA_TYPES, dataTypeByKey } = await import('../../service/integrations/data-types.js');
+  const { DATA_TYPES, dataTypeByKey } = await import('../../platforms/data-types.js');
   const known: string[] = DATA_TYPES.map((t) => t.key);
   const types = [
     ...known.filter((key) => supported.has(key) || key in dataStatus),

@@ -184,7 +184,7 @@ function label(run: CompanyRun): string {
 }
 
 async function dataTypeKey(text: string): Promise<string> {
-  const { DATA_TYPES, dataTypeByKey, dataTypeByPath } = await import('../../service/integrations/data-types.js');
+  const { DATA_TYPES, dataTypeByKey, dataTypeByPath } = await import('../../platforms/data-types.js');
   const type = dataTypeByKey(text) ?? dataTypeByPath(text);
   if (!type) throw new UsageError(`Unknown data type ${text}.`, `One of: ${DATA_TYPES.map((t) => t.key).join(', ')}.`);
   return type.key;

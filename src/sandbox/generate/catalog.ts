@@ -2,7 +2,7 @@
 // seeded identities other records point at (customers, suppliers, items, bank
 // accounts). An identity is computed from (seed, type, index) alone, so an invoice's
 // customerRef names a customer that the customers data type really lists.
-import { isoSeconds } from '../../service/clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import { int, mixSeed, pick, recordRng, uuidFrom, type Rng } from './prng.js';
 
 export interface TenantSeed {

@@ -1,7 +1,7 @@
 // Every data type's generator: how many records a tenant has and record i of it, a pure
 // function of (tenant seed, data type, i). Contacts, accounts and items are small lists;
 // transactional types scale with the tenant's invoice volume.
-import type { DataTypeKey } from '../../service/integrations/data-types.js';
+import type { DataTypeKey } from '../../platforms/data-types.js';
 import {
   ACCOUNTS, BANK_ACCOUNTS, DAY_SPAN, EXPENSE_ACCOUNTS, TAX_RATES, accountRef, address, amount, bankAccountRef, baseCurrency,
   companyName, contactIdentity, customerCount, emailFor, isoDay, itemCount, itemIdentity, personName, phone, supplierCount,

@@ -4,9 +4,9 @@
 // and the runtime settings.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isoSeconds } from '../../service/clock.js';
-import { integrationByKey } from '../../service/integrations/registry.js';
-import type { Integration } from '../../service/integrations/types.js';
+import { isoSeconds } from '../../lib/clock.js';
+import { integrationByKey } from '../../platforms/registry.js';
+import type { Integration } from '../../platforms/types.js';
 import { applySettings, type SandboxContext } from '../context.js';
 import { fail, type FieldError } from '../errors.js';
 import { parseSettings } from '../settings.js';

@@ -3,11 +3,12 @@
 // Pages are generated on demand, so the last page of a million invoices costs what the
 // first does. Paging: see ../paging.ts.
 import type { FastifyInstance } from 'fastify';
-import { isoSeconds } from '../../service/clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import type { SandboxContext } from '../context.js';
 import { fail } from '../errors.js';
 import { generateRecords, generatedCount } from '../generate/records.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decodeCursor, encodeCursor } from '../paging.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platforms/paging.js';
+import { decodeCursor, encodeCursor } from '../paging.js';
 import { settleDuePushes } from '../push.js';
 import { authorizeTenant, platformOf, requireDataType, takeRateLimit } from './guard.js';
 

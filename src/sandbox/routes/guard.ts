@@ -2,11 +2,11 @@
 // type is one it supports, the credential is live and belongs to the tenant in the
 // path, and the tenant is within its rate limit.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { dataTypeByKey } from '../../service/integrations/data-types.js';
-import { integrationByKey } from '../../service/integrations/registry.js';
-import type { Integration } from '../../service/integrations/types.js';
+import { dataTypeByKey } from '../../platforms/data-types.js';
+import { integrationByKey } from '../../platforms/registry.js';
+import type { Integration } from '../../platforms/types.js';
 import type { SandboxContext } from '../context.js';
-import { CURRENT_TENANT, credentialRoles, readCredential, type CredentialRoles } from '../credentials.js';
+import { CURRENT_TENANT, credentialRoles, readCredential, type CredentialRoles } from '../../platforms/credentials.js';
 import { fail } from '../errors.js';
 import type { TenantRow } from '../store.js';
 

@@ -3,7 +3,7 @@
 // setting is 'async', or the request says `Prefer: respond-async`, RFC 7240). Its status
 // is at GET /platforms/:key/tenants/:tenantId/pushes/:pushId (also the 202's Location).
 import type { FastifyInstance } from 'fastify';
-import { dataTypeByKey } from '../../service/integrations/data-types.js';
+import { dataTypeByKey } from '../../platforms/data-types.js';
 import type { SandboxContext } from '../context.js';
 import { fail } from '../errors.js';
 import { pushNow, pushView, queuePush, settlePush } from '../push.js';

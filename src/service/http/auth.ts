@@ -1,5 +1,5 @@
 // Basic auth with an API key, the admin's X-Client-Id, and the Free plan's expiry.
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { errors } from '../errors.js';
 import { findApiKeyByHash, getClient, hashApiKey, type ClientRow } from '../store/clients.js';
 import type { Db } from '../store/db.js';

@@ -3,7 +3,7 @@
 import type { ClientRow } from '../store/clients.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
-import { integrationByKey, integrationId } from '../integrations/registry.js';
+import { integrationByKey, integrationId } from '../../platforms/registry.js';
 
 export function clientRecord(row: ClientRow): Record<string, unknown> {
   return { id: row.id, name: row.name, plan: row.plan, created: row.created, isAdmin: row.is_admin === 1 };

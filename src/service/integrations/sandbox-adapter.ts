@@ -15,15 +15,15 @@
 import { Pool } from 'undici';
 import {
   CURRENT_TENANT, accessFieldOf, credentialHeader, credentialRoles, expiryFieldOf, type CredentialRoles,
-} from '../../sandbox/credentials.js';
-import { MAX_PAGE_SIZE } from '../../sandbox/paging.js';
-import { isoSeconds, systemClock, type Clock } from '../clock.js';
+} from '../../platforms/credentials.js';
+import { MAX_PAGE_SIZE } from '../../platforms/paging.js';
+import { isoSeconds, systemClock, type Clock } from '../../lib/clock.js';
 import {
   PlatformAuthError, PlatformFetchError, PlatformRateLimitError,
   type PlatformAdapter, type PlatformPage, type PushOutcome, type StoredTokens,
 } from './adapter.js';
-import { integrationByKey } from './registry.js';
-import type { Integration } from './types.js';
+import { integrationByKey } from '../../platforms/registry.js';
+import type { Integration } from '../../platforms/types.js';
 
 export interface SandboxAdapterOptions {
   clock?: Clock;

@@ -2,7 +2,7 @@
 // tokens` reads, plus one example row showing the expected shape of every value.
 
 import { stringify } from 'csv-stringify/sync';
-import type { Integration } from './types.js';
+import type { Integration } from '../../platforms/types.js';
 
 /** The bulk CSV's own columns, before the integration's token fields. */
 export const TEMPLATE_BASE_COLUMNS = ['companyName', 'externalId', 'platformKey', 'description', 'tags'] as const;

@@ -3,7 +3,7 @@
 // dry run, so both say the same thing about the same row.
 import { tokenValueProblem } from '../../platforms/limits.js';
 import type { ValidationItem } from '../errors.js';
-import type { TokenField } from './types.js';
+import type { TokenField } from '../../platforms/types.js';
 
 export function checkTokenFields(fields: readonly TokenField[], platformName: string, payload: Record<string, unknown>): ValidationItem[] {
   const items: ValidationItem[] = [];

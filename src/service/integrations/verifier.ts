@@ -1,7 +1,7 @@
 // The seam between the authorization endpoint and the third-party platform: the service
 // hands the platform the migrated tokens and stores what comes back (a refresh may
 // rotate them). The sandbox platforms' adapter plugs in here.
-import type { Integration } from './types.js';
+import type { Integration } from '../../platforms/types.js';
 
 export type Tokens = Record<string, string>;
 

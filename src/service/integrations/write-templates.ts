@@ -4,7 +4,7 @@
 
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { INTEGRATIONS } from './registry.js';
+import { INTEGRATIONS } from '../../platforms/registry.js';
 import { migrationTemplateCsv } from './templates.js';
 
 /** Writes one template per integration into `dir` and returns the written paths. */

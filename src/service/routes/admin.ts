@@ -1,6 +1,6 @@
 // /admin: ferry's own account management, for admin keys only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isoSeconds } from '../clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import { errors, type ValidationItem } from '../errors.js';
 import { requireAdmin } from '../http/auth.js';

@@ -1,6 +1,6 @@
 // /companies: create (with the Free plan's company limit), list, get, patch, put, delete.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isoSeconds } from '../clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { assertOwns } from '../http/auth.js';

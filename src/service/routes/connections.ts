@@ -2,16 +2,16 @@
 // migration through PUT .../authorization.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { isoSeconds } from '../clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { baseUrlOf, failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { connectionRecord } from '../http/records.js';
 import { defineRoute } from '../http/route.js';
-import { integrationByKey } from '../integrations/registry.js';
+import { integrationByKey } from '../../platforms/registry.js';
 import { checkTokenFields } from '../integrations/token-schema.js';
-import type { Integration } from '../integrations/types.js';
+import type { Integration } from '../../platforms/types.js';
 import {
   connectionsPage, deleteConnection, getConnection, insertConnection, setConnectionStatus, type ConnectionRow,
 } from '../store/connections.js';

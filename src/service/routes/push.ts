@@ -2,7 +2,7 @@
 // is a 200 here with status Pending; the push worker settles it later.
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { isoSeconds } from '../clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
@@ -10,8 +10,8 @@ import { envelope, parsePageRequest } from '../http/paging.js';
 import { defineRoute } from '../http/route.js';
 import { pushRecord } from '../http/sync-records.js';
 import { PlatformAuthError, PlatformRateLimitError } from '../integrations/adapter.js';
-import { dataTypeByKey } from '../integrations/data-types.js';
-import { integrationByKey } from '../integrations/registry.js';
+import { dataTypeByKey } from '../../platforms/data-types.js';
+import { integrationByKey } from '../../platforms/registry.js';
 import { validatePush } from '../push/validate.js';
 import { deauthorize } from '../store/connections.js';
 import { getPush, insertPush, pushesPage, type PushRow } from '../store/pushes.js';

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../context.js';
 import { errors, type ValidationItem } from '../errors.js';
 import { failIfAny, objectBody } from '../http/body.js';
 import { defineRoute } from '../http/route.js';
-import { dataTypeByKey } from '../integrations/data-types.js';
+import { dataTypeByKey } from '../../platforms/data-types.js';
 import { getClient, type ClientRow } from '../store/clients.js';
 import { writeSettings, type SyncSetting } from '../store/sync-settings.js';
 import { DEFAULT_SYNC_SCHEDULE_HOURS, effectiveSettings } from '../sync/settings.js';

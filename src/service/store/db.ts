@@ -1,57 +1,24 @@
-// Opens the service's SQLite store and brings its schema up to date from the numbered
-// SQL files in ./migrations. WAL with synchronous=NORMAL: a committed transaction is in
-// the WAL before the call returns, so killing the process never loses an acknowledged write.
-// Two connections write (the request thread and the sync worker's): transactions that read
-// before they write begin IMMEDIATE, since a deferred one fails with "database is locked",
-// without waiting, when the other connection commits between its read and its write.
-import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+// Opens the service's SQLite store (lib/sqlite.ts) and brings its schema up to date from
+// the numbered SQL files in ./migrations. Two connections write (the request thread and
+// the sync worker's): transactions that read before they write begin IMMEDIATE, since a
+// deferred one fails with "database is locked", without waiting, when the other
+// connection commits between its read and its write.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensurePrivateFile } from '../../lib/private-files.js';
+import * as sqlite from '../../lib/sqlite.js';
 
-export type Db = Database.Database;
+export type { Db } from '../../lib/sqlite.js';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-export function openDatabase(file: string): Db {
-  if (file !== ':memory:') {
-    mkdirSync(dirname(file), { recursive: true });
-    ensurePrivateFile(file);
-  }
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  applyMigrations(db);
-  return db;
+export function openDatabase(file: string): sqlite.Db {
+  return sqlite.openSqlite(file, MIGRATIONS_DIR);
 }
 
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
+export function listMigrations(dir = MIGRATIONS_DIR): ReturnType<typeof sqlite.listMigrations> {
+  return sqlite.listMigrations(dir);
 }
 
-export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
-    .filter((name) => /^\d+_.+\.sql$/.test(name))
-    .map((name) => ({ version: Number.parseInt(name, 10), name, sql: readFileSync(join(dir, name), 'utf8') }))
-    .sort((a, b) => a.version - b.version);
-}
-
-/** Applies, in order and each in its own transaction, the migrations newer than user_version. */
-export function applyMigrations(db: Db, dir = MIGRATIONS_DIR): number {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  let applied = 0;
-  for (const migration of listMigrations(dir)) {
-    if (migration.version <= current) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    })();
-    applied += 1;
-  }
-  return applied;
+export function applyMigrations(db: sqlite.Db, dir = MIGRATIONS_DIR): number {
+  return sqlite.applyMigrations(db, dir);
 }

@@ -1,5 +1,5 @@
 // What the sync and push workers need; built in the worker thread (or in-process by tests).
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../lib/clock.js';
 import type { PlatformAdapter } from '../integrations/adapter.js';
 import type { Sealer } from '../secrets.js';
 import type { Db } from '../store/db.js';

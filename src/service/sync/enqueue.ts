@@ -1,8 +1,8 @@
 // Queuing pulls: one per (company, data type) at a time. A request for a data set that
 // already has an open pull returns that pull instead of queuing another.
 import { randomUUID } from 'node:crypto';
-import { isoSeconds, type Clock } from '../clock.js';
-import { integrationByKey } from '../integrations/registry.js';
+import { isoSeconds, type Clock } from '../../lib/clock.js';
+import { integrationByKey } from '../../platforms/registry.js';
 import type { ConnectionRow } from '../store/connections.js';
 import { reserveGeneration } from '../store/datasets.js';
 import type { Db } from '../store/db.js';

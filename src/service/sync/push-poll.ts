@@ -1,6 +1,6 @@
 // Pending pushes (the platform answered 202): ask the platform how each one ended, and
 // time out the ones that waited longer than their timeoutInMinutes.
-import { isoSeconds } from '../clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import { getConnectionById } from '../store/connections.js';
 import { completePush, pendingPushes } from '../store/pushes.js';
 import { freshTokens, readTokens } from '../tokens.js';

@@ -3,7 +3,7 @@
 // a pull killed at any point resumes at its cursor, and upserts make a repeated page
 // harmless. Rate limits and platform faults reschedule the pull (not_before) rather
 // than sleeping, so the clock drives retries and nothing waits in memory.
-import { isoSeconds } from '../clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
 import { deauthorize, getConnectionById, setLastSync } from '../store/connections.js';
 import { pruneGenerations, publishGeneration, rememberFields, upsertRecords, type RecordInput } from '../store/datasets.js';

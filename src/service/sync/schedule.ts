@@ -1,7 +1,7 @@
 // Scheduled syncs: a data set that has been synced before is queued again once its
 // syncSchedule (hours) has passed since it was last requested. Data sets never requested
 // are left alone: the service does not fetch on first link.
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { getConnectionById, listConnections } from '../store/connections.js';
 import type { Db } from '../store/db.js';
 import { prepared } from '../store/statements.js';

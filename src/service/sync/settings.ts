@@ -1,6 +1,6 @@
 // Effective sync settings: a company's override, else the account's profile, else the
 // defaults (every data type daily, no fetch on first link: the seed's token route has none).
-import { DATA_TYPES } from '../integrations/data-types.js';
+import { DATA_TYPES } from '../../platforms/data-types.js';
 import type { Db } from '../store/db.js';
 import { readSettings, type SyncSetting } from '../store/sync-settings.js';
 

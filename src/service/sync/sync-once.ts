@@ -1,7 +1,7 @@
 // One pass of the background work: run the pulls that are due (up to the concurrency
 // bound, each to completion or to its next retry time), then poll pending pushes.
 // The start/stop loop in loop.ts calls this; tests call it directly with a fake clock.
-import { isoSeconds } from '../clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import { claimablePulls, leasePull } from '../store/pulls.js';
 import type { SyncDeps } from './deps.js';
 import { pollPendingPushes } from './push-poll.js';

@@ -1,7 +1,7 @@
 // The sync and push workers' thread: its own database connection, so a heavy sync
 // (JSON, SQLite writes) never stalls the request thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import { systemClock } from '../clock.js';
+import { systemClock } from '../../lib/clock.js';
 import { createSandboxAdapter } from '../integrations/sandbox-adapter.js';
 import { createSealer } from '../secrets.js';
 import { openDatabase } from '../store/db.js';

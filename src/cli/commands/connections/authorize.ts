@@ -107,7 +107,7 @@ export async function runConnectionsAuthorize(options: ConnectionsAuthorizeOptio
     } else if (err instanceof ApiRequestError && err.status === 403) {
       // Whether the platform is managed-only is ferry's own knowledge of it, not the wording of the 403.
       const key = await integrationKey();
-      const { integrationByKey } = await import('../../../service/integrations/registry.js');
+      const { integrationByKey } = await import('../../../platforms/registry.js');
       if (key && integrationByKey(key)?.migrationRoute === 'managed') {
         Object.assign(err, { hint: 'This platform is migrated by the support team: ferry managed init (admin key).' });
       }

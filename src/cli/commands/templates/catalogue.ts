@@ -47,7 +47,7 @@ export async function readTemplate(key: string, dir: string = TEMPLATES_DIR): Pr
   const header = rows[0] ?? [];
   const values = rows[1] ?? [];
   const example = Object.fromEntries(header.map((column, i) => [column, values[i] ?? '']));
-  const { integrationByKey } = await import('../../../service/integrations/registry.js');
+  const { integrationByKey } = await import('../../../platforms/registry.js');
   const integration = integrationByKey(key);
   const template: MigrationTemplate = { key, file, text, header, example, tokenFields: [] };
   if (integration) {

@@ -2,7 +2,7 @@
 // Headers follow the public API: X-Rate-Limit-Limit (the bucket size),
 // X-Rate-Limit-Remaining (whole requests left now), X-Rate-Limit-Reset (Unix seconds
 // when the bucket is full again).
-import type { Clock } from '../clock.js';
+import type { Clock } from './clock.js';
 
 interface Bucket {
   tokens: number;

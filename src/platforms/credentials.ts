@@ -19,7 +19,7 @@
 // Every other field is an extra the platform issues but does not check, shaped like its
 // registry example.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Integration } from '../service/integrations/types.js';
+import type { Integration } from './types.js';
 
 export interface CredentialRoles {
   access?: string;
