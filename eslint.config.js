@@ -27,6 +27,17 @@ export default tseslint.config(
   layer('src/service/**/*.ts', ['sandbox'], 'the service reaches the sandbox only over HTTP; shared knowledge goes in platforms/'),
   layer('src/{platforms,lib}/**/*.ts', ['service', 'sandbox', 'cli'], 'platforms/ and lib/ stand below every half'),
   {
+    // SQL lives in the stores: a route, a worker or a scheduler asks a store function.
+    files: ['src/service/**/*.ts'],
+    ignores: ['src/service/store/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'better-sqlite3', message: 'SQL lives under src/service/store/; add a store function.' }],
+        patterns: [{ group: ['**/store/statements.js', '**/sandbox/*', '**/sandbox/**'], message: 'SQL lives under src/service/store/, and the service reaches the sandbox only over HTTP.' }],
+      }],
+    },
+  },
+  {
     // Tests read JSON bodies of many shapes; typing each one would only add casts.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

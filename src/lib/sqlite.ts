@@ -23,6 +23,13 @@ export function openSqlite(file: string, migrationsDir: string): Db {
   return db;
 }
 
+/** A read-only connection to a store another connection keeps up to date (a reader thread's). */
+export function openReadOnly(file: string): Db {
+  const db = new Database(file, { readonly: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 interface Migration {
   version: number;
   name: string;

@@ -3,9 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PlatformAuthError, PlatformFetchError, type PlatformAdapter } from './integrations/adapter.js';
 import type { Tokens } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
-import { getConnectionById, loadSealedTokens, storeTokens } from './store/connections.js';
+import { getConnectionById, loadSealedTokens, releaseRefreshLease, storeTokens, takeRefreshLease } from './store/connections.js';
 import type { Db } from './store/db.js';
-import { prepared } from './store/statements.js';
 
 export function readTokens(db: Db, sealer: Sealer, connectionId: string): Tokens | undefined {
   const sealed = loadSealedTokens(db, connectionId);
@@ -37,9 +36,7 @@ async function withRefreshLease<T>(db: Db, connectionId: string, work: () => Pro
   const giveUp = Date.now() + LOCK_MS * 2;
   for (;;) {
     const now = Date.now();
-    const taken = prepared(db, `UPDATE connections SET refresh_lock_until = ? WHERE id = ?
-                                AND (refresh_lock_until IS NULL OR refresh_lock_until < ?)`).run(now + LOCK_MS, connectionId, now).changes === 1;
-    if (taken) break;
+    if (takeRefreshLease(db, connectionId, now, now + LOCK_MS)) break;
     if (!getConnectionById(db, connectionId)) throw new PlatformAuthError('The connection was deleted.', true);
     if (now > giveUp) throw new PlatformFetchError('Another refresh of this connection did not finish in time.');
     await sleep(LOCK_POLL_MS);
@@ -47,7 +44,7 @@ async function withRefreshLease<T>(db: Db, connectionId: string, work: () => Pro
   try {
     return await work();
   } finally {
-    prepared(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ?').run(connectionId);
+    releaseRefreshLease(db, connectionId);
   }
 }
 

@@ -1,7 +1,7 @@
 // A reader thread: its own read-only connection to the store, running page plans (WAL gives
 // each read a consistent snapshot while the request thread and the sync worker write).
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { openReadOnly } from '../../lib/sqlite.js';
 import { runPagePlan, type Page, type PagePlan } from '../store/paging.js';
 
 export interface ReaderOptions {
@@ -12,8 +12,7 @@ export type ReaderRequest = { id: number; plan: PagePlan };
 export type ReaderReply = { id: number; page: Page<unknown> } | { id: number; error: string };
 
 const { dbFile } = workerData as ReaderOptions;
-const db = new Database(dbFile, { readonly: true });
-db.pragma('busy_timeout = 5000');
+const db = openReadOnly(dbFile);
 const port = parentPort!;
 
 port.on('message', (request: ReaderRequest | 'close') => {

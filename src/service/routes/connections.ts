@@ -13,7 +13,7 @@ import { integrationByKey } from '../../platforms/registry.js';
 import { checkTokenFields } from '../integrations/token-schema.js';
 import type { Integration } from '../../platforms/types.js';
 import {
-  connectionsPage, deleteConnection, getConnection, insertConnection, setConnectionStatus, type ConnectionRow,
+  connectionsPage, deleteConnection, getConnection, insertConnection, markLinked, setConnectionStatus, type ConnectionRow,
 } from '../store/connections.js';
 import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
@@ -94,8 +94,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       const now = isoSeconds(clock.now());
       db.transaction(() => {
         writeTokens(db, sealer, connection.id, verdict.tokens, now);
-        db.prepare('UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?')
-          .run('Linked', verdict.connectionInfo ? JSON.stringify(verdict.connectionInfo) : null, connection.id);
+        markLinked(db, connection.id, verdict.connectionInfo);
       }).immediate();
       return connectionRecord(getConnection(db, connection.company_id, connection.id)!, baseUrlOf(request));
     },

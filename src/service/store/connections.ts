@@ -108,3 +108,19 @@ export function setLastSync(db: Db, connectionId: string, companyId: string, whe
   prepared(db, 'UPDATE connections SET last_sync = ? WHERE id = ?').run(when, connectionId);
   prepared(db, 'UPDATE companies SET last_sync = ? WHERE id = ?').run(when, companyId);
 }
+
+/** Takes the connection's refresh lease until `until` (ms) if it is free at `now`; true when taken. */
+export function takeRefreshLease(db: Db, id: string, now: number, until: number): boolean {
+  return prepared(db, `UPDATE connections SET refresh_lock_until = ? WHERE id = ?
+                       AND (refresh_lock_until IS NULL OR refresh_lock_until < ?)`).run(until, id, now).changes === 1;
+}
+
+export function releaseRefreshLease(db: Db, id: string): void {
+  prepared(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ?').run(id);
+}
+
+/** Linked with fresh tokens: errors cleared, the platform's connection info kept. */
+export function markLinked(db: Db, id: string, connectionInfo: unknown): void {
+  prepared(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?')
+    .run('Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id);
+}

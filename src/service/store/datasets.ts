@@ -112,3 +112,18 @@ export function recordsPage(db: Db, companyId: string, dataType: string, generat
 export function listRecords(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): Page<{ data: string }> {
   return runPagePlan<{ data: string }>(db, recordsPage(db, companyId, dataType, generation, request));
 }
+
+export interface ScheduleCandidate {
+  company_id: string;
+  client_id: string;
+  data_type: string;
+  last_requested: string;
+}
+
+/** Data sets synced before and with no pull open now: the ones a schedule may queue again. */
+export function scheduleCandidates(db: Db): ScheduleCandidate[] {
+  return prepared(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
+    JOIN companies c ON c.id = d.company_id
+    WHERE d.last_requested IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
+      AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`).all() as ScheduleCandidate[];
+}

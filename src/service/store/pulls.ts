@@ -108,3 +108,15 @@ export function updatePull(db: Db, id: string, fields: Partial<Omit<PullRow, 'se
   const sets = entries.map(([k]) => `${k} = ?`).join(', ');
   prepared(db, `UPDATE pull_operations SET ${sets} WHERE id = ?`).run(...entries.map(([, v]) => v as never), id);
 }
+
+/** Leases of pulls still open: void when the only worker of this data dir starts (a killed one left them). */
+export function releaseOpenPullLeases(db: Db): void {
+  prepared(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')").run();
+}
+
+/** The connection the latest pull of a company's data type used. */
+export function latestPullConnectionId(db: Db, companyId: string, dataType: string): string | undefined {
+  const row = prepared(db, 'SELECT connection_id FROM pull_operations WHERE company_id = ? AND data_type = ? ORDER BY seq DESC LIMIT 1')
+    .get(companyId, dataType) as { connection_id: string } | undefined;
+  return row?.connection_id;
+}

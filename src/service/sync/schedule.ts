@@ -4,7 +4,8 @@
 import type { Clock } from '../../lib/clock.js';
 import { getConnectionById, listConnections } from '../store/connections.js';
 import type { Db } from '../store/db.js';
-import { prepared } from '../store/statements.js';
+import { latestPullConnectionId } from '../store/pulls.js';
+import { scheduleCandidates } from '../store/datasets.js';
 import { queuePull } from './enqueue.js';
 import { effectiveSettings } from './settings.js';
 
@@ -12,22 +13,12 @@ import { effectiveSettings } from './settings.js';
 const CHECK_EVERY_MS = 60_000;
 const lastCheck = new WeakMap<Db, number>();
 
-interface Candidate {
-  company_id: string;
-  client_id: string;
-  data_type: string;
-  last_requested: string;
-}
-
 export function queueScheduledSyncs(db: Db, clock: Clock): number {
   const now = clock.now().getTime();
   const previous = lastCheck.get(db);
   if (previous !== undefined && now - previous < CHECK_EVERY_MS && now >= previous) return 0;
   lastCheck.set(db, now);
-  const candidates = prepared(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
-    JOIN companies c ON c.id = d.company_id
-    WHERE d.last_requested IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
-      AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`).all() as Candidate[];
+  const candidates = scheduleCandidates(db);
   const schedules = new Map<string, Map<string, number>>();
   let queued = 0;
   for (const candidate of candidates) {
@@ -39,9 +30,8 @@ export function queueScheduledSyncs(db: Db, clock: Clock): number {
     }
     const hours = byType.get(candidate.data_type);
     if (!hours || Date.parse(candidate.last_requested) + hours * 3_600_000 > now) continue;
-    const latest = prepared(db, 'SELECT connection_id FROM pull_operations WHERE company_id = ? AND data_type = ? ORDER BY seq DESC LIMIT 1')
-      .get(candidate.company_id, candidate.data_type) as { connection_id: string } | undefined;
-    const connection = (latest && getConnectionById(db, latest.connection_id))
+    const latest = latestPullConnectionId(db, candidate.company_id, candidate.data_type);
+    const connection = (latest && getConnectionById(db, latest))
       || listConnections(db, candidate.company_id, { page: 1, pageSize: 100 }).rows.find((c) => c.status === 'Linked');
     if (!connection || connection.status !== 'Linked') continue;
     queuePull(db, clock, connection, candidate.data_type);

@@ -5,7 +5,7 @@ import { systemClock } from '../../lib/clock.js';
 import { createSandboxAdapter } from '../integrations/sandbox-adapter.js';
 import { createSealer } from '../secrets.js';
 import { openDatabase } from '../store/db.js';
-import { prepared } from '../store/statements.js';
+import { releaseOpenPullLeases } from '../store/pulls.js';
 import { SyncLoop } from './loop.js';
 
 export interface WorkerOptions {
@@ -23,7 +23,7 @@ const options = workerData as WorkerOptions;
 const port = parentPort!;
 const db = openDatabase(options.dbFile);
 // Only this thread runs pulls for this data dir: leases left by a killed process are void.
-prepared(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')").run();
+releaseOpenPullLeases(db);
 const adapter = createSandboxAdapter(options.platformUrl);
 const loop = new SyncLoop({
   db,
