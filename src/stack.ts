@@ -1,7 +1,8 @@
 // The bundled service with its sandbox platforms beside it: what `ferry serve` runs and
 // what the CLI's embedded target starts in-process. The sandbox runs in a thread of its
-// own, listens on the same host on a port of its own, and keeps its state in the same
-// data dir.
+// own, listens on 127.0.0.1 (unless sandboxHost says otherwise) on a port of its own,
+// keeps its state in the same data dir, and lets only the service's admin keys use its
+// admin routes.
 import { privateDataDir } from './lib/private-files.js';
 import { createService, type Service, type ServiceOptions } from './service/app.js';
 import { startSandboxThread } from './sandbox/thread-host.js';
