@@ -1,7 +1,11 @@
 // The probe's SQL injection payloads, word for word: a brand-new client with no companies
 // must never see another client's, and a hostile tag key is a 400, never a 500.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type TestService } from '../helpers/service.js';
+import { companiesPage, jsonPath } from '../../src/service/store/companies.js';
+import { listRecords } from '../../src/service/store/datasets.js';
+import { openDatabase } from '../../src/service/store/db.js';
+import { startService, tempDir, type TestService } from '../helpers/service.js';
 import { expectErrorBody } from './support.js';
 
 let t: TestService;
@@ -67,5 +71,27 @@ describe('GET /companies?tags=…: the tag key never reaches SQL as text', () =>
   it('query-language tag paths are held to the same rule', async () => {
     const result = await list(`query=${encodeURIComponent(`tags.${'k'.repeat(70)}=x`)}`);
     expectErrorBody(result, 400);
+  });
+});
+
+describe('the store itself: unsafe keys never become SQL text, plain keys keep the index', () => {
+  const db = openDatabase(join(tempDir('ferry-inject-'), 'ferry.db'));
+  afterAll(() => db.close());
+
+  it.each([`a'`, `' || char(34)) OR 1 OR ('`, 'a"b', 'a b', '', 'k'.repeat(65), 'a\u0000b'])('jsonPath refuses %j', (key) => {
+    expect(() => jsonPath(key)).toThrow(/Unsafe/);
+    expect(() => companiesPage('c1', { page: 1, pageSize: 10 }, { key, value: 'x' })).toThrow(/Unsafe/);
+  });
+
+  it('listRecords refuses a data type that is not letters only', () => {
+    expect(() => listRecords(db, 'c1', `invoices' OR 1 OR '`, 1, { page: 1, pageSize: 10 })).toThrow(/Unsafe/);
+  });
+
+  it('tags=ferryKey=… builds the very expression the migration indexed, and SQLite uses that index', () => {
+    const plan = companiesPage('c1', { page: 1, pageSize: 10 }, { key: 'ferryKey', value: 'ext:1' });
+    expect(plan.rowsSql).toContain(`json_extract(tags, '$.ferryKey') = ?`);
+    const explain = db.prepare(`EXPLAIN QUERY PLAN ${plan.rowsSql}`).all(...plan.params, plan.limit, plan.offset)
+      .map((row) => (row as { detail: string }).detail).join('\n');
+    expect(explain).toContain('USING INDEX companies_client_ferry_key');
   });
 });
