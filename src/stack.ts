@@ -3,7 +3,6 @@
 // own, listens on 127.0.0.1 (unless sandboxHost says otherwise) on a port of its own,
 // keeps its state in the same data dir, and lets only the service's admin keys use its
 // admin routes.
-import { privateDataDir } from './lib/private-files.js';
 import { createService, type Service, type ServiceOptions } from './service/app.js';
 import { startSandboxThread } from './sandbox/thread-host.js';
 
@@ -26,8 +25,6 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const host = options.host ?? '127.0.0.1';
-  // Before the sandbox thread creates its files, so a fresh dir is private from the start.
-  privateDataDir(options.dataDir, options.onNotice);
   // The service is made once the sandbox listens (it needs the sandbox's URL); until then no admin request is let in.
   const made: { service?: Service } = {};
   const sandbox = await startSandboxThread(

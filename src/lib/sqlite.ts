@@ -11,7 +11,8 @@ export type Db = Database.Database;
 
 export function openSqlite(file: string, migrationsDir: string): Db {
   if (file !== ':memory:') {
-    mkdirSync(dirname(file), { recursive: true });
+    // Private from the start: the sandbox thread may be the first to make the data dir.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     ensurePrivateFile(file);
   }
   const db = new Database(file);

@@ -2,6 +2,7 @@
 // holders of ferry's admin key. The check itself is the service's (any admin key it
 // knows, revoked ones refused); the sandbox asks it through this one function.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { apiKeyFromHeader } from '../lib/basic-auth.js';
 
 export type AdminVerdict = 'admin' | 'unauthenticated' | 'forbidden';
 
@@ -11,20 +12,11 @@ export type AdminCheck = (authorization: string | undefined) => Promise<AdminVer
 /** No check configured: the admin surface stays shut. */
 export const denyAll: AdminCheck = async () => 'unauthenticated';
 
-/** The API key in `Basic base64(key)` or `Basic base64(key:)`, as the service reads it. */
-export function basicApiKey(authorization: string | undefined): string | undefined {
-  const match = /^Basic\s+(\S+)$/i.exec(authorization ?? '');
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const key = decoded.endsWith(':') ? decoded.slice(0, -1) : decoded;
-  return key || undefined;
-}
-
 /** One fixed admin key, for a sandbox run on its own (benches, the sandbox's own tests). */
 export function fixedAdminKey(adminKey: string): AdminCheck {
   const expected = createHash('sha256').update(adminKey).digest();
   return async (authorization) => {
-    const key = basicApiKey(authorization);
+    const key = apiKeyFromHeader(authorization);
     if (!key) return 'unauthenticated';
     return timingSafeEqual(createHash('sha256').update(key).digest(), expected) ? 'admin' : 'forbidden';
   };

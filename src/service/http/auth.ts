@@ -1,4 +1,5 @@
 // Basic auth with an API key, the admin's X-Client-Id, and the Free plan's expiry.
+import { apiKeyFromHeader } from '../../lib/basic-auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { errors } from '../errors.js';
 import { findApiKeyByHash, getClient, hashApiKey, type ClientRow } from '../store/clients.js';
@@ -14,14 +15,6 @@ export interface AuthContext {
 }
 
 const FREE_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
-
-/** The API key inside `Basic <base64(key)>`; a trailing ':' (curl -u KEY:) is accepted too. */
-export function apiKeyFromHeader(header: string | undefined): string | undefined {
-  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
-  if (!match?.[1]) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8').replace(/:$/, '');
-  return /^[\x21-\x7e]+$/.test(decoded) ? decoded : undefined;
-}
 
 export function authenticate(db: Db, clock: Clock, authorization: string | undefined, clientIdHeader: string | undefined): AuthContext {
   const apiKey = apiKeyFromHeader(authorization);
