@@ -55,19 +55,22 @@ export interface PagedEnvelope<T> {
 /** The filters a list understands, kept in its links; anything else a client sends is ignored. */
 const FILTER_PARAMS = new Set(['query', 'orderBy', 'tags']);
 
-/** The request's filters in the order sent, as the links carry them (and the response cache keys on them). */
-export function linkedParams(search: string): Array<[string, string]> {
-  return [...new URLSearchParams(search)].filter(([name]) => FILTER_PARAMS.has(name));
+/** A raw URL's path and query string, split at the first '?' only: a value may hold a literal '?' (`query=name=Who?`). */
+function splitUrl(url: string): { path: string; search: string } {
+  const at = url.indexOf('?');
+  return at < 0 ? { path: url, search: '' } : { path: url.slice(0, at), search: url.slice(at + 1) };
+}
+
+/** The filters of a raw request URL in the order sent, as the links carry them (and the response cache keys on them). */
+export function linkedParams(url: string): Array<[string, string]> {
+  return [...new URLSearchParams(splitUrl(url).search)].filter(([name]) => FILTER_PARAMS.has(name));
 }
 
 /** `url` is the request's raw URL (path and query string) as the client sent it. */
 export function envelope<T>(results: T[], total: number, request: PageRequest, url: string): PagedEnvelope<T> {
-  // Split at the first '?' only: a value may hold a literal '?' (`query=name=Who?`).
-  const at = url.indexOf('?');
-  const path = at < 0 ? url : url.slice(0, at);
-  const search = at < 0 ? '' : url.slice(at + 1);
+  const { path } = splitUrl(url);
   // Percent-encoding (%20, not +) so any client's URL parser reads the values back as sent.
-  const others = linkedParams(search);
+  const others = linkedParams(url);
   const hrefFor = (page: number): string => {
     const pairs: Array<[string, string]> = [['page', String(page)], ['pageSize', String(request.pageSize)], ...others];
     return `${path}?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;

@@ -56,8 +56,7 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       const base = baseUrlOf(request);
       const page = parsePageRequest(queryOf(request));
       // Keyed by what the body depends on: parsed paging, the filters as linked, the base URL.
-      const search = request.url.slice(request.url.indexOf('?') + 1 || request.url.length);
-      const key = JSON.stringify([base, page.page, page.pageSize, linkedParams(search)]);
+      const key = JSON.stringify([base, page.page, page.pageSize, linkedParams(request.url)]);
       const body = await cache.getOrMake(request.auth.client.id, key, async () => {
         const client = request.auth.client.id;
         const { rows, total } = await ctx.reads.page<CompanyRow>(client, companiesPage(client, page, tagFilter(request)));
