@@ -23,7 +23,7 @@ type Check = (value: unknown) => boolean;
 const integer = (min: number, max: number): Check => (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 const isoDate: Check = (v) => typeof v === 'string' && ISO_DATE.test(v) && !Number.isNaN(Date.parse(v));
 
-/** Optional fields: absent is fine, anything else must pass its check. */
+/** Fields a setting may leave out: absent is fine, anything else must pass its check. */
 const OPTIONAL: Array<[keyof SyncSetting, Check, string]> = [
   ['syncFromUtc', isoDate, 'an ISO 8601 date such as 2024-01-01T00:00:00Z'],
   ['syncFromWindow', integer(0, MAX_MONTHS), `a whole number from 0 to ${MAX_MONTHS}`],
@@ -52,10 +52,13 @@ function parseSettings(body: Record<string, unknown>, client: ClientRow): SyncSe
     };
     for (const [field, check, rule] of OPTIONAL) {
       const value = raw?.[field];
-      if (value === undefined || value === null) continue;
-      if (!check(value)) problem(field, `${field} must be ${rule}.`);
-      else if (field !== 'fetchOnFirstLink' && field !== 'syncOrder') (setting as unknown as Record<string, unknown>)[field] = value;
+      if (value !== undefined && value !== null && !check(value)) problem(field, `${field} must be ${rule}.`);
     }
+    // Any value that failed its check makes the whole request a 400 below, so what is kept here passed.
+    if (raw?.syncFromUtc != null) setting.syncFromUtc = raw.syncFromUtc as string;
+    if (raw?.syncFromWindow != null) setting.syncFromWindow = raw.syncFromWindow as number;
+    if (raw?.monthsToSync != null) setting.monthsToSync = raw.monthsToSync as number;
+    if (raw?.isLocked != null) setting.isLocked = raw.isLocked as boolean;
     return setting;
   });
   failIfAny(items, 'The sync settings are not valid.');
