@@ -10,7 +10,7 @@ const FILE_MODE = 0o600;
  * Creates `dir` (0700) or tightens it and every file and folder in it to 0700/0600.
  * Returns what it had to tighten, so the caller can say so once.
  */
-export function securePrivateDir(dir: string): string[] {
+function securePrivateDir(dir: string): string[] {
   mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const tightened: string[] = [];
   const visit = (path: string, isDir: boolean) => {

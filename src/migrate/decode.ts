@@ -5,7 +5,6 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { CsvFormatError } from './read-rows.js';
 
 export type InputEncoding = 'utf8' | 'latin1';
-export const INPUT_ENCODINGS: readonly InputEncoding[] = ['utf8', 'latin1'];
 
 /** Continuation bytes a UTF-8 lead byte announces, or -1 for a byte that cannot start a character. */
 function continuations(byte: number): number {
