@@ -29,7 +29,7 @@ interface Reader {
   busy?: { id: number; client: string; job: Job };
 }
 
-export const DEFAULT_MAX_WAITING_PER_CLIENT = 32;
+const DEFAULT_MAX_WAITING_PER_CLIENT = 32;
 
 export class ReadPool {
   private readonly queue: FairQueue<Job>;
