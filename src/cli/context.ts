@@ -1,14 +1,10 @@
 // What a command's run function receives: IO, the global flags, a cancellation signal,
 // and a lazy connection to the target (remote, or the embedded service started on demand).
-import type { ApiClient } from '../client/client.js';
+import type { Connection } from '../client/connection.js';
 import type { IO } from './io.js';
 import { resolveTarget, type GlobalFlags } from './globals.js';
 
-export interface Connection {
-  client: ApiClient;
-  baseUrl: string;
-  embedded: boolean;
-}
+export type { Connection };
 
 export interface CommandContext {
   io: IO;

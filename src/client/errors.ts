@@ -61,3 +61,26 @@ export class ConnectionError extends Error {
 }
 
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Errors that end a whole batch: the key is wrong or revoked, the plan expired, the service is gone. */
+export function isFatal(err: unknown): boolean {
+  if (err instanceof ConnectionError) return true;
+  return err instanceof ApiRequestError && (err.status === 401 || err.status === 402 || err.status === 403);
+}
+
+/** One line for an item's failure: the service's message, its HTTP status and correlation id. */
+export function describeError(err: unknown): string {
+  if (err instanceof ApiRequestError) {
+    const items = err.validation.map((v) => `${v.itemId ? `${v.itemId}: ` : ''}${v.message}`);
+    return `${err.message}${items.length ? ` (${items.join('; ')})` : ''} [HTTP ${err.status}${err.correlationId ? `, correlation id ${err.correlationId}` : ''}]`;
+  }
+  return (err as Error)?.message ?? String(err);
+}
+
+/** The sandbox platforms could not be reached, or refused a call; the hint says where to look. */
+export class SandboxError extends Error {
+  constructor(message: string, readonly hint?: string) {
+    super(message);
+    this.name = 'SandboxError';
+  }
+}

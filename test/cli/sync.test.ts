@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS as TTL } from '../../src/sandbox/index.js';
 import { integrationByKey } from '../../src/platforms/registry.js';
 import { startStack, type Stack } from '../../src/stack.js';
-import { parseDuration } from '../../src/cli/waiting.js';
+import { parseDuration } from '../../src/lib/duration.js';
 import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
 import { ferry, type InProcessResult } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';

@@ -8,8 +8,8 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/client/errors.js';
 import type { ApiClient } from '../../src/client/client.js';
-import { partPaths } from '../../src/export/checkpoint.js';
-import { followingPage, MAX_RESTARTS, runExportPlan, type ExportEnv, type ExportPlan } from '../../src/export/exporter.js';
+import { partPaths } from '../../src/ops/export/checkpoint.js';
+import { followingPage, MAX_RESTARTS, runExportPlan, type ExportEnv, type ExportPlan } from '../../src/ops/export/exporter.js';
 import { tempDir } from '../helpers/service.js';
 
 interface FakeDataSet {

@@ -2,10 +2,10 @@
 // the three encoders (also resumed from a saved state), and the bookmark rules.
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { BookmarkTracker, incrementalQuery, MAX_BOUNDARY_IDS } from '../../src/export/bookmark.js';
-import { ColumnOrder, cellText, csvCell, leafPaths } from '../../src/export/flatten.js';
-import { parsedPage, readPage, scanPage } from '../../src/export/page.js';
-import { createEncoder } from '../../src/export/writers.js';
+import { BookmarkTracker, incrementalQuery, MAX_BOUNDARY_IDS } from '../../src/ops/export/bookmark.js';
+import { ColumnOrder, cellText, csvCell, leafPaths } from '../../src/ops/export/flatten.js';
+import { parsedPage, readPage, scanPage } from '../../src/ops/export/page.js';
+import { createEncoder } from '../../src/ops/export/writers.js';
 import { formatFor } from '../../src/cli/commands/export.js';
 
 describe('flatten', () => {

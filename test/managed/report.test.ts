@@ -3,10 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { templatePlan, type CompanyOutcome } from '../../src/managed/plan.js';
+import { templatePlan, type CompanyOutcome } from '../../src/ops/managed/plan.js';
 import {
   chartSvg, escapeHtml, escapeMarkdown, render, renderHtml, renderMarkdown, reportJson, REPORT_TEMPLATES,
-} from '../../src/managed/report.js';
+} from '../../src/ops/managed/report.js';
 
 function outcome(row: number, verdict: 'pass' | 'fail', migratedAt: string, name = `Company ${row}`): CompanyOutcome {
   return {

@@ -94,7 +94,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
 
   const { io } = ctx;
   const { client } = await ctx.connect();
-  const { runExportPlan } = await import('../../export/exporter.js');
+  const { runExportPlan } = await import('../../ops/export/exporter.js');
   const { ApiRequestError } = await import('../../client/errors.js');
   const { startProgress, rateLine, formatCount } = await import('../progress.js');
   const quietNotes = io.mode === 'json';

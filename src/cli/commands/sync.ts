@@ -11,9 +11,9 @@ import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { Registrar } from '../program.js';
 import { pollUntil } from '../../client/poll.js';
-import {
-  DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, describeError, durationArg, durationText, endsOnce, isFatal, logTo,
-} from '../waiting.js';
+import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, durationArg, endsOnce, logTo } from '../waiting.js';
+import { describeError, isFatal } from '../../client/errors.js';
+import { durationText } from '../../lib/duration.js';
 import { examples } from './group.js';
 
 export interface SyncOptions {

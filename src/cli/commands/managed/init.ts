@@ -43,7 +43,7 @@ command acts for it (X-Client-Id) with the support team's admin key.
 export async function runManagedInit(options: ManagedInitOptions, ctx: CommandContext): Promise<void> {
   const { io } = ctx;
   const { assertWritable } = await import('../../files.js');
-  const { planPathOf, planFlag, storedCompaniesPath, templatePlan, writePlan, stepCommand, stepOf } = await import('../../../managed/plan.js');
+  const { planPathOf, planFlag, storedCompaniesPath, templatePlan, writePlan, stepCommand, stepOf } = await import('../../../ops/managed/plan.js');
   const clientId = (ctx.flags.client ?? io.env.FERRY_CLIENT_ID ?? '').trim();
   if (!clientId) throw new UsageError('Missing --client ID: the client the migration is for.', 'ferry admin clients list shows the ids.');
   const planPath = planPathOf(options.file);

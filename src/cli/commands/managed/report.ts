@@ -28,8 +28,8 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runManagedReport(options: ManagedReportOptions, ctx: CommandContext): Promise<void> {
   const { io } = ctx;
-  const { planPathOf, readPlan, writePlan } = await import('../../../managed/plan.js');
-  const { reportJson, writeReport } = await import('../../../managed/report.js');
+  const { planPathOf, readPlan, writePlan } = await import('../../../ops/managed/plan.js');
+  const { reportJson, writeReport } = await import('../../../ops/managed/report.js');
   const planPath = planPathOf(options.file);
   const plan = readPlan(planPath);
   const now = new Date();

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
-import type { StepFlags } from '../../../managed/runner.js';
+import type { StepFlags } from '../../../ops/managed/runner.js';
 import { examples } from '../group.js';
 import { managedGroup } from './init.js';
 import { addStepOptions } from './options.js';
@@ -28,9 +28,9 @@ confirmation only: each later step is confirmed by a person.
 
 export async function runManagedRun(options: ManagedRunOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
-  const { pendingStep, runPlanStep } = await import('../../../managed/runner.js');
-  const { printStatus, STEP_ACTIONS } = await import('../../../managed/view.js');
-  const { planFlag } = await import('../../../managed/plan.js');
+  const { pendingStep, runPlanStep } = await import('../../../ops/managed/runner.js');
+  const { printStatus, STEP_ACTIONS } = await import('../../../ops/managed/view.js');
+  const { planFlag } = await import('../../../ops/managed/plan.js');
   const say = (line: string) => {
     if (io.mode !== 'json') io.err(line);
   };

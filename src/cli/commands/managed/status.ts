@@ -24,8 +24,8 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runManagedStatus(options: ManagedStatusOptions, ctx: CommandContext): Promise<void> {
-  const { planPathOf, planFlag, readPlan } = await import('../../../managed/plan.js');
-  const { printStatus } = await import('../../../managed/view.js');
+  const { planPathOf, planFlag, readPlan } = await import('../../../ops/managed/plan.js');
+  const { printStatus } = await import('../../../ops/managed/view.js');
   const planPath = planPathOf(options.file);
   printStatus(ctx.io, readPlan(planPath), planPath, planFlag(planPath));
 }

@@ -77,10 +77,10 @@ Exit codes: 0 all rows done · 3 some rows failed · 4 key refused (run stopped)
 export async function runMigrateTokens(options: MigrateTokensOptions, ctx: CommandContext, [file]: string[]): Promise<void> {
   const { io } = ctx;
   const { createReadStream, existsSync, rmSync } = await import('node:fs');
-  const { spoolStdin } = await import('../../../migrate/spool.js');
-  const { runMigration, JournalMismatchError } = await import('../../../migrate/engine.js');
-  const { RowsError } = await import('../../../migrate/first-pass.js');
-  const { CsvFormatError } = await import('../../../migrate/read-rows.js');
+  const { spoolStdin } = await import('../../../ops/migrate/spool.js');
+  const { runMigration, JournalMismatchError } = await import('../../../ops/migrate/engine.js');
+  const { RowsError } = await import('../../../ops/migrate/first-pass.js');
+  const { CsvFormatError } = await import('../../../ops/migrate/read-rows.js');
   const { printSummary, summaryJson } = await import('../../migrate-report.js');
 
   const fromStdin = file === '-';

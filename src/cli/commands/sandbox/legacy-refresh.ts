@@ -25,7 +25,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runLegacyRefresh(_options: object, ctx: CommandContext, [tenantId]: string[]): Promise<void> {
-  const { sandboxApi } = await import('../../sandbox-api.js');
+  const { sandboxApi } = await import('../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(await ctx.connect());
   const result = await sandbox.post<{ tenantId: string; outcome: string }>(`/admin/tenants/${encodeURIComponent(tenantId!)}/legacy-refresh`, {});
   if (ctx.io.mode === 'json') ctx.io.json(result);

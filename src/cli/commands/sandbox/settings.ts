@@ -34,7 +34,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runSettings(options: SettingsOptions, ctx: CommandContext): Promise<void> {
-  const { sandboxApi } = await import('../../sandbox-api.js');
+  const { sandboxApi } = await import('../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(await ctx.connect());
   const changes: Record<string, unknown> = {};
   if (options.latency !== undefined) changes.latencyMs = options.latency;

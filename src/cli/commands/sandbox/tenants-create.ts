@@ -58,7 +58,7 @@ export async function runTenantsCreate(options: TenantsCreateOptions, ctx: Comma
   assertWritable(options.out, options.force ?? false);
   const connection = await ctx.connect();
   const integration = await connection.client.get<IntegrationRecord>(`/integrations/${encodeURIComponent(options.platform)}`);
-  const { sandboxApi } = await import('../../sandbox-api.js');
+  const { sandboxApi } = await import('../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(connection);
   const body: Record<string, unknown> = { platform: integration.key, count: options.count };
   if (options.invoices !== undefined) body.invoices = options.invoices;

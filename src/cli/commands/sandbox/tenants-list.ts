@@ -26,7 +26,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runTenantsList(options: { platform?: string }, ctx: CommandContext): Promise<void> {
-  const { sandboxApi } = await import('../../sandbox-api.js');
+  const { sandboxApi } = await import('../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(await ctx.connect());
   const query = options.platform ? `?platform=${encodeURIComponent(options.platform)}` : '';
   const { results } = await sandbox.get<{ results: Tenant[] }>(`/admin/tenants${query}`);

@@ -1,7 +1,7 @@
 // How a plan looks to a person (the six steps as a checklist, with the next action and
 // the exact command for it) and to a script (--json).
 import chalk from 'chalk';
-import type { IO } from '../cli/io.js';
+import type { IO } from '../../cli/io.js';
 import { nextStep, stepCommand, type Plan, type PlanStep, type StepNumber } from './plan.js';
 
 export const STEP_ACTIONS: Record<StepNumber, string> = {

@@ -3,7 +3,7 @@
 // at most 100 characters; longer keys are replaced by their SHA-256.
 import { createHash } from 'node:crypto';
 
-import { MAX_TAG_VALUE } from '../platforms/limits.js';
+import { MAX_TAG_VALUE } from '../../platforms/limits.js';
 
 export function ferryKey(row: { externalId?: string; companyName?: string; companyId?: string; platformKey: string }): string {
   const raw = row.externalId ? `ext:${row.externalId}`

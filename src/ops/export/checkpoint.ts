@@ -8,7 +8,7 @@
 // The checkpoint is replaced (temp + rename) after each page's bytes were written, so it
 // never claims bytes that are not in the part file. `--resume` cuts the part file back to
 // the checkpoint's length and goes on with the next page.
-import { replaceFile } from '../lib/atomic-file.js';
+import { replaceFile } from '../../lib/atomic-file.js';
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { TrackerState } from './bookmark.js';

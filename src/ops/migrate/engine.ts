@@ -4,8 +4,8 @@
 // concurrency, journaling every finished step. Crash-only: a rerun reads the journal,
 // skips finished rows and resumes half-done ones, and every step is safe to repeat.
 import type { Readable } from 'node:stream';
-import type { ApiClient } from '../client/client.js';
-import { ApiRequestError, ConnectionError } from '../client/errors.js';
+import type { ApiClient } from '../../client/client.js';
+import { ApiRequestError, ConnectionError } from '../../client/errors.js';
 import { indexEntry, loadCompanyIndex, reusableConnection, type CompanyRecord, type IndexedCompany } from './company-index.js';
 import { readJournal, JournalWriter, type JournalState } from './journal.js';
 import { checkFieldCount, inShard, validateInput, type ValidationReport } from './first-pass.js';

@@ -6,10 +6,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { replaceFile } from '../lib/atomic-file.js';
+import { replaceFile } from '../../lib/atomic-file.js';
 import { contactText, defaultReportDir, stepOf, type CompanyOutcome, type Plan } from './plan.js';
 
-export const REPORT_TEMPLATES = fileURLToPath(new URL('../../templates/managed/', import.meta.url));
+export const REPORT_TEMPLATES = fileURLToPath(new URL('../../../templates/managed/', import.meta.url));
 
 export interface ReportFiles {
   dir: string;

@@ -1,9 +1,9 @@
 // What the managed migration asks the platform itself, where the platform can be asked:
 // the sandbox platforms' admin surface (found through GET /admin/sandbox). A real
 // platform has no such surface, so every answer here may be "cannot tell".
-import { ApiRequestError } from '../client/errors.js';
-import type { Connection } from '../cli/context.js';
-import type { SandboxApi } from '../cli/sandbox-api.js';
+import { ApiRequestError } from '../../client/errors.js';
+import type { Connection } from '../../client/connection.js';
+import type { SandboxApi } from '../../client/sandbox-api.js';
 
 export interface LegacyRefresh {
   at: string;
@@ -21,7 +21,7 @@ export type AppLookup =
 
 /** The sandbox of this service, or undefined when it has none (a real deployment) or the key may not ask (not admin). */
 export async function optionalSandbox(connection: Connection): Promise<SandboxApi | undefined> {
-  const { sandboxApi } = await import('../cli/sandbox-api.js');
+  const { sandboxApi } = await import('../../client/sandbox-api.js');
   try {
     return await sandboxApi(connection);
   } catch (err) {

@@ -2,7 +2,7 @@
 // fields against that integration's schema (missing and unknown named), managed-only
 // integrations, duplicate keys within the file and malformed tags. Each problem names
 // the field; the caller adds the row number.
-import { MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS as MAX_COMPANY_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, tokenValueProblem } from '../platforms/limits.js';
+import { MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS as MAX_COMPANY_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, tokenValueProblem } from '../../platforms/limits.js';
 import { ferryKey, keyHash } from './key.js';
 import type { IntegrationInfo, RawRow, RowProblem, ValidRow } from './types.js';
 import { BASE_COLUMNS } from './columns.js';

@@ -2,9 +2,9 @@
 // --confirm says yes) and `ferry managed run` (prompts where a person can answer):
 // rereads the plan, refuses steps out of order, says so when a step is already done,
 // gathers the answers, acts for the plan's client, records the outcome and saves.
-import { createContext, type CommandContext, type Connection } from '../cli/context.js';
-import { CliError, EXIT, UsageError } from '../cli/errors.js';
-import { logTo } from '../cli/waiting.js';
+import { createContext, type CommandContext, type Connection } from '../../cli/context.js';
+import { CliError, EXIT, UsageError } from '../../cli/errors.js';
+import { logTo } from '../../cli/waiting.js';
 import {
   planFlag, planPathOf, readPlan, stepCommand, stepOf, writePlan, STEP_NUMBERS,
   type Plan, type PlanStep, type StepNumber,
@@ -118,7 +118,7 @@ export async function runPlanStep(n: StepNumber, flags: StepFlags, ctx: CommandC
     const flags = missing.map((m) => m.flag).join(', ');
     throw new UsageError(`Step ${n} needs ${flags}.`, `Give ${flags}${prompt ? ' (no prompt without a terminal, or with --no-input/CI)' : ''}: ${stepCommand(plan, step, flag)}`);
   }
-  const { ask } = await import('../cli/prompt.js');
+  const { ask } = await import('../../cli/prompt.js');
   for (const m of missing) {
     if (m.kind === 'contacts') {
       const contacts: string[] = [];
@@ -188,7 +188,7 @@ export async function printOutcome(ctx: CommandContext, result: StepOutcome): Pr
     io.json(result);
     return;
   }
-  const { printRecord } = await import('../cli/output.js');
+  const { printRecord } = await import('../../cli/output.js');
   printRecord(io, result, [
     ['step', step.step], ['title', step.title], ['state', step.state], ['at', step.at], ['by', step.by], ['notes', step.notes],
     ['next', next ? next.command : 'all six steps are done'],

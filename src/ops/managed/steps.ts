@@ -5,13 +5,13 @@
 // comes, so a killed step 6 resumes where it stopped.
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ApiClient } from '../client/client.js';
-import { ApiRequestError } from '../client/errors.js';
-import type { Connection } from '../cli/context.js';
-import { CliError, EXIT, InterruptedError, UsageError } from '../cli/errors.js';
-import type { IO } from '../cli/io.js';
-import type { SandboxApi } from '../cli/sandbox-api.js';
-import { durationText } from '../cli/waiting.js';
+import type { ApiClient } from '../../client/client.js';
+import { ApiRequestError } from '../../client/errors.js';
+import type { Connection } from '../../client/connection.js';
+import { CliError, EXIT, InterruptedError, UsageError } from '../../cli/errors.js';
+import type { IO } from '../../cli/io.js';
+import type { SandboxApi } from '../../client/sandbox-api.js';
+import { durationText } from '../../lib/duration.js';
 import type { IntegrationInfo, RowResult } from '../migrate/types.js';
 import { checkCompanies, integrationCache, type CheckResult, type CheckTarget } from './check.js';
 import {
@@ -367,7 +367,7 @@ async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, b
   const since = legacySince(plan);
   const { default: pLimit } = await import('p-limit');
   const limit = pLimit(Math.max(1, inputs.concurrency));
-  const { startProgress, rateLine } = await import('../cli/progress.js');
+  const { startProgress, rateLine } = await import('../../cli/progress.js');
   const previous = new Map(plan.outcomes.map((o) => [o.row, o]));
   const passedBefore = (row: RowInfo) => {
     const o = previous.get(row.row);

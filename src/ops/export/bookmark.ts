@@ -11,7 +11,7 @@
 //
 // The file is rewritten (temp + rename) only after an export completed: a failed or
 // interrupted run leaves the bookmarks where they were, so nothing is skipped.
-import { replaceFile } from '../lib/atomic-file.js';
+import { replaceFile } from '../../lib/atomic-file.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 

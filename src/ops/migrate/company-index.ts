@@ -1,6 +1,6 @@
 // Companies a migration created before (from any machine), found once at the start by
 // their ferryKey tag, so finding a row's company costs no request per row.
-import type { ApiClient } from '../client/client.js';
+import type { ApiClient } from '../../client/client.js';
 
 export interface IndexedConnection {
   id: string;

@@ -7,10 +7,10 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../cli/errors.js';
-import { replaceFile } from '../lib/atomic-file.js';
+import { UsageError } from '../../cli/errors.js';
+import { replaceFile } from '../../lib/atomic-file.js';
 
-export const PLAN_TEMPLATE = fileURLToPath(new URL('../../templates/managed/plan.json', import.meta.url));
+export const PLAN_TEMPLATE = fileURLToPath(new URL('../../../templates/managed/plan.json', import.meta.url));
 export const DEFAULT_PLAN_FILE = 'ferry-plan.json';
 
 export type StepState = 'pending' | 'done' | 'failed';

@@ -9,15 +9,16 @@
 //                  client's legacy application since the migration;
 //   reads          a read of every data type answers 200.
 // The verdict passes only when no criterion fails. Nothing here prints: callers render.
-import type { ApiClient } from '../client/client.js';
-import { ApiRequestError } from '../client/errors.js';
-import type { SandboxApi } from '../cli/sandbox-api.js';
+import type { ApiClient } from '../../client/client.js';
+import { ApiRequestError } from '../../client/errors.js';
+import type { SandboxApi } from '../../client/sandbox-api.js';
 import {
   isFailed, isRunning, type DataStatus, type PullOperation, type WireCompany, type WireConnection, type WireIntegration,
-} from '../cli/data-wire.js';
-import { describeError, durationText, isFatal } from '../cli/waiting.js';
-import { pollUntil } from '../client/poll.js';
-import { dataTypeByKey } from '../platforms/data-types.js';
+} from '../../cli/data-wire.js';
+import { describeError, isFatal } from '../../client/errors.js';
+import { durationText } from '../../lib/duration.js';
+import { pollUntil } from '../../client/poll.js';
+import { dataTypeByKey } from '../../platforms/data-types.js';
 import { legacyRefreshes, type LegacyLookup } from './sandbox.js';
 
 export type CriterionName = 'connection' | 'sync' | 'authorization' | 'reads';

@@ -10,7 +10,7 @@
 // of the records on it. A field that first appears after the header was written (a later
 // page, another company) is not dropped: it goes into the last column, `_extra`, as a JSON
 // object of dotted path → value. `_extra` is always the last column, empty on most rows.
-import { neutraliseFormula } from '../lib/csv-cell.js';
+import { neutraliseFormula } from '../../lib/csv-cell.js';
 
 export type Json = Record<string, unknown>;
 

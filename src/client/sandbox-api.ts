@@ -1,8 +1,8 @@
 // The sandbox platforms' admin surface, found through the service (GET /admin/sandbox,
 // admin key), so the sandbox commands work on the embedded target and on a remote
 // `ferry serve` alike. Every call carries the same admin key as the service calls.
-import type { Connection } from './context.js';
-import { CliError } from './errors.js';
+import type { Connection } from './connection.js';
+import { SandboxError } from './errors.js';
 
 export interface SandboxApi {
   url: string;
@@ -42,7 +42,7 @@ export async function sandboxApi(connection: Connection): Promise<SandboxApi> {
       const hint = new URL(url).hostname === '127.0.0.1' && !connection.embedded
         ? ' The sandbox listens on 127.0.0.1 by default: run this on the service\'s machine, or start it with ferry serve --sandbox-host.'
         : '';
-      throw new CliError(`Could not reach the sandbox platforms at ${url} (${(err as Error).message}).${hint}`);
+      throw new SandboxError(`Could not reach the sandbox platforms at ${url} (${(err as Error).message}).${hint}`);
     }
   };
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
@@ -50,7 +50,7 @@ export async function sandboxApi(connection: Connection): Promise<SandboxApi> {
     const parsed = parse(text);
     if (status < 200 || status >= 300) {
       const detail = (parsed?.errors as Array<{ field?: string; message: string }> | undefined)?.map((e) => `${e.field ? `${e.field}: ` : ''}${e.message}`).join('; ');
-      throw new CliError(`The sandbox answered ${status}: ${String(parsed?.message ?? parsed?.error ?? text)}${detail ? ` (${detail})` : ''}`);
+      throw new SandboxError(`The sandbox answered ${status}: ${String(parsed?.message ?? parsed?.error ?? text)}${detail ? ` (${detail})` : ''}`);
     }
     return parsed as T;
   };

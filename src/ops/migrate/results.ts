@@ -7,7 +7,7 @@ import { closeSync, createReadStream, createWriteStream, openSync, readSync, ren
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
-import { neutraliseFormula } from '../lib/csv-cell.js';
+import { neutraliseFormula } from '../../lib/csv-cell.js';
 import type { JournalEvent } from './journal.js';
 import { RESULT_COLUMNS, type RowResult } from './types.js';
 

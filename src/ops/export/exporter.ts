@@ -12,9 +12,9 @@
 // is cut back to where the company began; at most MAX_RESTARTS times), and a stdout export,
 // which cannot take back what it wrote, fails. Each company's records thus come from one
 // snapshot; different companies' snapshots are naturally taken at different times.
-import type { ApiClient } from '../client/client.js';
-import { ApiRequestError } from '../client/errors.js';
-import { CliError, InterruptedError, UsageError } from '../cli/errors.js';
+import type { ApiClient } from '../../client/client.js';
+import { ApiRequestError } from '../../client/errors.js';
+import { CliError, InterruptedError, UsageError } from '../../cli/errors.js';
 import { BookmarkTracker, incrementalQuery, loadState, saveState, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
 import {
   acquireLock, appendJournal, argsDiffer, partLength, partPaths, readCheckpoint, readCompanies, readJournal, releaseLock, removeParts,
