@@ -1,6 +1,7 @@
 // Typed CLI errors and the one mapping from any error to an exit code (CLI.md):
 // 0 success · 1 error · 2 usage · 3 partial failure · 4 auth/permission · 5 plan limit · 130 interrupted.
-import { ApiRequestError } from '../client/errors.js';
+import { ApiRequestError, SandboxError } from '../client/errors.js';
+import { OpError, type OpErrorKind } from '../ops/errors.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, auth: 4, planLimit: 5, interrupted: 130 } as const;
 
@@ -25,11 +26,25 @@ export class InterruptedError extends CliError {
   }
 }
 
+/** What an engine's error kind means on the command line. */
+const KIND_EXIT: Record<OpErrorKind, number> = { input: EXIT.usage, failed: EXIT.error, partial: EXIT.partial, auth: EXIT.auth, interrupted: EXIT.interrupted };
+
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CliError) return err.exitCode;
+  if (err instanceof OpError) return KIND_EXIT[err.kind];
   if (err instanceof ApiRequestError) {
     if (err.status === 401 || err.status === 403) return EXIT.auth;
     if (err.status === 402) return EXIT.planLimit;
   }
   return EXIT.error;
+}
+
+/** An error that speaks for itself, with an optional hint: the command line's own, an engine's, the sandbox client's. */
+export function isWorded(err: unknown): err is Error & { hint?: string } {
+  return err instanceof CliError || err instanceof OpError || err instanceof SandboxError;
+}
+
+/** The run was stopped by Ctrl-C (or SIGTERM) on purpose. */
+export function isInterruption(err: unknown): boolean {
+  return (err instanceof CliError && err.exitCode === EXIT.interrupted) || (err instanceof OpError && err.kind === 'interrupted');
 }

@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { createContext, type CommandContext } from './context.js';
-import { EXIT, exitCodeFor, CliError, InterruptedError } from './errors.js';
+import { EXIT, exitCodeFor, InterruptedError, isWorded } from './errors.js';
 import type { GlobalFlags } from './globals.js';
 import { createIO, type IO } from './io.js';
 import { COMMANDS } from './commands/index.js';
@@ -92,13 +92,13 @@ export async function runCli(argv: string[], streams: Streams, signal: AbortSign
   }
   if (failure === undefined) return EXIT.ok;
   // Whatever broke while stopping for Ctrl-C/SIGTERM (an aborted request, say) is an interruption.
-  if (signal.aborted && !(failure instanceof CliError)) failure = new InterruptedError();
+  if (signal.aborted && !isWorded(failure)) failure = new InterruptedError();
   const out = io ?? createIO(streams as never, { json: argv.includes('--json') });
   reportError(out, failure);
   return exitCodeFor(failure);
 }
 
-/** A hint for the person: a CliError's, or one a command attached to an API error (`Object.assign(err, { hint })`). */
+/** A hint for the person: a worded error's, or one a command attached to an API error (`Object.assign(err, { hint })`). */
 function hintOf(err: unknown): string | undefined {
   const hint = (err as { hint?: unknown } | null)?.hint;
   return typeof hint === 'string' && hint !== '' ? hint : undefined;
@@ -131,7 +131,7 @@ export function reportError(io: IO, err: unknown): void {
   } else if (err instanceof ConnectionError) {
     say(`error: ${err.message}`);
     say('hint: is the service running? Check --base-url, or drop it to use the embedded service.');
-  } else if (err instanceof CliError) {
+  } else if (isWorded(err)) {
     say(`error: ${err.message}`);
     if (err.hint) say(`hint: ${err.hint}`);
   } else {

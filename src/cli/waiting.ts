@@ -5,7 +5,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../lib/duration.js';
 import { EXIT } from './errors.js';
 import type { IO } from './io.js';
-import type { Progress } from './progress.js';
+import type { Progress } from '../ops/progress.js';
 
 /** A commander argument parser for a duration flag (at least 1 ms). */
 export function durationArg(flag: string) {

@@ -2,8 +2,12 @@
 // its kind. The command line turns the kind into an exit code (cli/errors.ts); an engine
 // never picks one.
 
-/** input: the files or options given are wrong · failed: the work could not be done · interrupted: Ctrl-C. */
-export type OpErrorKind = 'input' | 'failed' | 'interrupted';
+/**
+ * input: the files or options given are wrong · failed: the work could not be done ·
+ * partial: some items of a batch failed, others succeeded · auth: the service refused the
+ * credentials · interrupted: stopped on purpose (Ctrl-C).
+ */
+export type OpErrorKind = 'input' | 'failed' | 'partial' | 'auth' | 'interrupted';
 
 export class OpError extends Error {
   constructor(message: string, readonly kind: OpErrorKind = 'failed', readonly hint?: string) {

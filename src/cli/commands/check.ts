@@ -49,7 +49,7 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   const { io, signal } = ctx;
   const ids = [...companyIds];
   if (options.fromResults !== undefined) {
-    const { companyIdsFromResults } = await import('./sync.js');
+    const { companyIdsFromResults } = await import('../../ops/migrate/read-results.js');
     ids.push(...(await companyIdsFromResults(options.fromResults)).ids);
   }
   const unique = [...new Set(ids.map((id) => id.trim()).filter(Boolean))];
@@ -61,7 +61,8 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   const { optionalSandbox } = await import('../../ops/managed/sandbox.js');
   const { DEFAULT_WAIT_TIMEOUT_MS } = await import('../waiting.js');
   const sandbox = await optionalSandbox(connection);
-  const { startProgress, rateLine } = await import('../progress.js');
+  const { startProgress } = await import('../progress.js');
+  const { rateLine } = await import('../../ops/progress.js');
   const progress = await startProgress(io, `Checking ${unique.length} compan${unique.length === 1 ? 'y' : 'ies'} end to end${options.sync ? ' (fresh sync of every data type)' : ''}…`);
   const started = Date.now();
   let done = 0;

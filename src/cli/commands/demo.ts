@@ -134,7 +134,8 @@ export async function runDemo(options: DemoOptions, ctx: CommandContext): Promis
       concurrency: 8, sync: false, delimiter: ',', yes: true, results,
     }, asClient, [tokens]), () => `${options.companies} companies created, connected and authorized for ${account.name}; results in ${results}`);
 
-    const { runSync, companyIdsFromResults } = await import('./sync.js');
+    const { runSync } = await import('./sync.js');
+    const { companyIdsFromResults } = await import('../../ops/migrate/read-results.js');
     const { ids } = await companyIdsFromResults(results);
     await stage(3, `ferry sync --from-results ${results} --wait`, () => runSync({ fromResults: results, wait: true, timeout: 5 * 60_000 }, asClient, []),
       () => `${ids.length} companies synced: every data type Complete`);

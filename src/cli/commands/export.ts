@@ -96,7 +96,8 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   const { client } = await ctx.connect();
   const { runExportPlan } = await import('../../ops/export/exporter.js');
   const { ApiRequestError } = await import('../../client/errors.js');
-  const { startProgress, rateLine, formatCount } = await import('../progress.js');
+  const { startProgress } = await import('../progress.js');
+  const { rateLine, formatCount } = await import('../../ops/progress.js');
   const quietNotes = io.mode === 'json';
   const progress = await startProgress(io, `Exporting ${dataType}…`);
   const started = Date.now();

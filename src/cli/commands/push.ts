@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import type { ApiClient } from '../../client/client.js';
 import type { CommandContext } from '../context.js';
-import type { PushOperation, ValidationItem, WireConnection } from '../data-wire.js';
+import type { PushOperation, ValidationItem, WireConnection } from '../../client/wire.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { Registrar } from '../program.js';
@@ -92,7 +92,7 @@ export async function runPush(options: PushOptions, ctx: CommandContext, [dataTy
   const companyPath = `/companies/${encodeURIComponent(options.company)}`;
   const connection = await client.get<WireConnection>(`${companyPath}/connections/${encodeURIComponent(options.connection)}`, { signal });
   if (connection.status !== 'Linked') {
-    const { connectionStatusText } = await import('../data-wire.js');
+    const { connectionStatusText } = await import('../../client/wire.js');
     throw new CliError(
       `Connection ${connection.id} (${connection.platformName}) is ${connectionStatusText(connection)}; only a Linked connection can push. Nothing was pushed.`,
       EXIT.error,
@@ -104,7 +104,8 @@ export async function runPush(options: PushOptions, ctx: CommandContext, [dataTy
 
   const results: PushResult[] = [];
   const printer = await resultPrinter(io);
-  const { startProgress, rateLine } = await import('../progress.js');
+  const { startProgress } = await import('../progress.js');
+  const { rateLine } = await import('../../ops/progress.js');
   const progress = endsOnce(io.stdoutIsTTY ? { update() {}, done() {}, fail() {} } : await startProgress(io, `Pushing ${dataType.key}…`));
   const startedMs = Date.now();
   const deadline = options.wait ? startedMs + (options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS) : Infinity;

@@ -6,7 +6,7 @@ import type { CommandContext } from '../context.js';
 import {
   connectionStatusText, isFailed, reauthorizationRequired,
   type DataStatus, type DataStatusEntry, type PullOperation, type WireCompany, type WireConnection, type WireIntegration,
-} from '../data-wire.js';
+} from '../../client/wire.js';
 import type { IO } from '../io.js';
 import type { Registrar } from '../program.js';
 import { examples } from './group.js';

@@ -6,7 +6,7 @@ import type { ApiClient } from '../../client/client.js';
 import type { CommandContext } from '../context.js';
 import {
   isFailed as isFailedStatus, isRunning as isRunningStatus, type DataStatus, type PullOperation, type WireCompany, type WireIntegration,
-} from '../data-wire.js';
+} from '../../client/wire.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { Registrar } from '../program.js';
@@ -88,6 +88,7 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const dataType = options.dataType === undefined ? undefined : await dataTypeKey(options.dataType);
   const ids = [...companyIds];
   if (options.fromResults !== undefined) {
+    const { companyIdsFromResults } = await import('../../ops/migrate/read-results.js');
     const { ids: fromFile, skipped } = await companyIdsFromResults(options.fromResults);
     const skippedText = Object.entries(skipped).map(([status, n]) => `${n} ${status}`).join(', ');
     log(`Read ${fromFile.length} compan${fromFile.length === 1 ? 'y' : 'ies'} from ${options.fromResults}${skippedText ? ` (rows left out: ${skippedText})` : ''}.`);
@@ -190,58 +191,6 @@ async function dataTypeKey(text: string): Promise<string> {
   return type.key;
 }
 
-/** Company ids of a results CSV: rows whose status is migrated or skipped (all rows when there is no status column). */
-export async function companyIdsFromResults(path: string): Promise<{ ids: string[]; skipped: Record<string, number> }> {
-  const { createReadStream, statSync } = await import('node:fs');
-  try {
-    if (!statSync(path).isFile()) throw new Error('not a file');
-  } catch (err) {
-    throw new UsageError(`Cannot read --from-results ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
-  }
-  const { parse } = await import('csv-parse');
-  let header: string[] | undefined;
-  const parser = createReadStream(path).pipe(parse({
-    bom: true,
-    columns: (names: string[]) => (header = names.map((n) => n.trim().toLowerCase())),
-    skip_empty_lines: true,
-    relax_column_count: true,
-    trim: true,
-  }));
-  const ids: string[] = [];
-  const seen = new Set<string>();
-  const skipped: Record<string, number> = {};
-  const needColumn = () => {
-    if (header && !header.includes('companyid')) {
-      throw new UsageError(`${path} has no companyId column.`, 'Give the results CSV that `ferry migrate tokens` wrote (columns row, externalId, companyName, platformKey, companyId, …).');
-    }
-  };
-  try {
-    for await (const row of parser as AsyncIterable<Record<string, string | undefined>>) {
-      needColumn();
-      const status = row.status?.toLowerCase();
-      const companyId = row.companyid ?? '';
-      if (status !== undefined && header?.includes('status') && status !== 'migrated' && status !== 'skipped') {
-        skipped[status || 'no status'] = (skipped[status || 'no status'] ?? 0) + 1;
-        continue;
-      }
-      if (companyId === '') {
-        skipped['no companyId'] = (skipped['no companyId'] ?? 0) + 1;
-        continue;
-      }
-      if (!seen.has(companyId)) {
-        seen.add(companyId);
-        ids.push(companyId);
-      }
-    }
-  } catch (err) {
-    parser.destroy();
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`--from-results ${path} is not a readable CSV: ${(err as Error).message}`);
-  }
-  if (!header) throw new UsageError(`${path} is empty.`, 'Give the results CSV that `ferry migrate tokens` wrote.');
-  needColumn();
-  return { ids, skipped };
-}
 
 async function startCompany(
   client: ApiClient,
@@ -323,7 +272,7 @@ interface WaitDeps {
 async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: WaitDeps): Promise<'interrupted' | 'timeout' | undefined> {
   const { io, signal, deadline, progress } = deps;
   const log = logTo(io);
-  const { formatDuration } = await import('../progress.js');
+  const { formatDuration } = await import('../../ops/progress.js');
   const pending = () => runs.filter((r) => r.started && !r.error && [...r.dataTypes.values()].some((t) => isRunningStatus(t.status)));
   const warned = new Set<string>();
   const line = () => {

@@ -14,7 +14,7 @@ import { ApiRequestError } from '../../client/errors.js';
 import type { SandboxApi } from '../../client/sandbox-api.js';
 import {
   isFailed, isRunning, type DataStatus, type PullOperation, type WireCompany, type WireConnection, type WireIntegration,
-} from '../../cli/data-wire.js';
+} from '../../client/wire.js';
 import { describeError, isFatal } from '../../client/errors.js';
 import { durationText } from '../../lib/duration.js';
 import { pollUntil } from '../../client/poll.js';

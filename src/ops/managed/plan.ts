@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../../cli/errors.js';
+import { inputError } from '../errors.js';
 import { replaceFile } from '../../lib/atomic-file.js';
 
 export const PLAN_TEMPLATE = fileURLToPath(new URL('../../../templates/managed/plan.json', import.meta.url));
@@ -93,16 +93,16 @@ export function planPathOf(file: string | undefined): string {
 
 export function readPlan(path: string): Plan {
   if (!existsSync(path)) {
-    throw new UsageError(`No plan file at ${path}.`, 'Start one with: ferry managed init --platform KEY --client ID --name NAME (or give --file PATH).');
+    throw inputError(`No plan file at ${path}.`, 'Start one with: ferry managed init --platform KEY --client ID --name NAME (or give --file PATH).');
   }
   let plan: Plan;
   try {
     plan = JSON.parse(readFileSync(path, 'utf8')) as Plan;
   } catch (err) {
-    throw new UsageError(`${path} is not valid JSON (${(err as Error).message}).`, 'Fix the file, or start again with ferry managed init --force.');
+    throw inputError(`${path} is not valid JSON (${(err as Error).message}).`, 'Fix the file, or start again with ferry managed init --force.');
   }
   if (plan?.ferryManagedPlan !== 1 || !Array.isArray(plan.steps) || plan.steps.length !== 6) {
-    throw new UsageError(`${path} is not a ferry managed-migration plan.`, 'Give the plan written by ferry managed init (--file PATH).');
+    throw inputError(`${path} is not a ferry managed-migration plan.`, 'Give the plan written by ferry managed init (--file PATH).');
   }
   plan.outcomes ??= [];
   plan.contacts ??= [];

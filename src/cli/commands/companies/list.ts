@@ -73,7 +73,8 @@ export async function runCompaniesList(options: CompaniesListOptions, ctx: Comma
 
 async function listAll(pages: AsyncGenerator<Page<CompanyRecord>>, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
-  const { startProgress, rateLine } = await import('../../progress.js');
+  const { startProgress } = await import('../../progress.js');
+  const { rateLine } = await import('../../../ops/progress.js');
   const progress = await startProgress(io, 'Listing companies…');
   const started = Date.now();
   const kept: CompanyRecord[] = [];

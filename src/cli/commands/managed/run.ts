@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
-import type { StepFlags } from '../../../ops/managed/runner.js';
+import type { StepFlags } from './runner.js';
 import { examples } from '../group.js';
 import { managedGroup } from './init.js';
 import { addStepOptions } from './options.js';
@@ -28,15 +28,17 @@ confirmation only: each later step is confirmed by a person.
 
 export async function runManagedRun(options: ManagedRunOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
-  const { pendingStep, runPlanStep } = await import('../../../ops/managed/runner.js');
-  const { printStatus, STEP_ACTIONS } = await import('../../../ops/managed/view.js');
+  const { runStep } = await import('./runner.js');
+  const { pendingStep } = await import('../../../ops/managed/run-step.js');
+  const { printStatus } = await import('./print-status.js');
+  const { STEP_ACTIONS } = await import('../../../ops/managed/view.js');
   const { planFlag } = await import('../../../ops/managed/plan.js');
   const say = (line: string) => {
     if (io.mode !== 'json') io.err(line);
   };
   let flags: StepFlags = { ...options };
   for (let first = true; ; first = false) {
-    const { plan, planPath, step } = pendingStep(flags);
+    const { plan, planPath, step } = pendingStep(flags.file);
     if (!step) {
       if (first) printStatus(io, plan, planPath, planFlag(planPath));
       else say('All six steps are done.');
@@ -46,7 +48,7 @@ export async function runManagedRun(options: ManagedRunOptions, ctx: CommandCont
     say(`Step ${step.step} of 6: ${step.title}${step.state === 'failed' ? ' (failed before; trying again)' : ''}`);
     say(`  ${STEP_ACTIONS[step.step]}`);
     if (step.state === 'failed') say(`  Last time: ${step.notes}`);
-    await runPlanStep(step.step, flags, ctx, true);
+    await runStep(step.step, flags, ctx, true);
     // --confirm (and a one-off --redo) answer for the first step only: a person confirms the rest.
     flags = { ...flags, confirm: false, redo: false };
     if (!io.canPrompt || step.step === 6) return;

@@ -25,7 +25,7 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runManagedStatus(options: ManagedStatusOptions, ctx: CommandContext): Promise<void> {
   const { planPathOf, planFlag, readPlan } = await import('../../../ops/managed/plan.js');
-  const { printStatus } = await import('../../../ops/managed/view.js');
+  const { printStatus } = await import('./print-status.js');
   const planPath = planPathOf(options.file);
   printStatus(ctx.io, readPlan(planPath), planPath, planFlag(planPath));
 }

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
-import type { StepFlags } from '../../../ops/managed/runner.js';
+import type { StepFlags } from './runner.js';
 import { examples } from '../group.js';
 import { managedGroup } from './init.js';
 import { addStepOptions } from './options.js';
@@ -29,6 +29,6 @@ companies failed the check.
 }
 
 export async function runManagedStep(options: ManagedStepOptions, ctx: CommandContext, [n]: string[]): Promise<void> {
-  const { parseStepNumber, runPlanStep } = await import('../../../ops/managed/runner.js');
-  await runPlanStep(parseStepNumber(n!), options, ctx, false);
+  const { parseStepNumber, runStep } = await import('./runner.js');
+  await runStep(parseStepNumber(n!), options, ctx, false);
 }

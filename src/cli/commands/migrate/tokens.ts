@@ -106,7 +106,8 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
         `${resuming ? 'Resume migrating' : 'Migrate'} the companies of ${fromStdin ? 'stdin' : file} to ${connection.baseUrl}${connection.embedded ? ' (embedded)' : ''}?`, ctx.signal);
       if (resuming) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
     }
-    const { startProgress, rateLine } = await import('../../progress.js');
+    const { startProgress } = await import('../../progress.js');
+    const { rateLine } = await import('../../../ops/progress.js');
     const progress = await startProgress(io, options.dryRun ? 'Validating…' : 'Validating every row before writing…');
     const started = Date.now();
     let summary;

@@ -1,0 +1,173 @@
+// Steps 5 and 6 share this: hold back the companies whose legacy application refreshed
+// after step 4, migrate the rest with the bulk engine, and check each end to end, saving
+// each company's outcome as it comes so that a killed step resumes where it stopped.
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import type { SandboxApi } from '../../client/sandbox-api.js';
+import { durationText } from '../../lib/duration.js';
+import { interrupted, OpError } from '../errors.js';
+import { rateLine } from '../progress.js';
+import { resultsByRow } from '../migrate/read-results.js';
+import type { IntegrationInfo } from '../migrate/types.js';
+import { checkCompanies, integrationCache, type CheckResult, type CheckTarget } from './check.js';
+import type { RowInfo } from './company-rows.js';
+import { stepOf, workDir, type CompanyOutcome, type Plan } from './plan.js';
+import { legacyRefreshes, optionalSandbox } from './sandbox.js';
+import type { StepEnv, StepInputs } from './step-env.js';
+
+export interface Batch {
+  rows: RowInfo[];
+  pilot: boolean;
+  /** Results and journal file names in the work dir. */
+  name: string;
+  integrations: IntegrationInfo[];
+}
+
+function legacySince(plan: Plan): { at: string; what: string } {
+  return { at: stepOf(plan, 4).at ?? new Date().toISOString(), what: 'syncing was confirmed disabled' };
+}
+
+function upsertOutcome(plan: Plan, outcome: CompanyOutcome): void {
+  const at = plan.outcomes.findIndex((o) => o.row === outcome.row);
+  if (at >= 0) plan.outcomes[at] = outcome;
+  else plan.outcomes.push(outcome);
+  plan.outcomes.sort((a, b) => a.row - b.row);
+}
+
+function baseOutcome(row: RowInfo, pilot: boolean): CompanyOutcome {
+  return {
+    row: row.row, key: row.key, ...(row.externalId ? { externalId: row.externalId } : {}), companyName: row.companyName ?? row.key,
+    pilot, migration: 'failed', verdict: 'fail', reasons: [], durations: {},
+  };
+}
+
+function tenantOf(row: RowInfo): string | undefined {
+  return row.externalId;
+}
+
+/** Holds back, migrates (bulk engine) and checks a batch of rows, saving each company's outcome as it comes. */
+export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, batch: Batch): Promise<{ outcomes: CompanyOutcome[]; checks: CheckResult[] }> {
+  const { plan, signal } = env;
+  const connection = await env.connection();
+  const { client } = connection;
+  const sandbox: SandboxApi | undefined = await optionalSandbox(connection);
+  const since = legacySince(plan);
+  const { default: pLimit } = await import('p-limit');
+  const limit = pLimit(Math.max(1, inputs.concurrency));
+  const previous = new Map(plan.outcomes.map((o) => [o.row, o]));
+  const passedBefore = (row: RowInfo) => {
+    const o = previous.get(row.row);
+    return o?.verdict === 'pass' && o.key === row.key && o.companyId !== undefined;
+  };
+  const todo = batch.rows.filter((r) => !passedBefore(r));
+  if (todo.length < batch.rows.length) env.log(`${batch.rows.length - todo.length} compan${batch.rows.length - todo.length === 1 ? 'y' : 'ies'} passed in an earlier run: not checked again.`);
+
+  // 1. Companies whose legacy application refreshed after syncing was confirmed disabled are
+  //    held back: their tokens in the file are spent (or about to be), so importing them would only break.
+  const heldBack = new Map<number, string>();
+  if (sandbox) {
+    await Promise.all(todo.map((row) => limit(async () => {
+      const lookup = await legacyRefreshes(sandbox, tenantOf(row), since.at, signal);
+      if (lookup.checked && lookup.refreshes.length > 0) {
+        heldBack.set(row.row, `reauthorization required: the legacy application refreshed the token at ${lookup.refreshes[0]!.at}, after ${since.what}`);
+      }
+    })));
+  }
+  for (const [rowNumber, reason] of heldBack) {
+    const row = todo.find((r) => r.row === rowNumber)!;
+    const outcome = { ...baseOutcome(row, batch.pilot), migration: 'not-imported' as const, reasons: [reason], checkedAt: new Date().toISOString() };
+    upsertOutcome(plan, outcome);
+    env.log(`${outcome.companyName}: not imported: ${reason}`);
+  }
+  if (heldBack.size > 0) env.save();
+
+  // 2. The bulk engine migrates the rest (no sync: the check queues a fresh one).
+  const toMigrate = todo.filter((r) => !heldBack.has(r.row));
+  const work = workDir(env.planPath);
+  const resultsPath = join(work, `${batch.name}.results.csv`);
+  if (toMigrate.length > 0) {
+    const { runMigration, JournalMismatchError } = await import('../migrate/engine.js');
+    const started = Date.now();
+    const progress = await env.progress(`Migrating ${toMigrate.length} compan${toMigrate.length === 1 ? 'y' : 'ies'}…`);
+    let summary;
+    try {
+      summary = await runMigration({
+        openInput: () => createReadStream(file), inputName: file, integrations: batch.integrations, defaultPlatform: plan.platform.key,
+        concurrency: Math.max(1, inputs.concurrency), noSync: true, allowManaged: true, onlyRows: new Set(toMigrate.map((r) => r.row)),
+        resultsPath, journalPath: `${resultsPath}.journal`, signal,
+      }, { client, onProgress: (p) => progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${p.failed} failed`) });
+    } catch (err) {
+      progress.fail('Migration stopped.');
+      if (err instanceof JournalMismatchError) throw new OpError(err.message, 'failed', `The company file changed: validate it again (ferry managed step 1 --confirm --redo), or remove ${resultsPath}.journal.`);
+      throw err;
+    }
+    progress.done(`Migrated ${summary.migrated} · already migrated ${summary.skipped} · failed ${summary.failed}${summary.resumed ? ` · ${summary.resumed} done by an earlier run` : ''}${summary.retried ? ` · ${summary.retried} tried again` : ''} (${summary.seconds.toFixed(1)}s).`);
+    if (summary.stoppedBy === 'auth') {
+      throw new OpError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, 'auth', 'Use the support team\'s admin key (ferry whoami), then run the step again to resume.');
+    }
+    if (summary.stoppedBy === 'interrupt') throw interrupted('Interrupted: in-flight companies finished; run the same step again to resume.');
+  }
+
+  // 3. The end-to-end check of every migrated company.
+  const results = await resultsByRow(resultsPath);
+  const targets: Array<{ row: RowInfo; target: CheckTarget }> = [];
+  for (const row of toMigrate) {
+    const result = results.get(row.row);
+    const outcome = baseOutcome(row, batch.pilot);
+    if (!result || result.status === 'failed' || !result.companyId) {
+      outcome.reasons = [result ? `migration failed at the ${result.step || 'company'} step: ${result.error}${result.httpStatus ? ` (HTTP ${result.httpStatus})` : ''}` : 'not migrated (the run stopped before this company)'];
+      if (result?.companyId) outcome.companyId = result.companyId;
+      outcome.checkedAt = new Date().toISOString();
+      upsertOutcome(plan, outcome);
+      continue;
+    }
+    const target: CheckTarget = { companyId: result.companyId, platformKey: plan.platform.key, legacySince: since };
+    const tenant = tenantOf(row);
+    if (tenant) target.tenantId = tenant;
+    targets.push({ row, target });
+  }
+  env.save();
+  if (targets.length === 0) return { outcomes: plan.outcomes.filter((o) => batch.rows.some((r) => r.row === o.row)), checks: [] };
+  const byCompany = new Map(targets.map((t) => [t.target.companyId, t.row]));
+  const migration = new Map(targets.map((t) => [t.row.row, results.get(t.row.row)!]));
+  let done = 0;
+  let failedCount = 0;
+  const started = Date.now();
+  const progress = await env.progress(`Checking ${targets.length} compan${targets.length === 1 ? 'y' : 'ies'} end to end (fresh sync of every data type)…`);
+  const checks = await checkCompanies(targets.map((t) => t.target), {
+    sync: true, timeoutMs: inputs.timeoutMs, signal, concurrency: Math.max(1, inputs.concurrency), ...(inputs.pollMs ? { pollMs: inputs.pollMs } : {}),
+  }, { client, ...(sandbox ? { sandbox } : {}), integration: integrationCache(client, signal) }, (check) => {
+    const row = byCompany.get(check.companyId)!;
+    const result = migration.get(row.row)!;
+    const connectionCreated = check.criteria.find((c) => c.name === 'connection')?.evidence.created;
+    const outcome: CompanyOutcome = {
+      ...baseOutcome(row, batch.pilot),
+      companyName: check.companyName ?? row.companyName ?? row.key,
+      companyId: check.companyId,
+      migration: result.status === 'skipped' ? 'skipped' : 'migrated',
+      verdict: check.verdict,
+      reasons: check.reasons,
+      criteria: Object.fromEntries(check.criteria.map((c) => [c.name, c.status])),
+      checkedAt: check.finishedAt,
+      durations: { checkSeconds: check.seconds, ...(check.syncSeconds !== undefined ? { syncSeconds: check.syncSeconds } : {}) },
+    };
+    if (check.connectionId) outcome.connectionId = check.connectionId;
+    if (typeof connectionCreated === 'string') outcome.migratedAt = connectionCreated;
+    if (check.records !== undefined) outcome.records = check.records;
+    upsertOutcome(plan, outcome);
+    env.save();
+    done += 1;
+    if (check.verdict === 'fail') {
+      failedCount += 1;
+      env.log(`${outcome.companyName} (${check.companyId}): FAIL: ${check.reasons.join('; ')}`);
+    }
+    progress.update(`Checking: ${rateLine(done, targets.length, started, 'companies')} · ${failedCount} failed`);
+  });
+  if (signal.aborted) {
+    progress.fail('Stopped checking.');
+    throw interrupted('Interrupted: the outcomes so far are saved in the plan; run the same step again to go on.');
+  }
+  progress.done(`Checked ${checks.length} compan${checks.length === 1 ? 'y' : 'ies'}: ${checks.length - failedCount} passed, ${failedCount} failed (${durationText(Date.now() - started)}).`);
+  const rowsOfBatch = new Set(batch.rows.map((r) => r.row));
+  return { outcomes: plan.outcomes.filter((o) => rowsOfBatch.has(o.row)), checks };
+}

@@ -1,0 +1,38 @@
+// Progress of long work as an engine reports it: the engine says what to show, and the
+// caller decides where it goes (a spinner, log lines, nothing with --json).
+
+export interface Progress {
+  /** The current state, e.g. "1,200/5,000 rows · 340/s · ETA 11s". */
+  update(text: string): void;
+  /** Ends the progress with a final line (kept on screen). */
+  done(text?: string): void;
+  /** Ends it as failed. */
+  fail(text?: string): void;
+}
+
+/** Starts showing progress with a first line; the command line passes its own. */
+export type StartProgress = (text: string) => Promise<Progress>;
+
+/** Shows nothing: for callers with no one to tell. */
+export const silentProgress: StartProgress = async () => ({ update() {}, done() {}, fail() {} });
+
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
+  if (seconds < 60) return `${Math.round(seconds)}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** "done/total · rate/s · ETA" from counts and the start time. */
+export function rateLine(done: number, total: number | undefined, startedMs: number, unit: string, now: number = Date.now()): string {
+  const seconds = Math.max(0.001, (now - startedMs) / 1000);
+  const rate = done / seconds;
+  const parts = [total !== undefined ? `${formatCount(done)}/${formatCount(total)} ${unit}` : `${formatCount(done)} ${unit}`, `${formatCount(Math.round(rate))}/s`];
+  if (total !== undefined && rate > 0 && done < total) parts.push(`ETA ${formatDuration((total - done) / rate)}`);
+  return parts.join(' · ');
+}
