@@ -87,7 +87,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   if (options.state !== undefined) requireFolder(options.state, '--state');
   const format = formatFor(options);
 
-  const { dataTypeByKey, dataTypeByPath, DATA_TYPES } = await import('../../platforms/data-types.js');
+  const { dataTypeByKey, dataTypeByPath } = await import('../../platforms/data-types.js');
   const known = dataTypeByKey(given) ?? dataTypeByPath(given);
   const dataType = known?.key ?? given;
   const dataPath = known?.path ?? given;
@@ -95,7 +95,6 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   const { io } = ctx;
   const { client } = await ctx.connect();
   const { runExportPlan } = await import('../../ops/export/exporter.js');
-  const { ApiRequestError } = await import('../../client/errors.js');
   const { startProgress } = await import('../progress.js');
   const { rateLine, formatCount } = await import('../../ops/progress.js');
   const quietNotes = io.mode === 'json';
@@ -106,6 +105,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
     summary = await runExportPlan({
       dataType,
       dataPath,
+      knownDataType: known !== undefined,
       companyId: options.company,
       allCompanies: options.allCompanies ?? false,
       query: options.query,
@@ -134,9 +134,6 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
     });
   } catch (err) {
     progress.fail(`Export of ${dataType} stopped.`);
-    if (err instanceof ApiRequestError && err.status === 404 && /unknown data type/i.test(err.message)) {
-      throw new CliError(`The service does not know the data type ${given} (HTTP 404).`, EXIT.error, `Data types: ${DATA_TYPES.map((t) => t.key).join(', ')}.`);
-    }
     throw err;
   }
 

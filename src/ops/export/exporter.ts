@@ -14,7 +14,8 @@
 // snapshot; different companies' snapshots are naturally taken at different times.
 import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError } from '../../client/errors.js';
-import { CliError, InterruptedError, UsageError } from '../../cli/errors.js';
+import { DATA_TYPES } from '../../platforms/data-types.js';
+import { inputError, interrupted as interruption, OpError } from '../errors.js';
 import { BookmarkTracker, incrementalQuery, loadState, saveState, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
 import {
   acquireLock, appendJournal, argsDiffer, partLength, partPaths, readCheckpoint, readCompanies, readJournal, releaseLock, removeParts,
@@ -33,6 +34,8 @@ export interface ExportPlan {
   dataType: string;
   /** Its path under /companies/{id}/data/ (`invoices`, `accounts`). */
   dataPath: string;
+  /** False when ferry does not know the data type (platforms/data-types): a 404 then means the service does not either. */
+  knownDataType?: boolean;
   companyId?: string;
   allCompanies: boolean;
   query?: string;
@@ -117,7 +120,7 @@ export async function runExportPlan(plan: ExportPlan, env: ExportEnv): Promise<E
   try {
     state = plan.statePath ? loadState(plan.statePath) : undefined;
   } catch (err) {
-    if (err instanceof StateFileError) throw new UsageError(err.message, 'Point --state at the file an earlier ferry export wrote, or at a new path.');
+    if (err instanceof StateFileError) throw inputError(err.message, 'Point --state at the file an earlier ferry export wrote, or at a new path.');
     throw err;
   }
   const args: ExportArgs = {
@@ -134,7 +137,7 @@ export async function runExportPlan(plan: ExportPlan, env: ExportEnv): Promise<E
   const paths = partPaths(plan.out);
   const lock = acquireLock(paths);
   if (!lock.ok) {
-    throw new CliError(`Another ferry export (pid ${lock.pid}) is writing ${plan.out}.`, 1, 'Wait for it to finish, or choose another --out.');
+    throw new OpError(`Another ferry export (pid ${lock.pid}) is writing ${plan.out}.`, 'failed', 'Wait for it to finish, or choose another --out.');
   }
   try {
     const resumeFrom = findResumePoint(plan, paths, args, env);
@@ -160,7 +163,7 @@ function findResumePoint(plan: ExportPlan, paths: PartPaths, args: ExportArgs, e
   }
   const differ = argsDiffer(existing.args, args);
   if (differ.length > 0) {
-    throw new UsageError(
+    throw inputError(
       `The interrupted export to ${plan.out} was started with different arguments (${differ.join(', ')}), so it cannot be resumed with these.`,
       'Run it again with the same arguments and --resume, or without --resume to start over.',
     );
@@ -267,7 +270,7 @@ class Run {
     }
   }
 
-  /** Turns an abort into InterruptedError, and says where a partial export stays. */
+  /** Turns an abort into an interruption, and says where a partial export stays. */
   private failure(err: unknown): unknown {
     const { paths, plan } = this;
     const interrupted = this.env.signal.aborted;
@@ -276,13 +279,34 @@ class Run {
     const counted = `${this.records.toLocaleString('en-US')} record${this.records === 1 ? '' : 's'} written`;
     const resumeHint = `The partial export is kept beside ${plan.out}; continue it with the same command and --resume.`;
     if (interrupted) {
-      if (!plan.out) return new InterruptedError(`Interrupted after ${counted}; the output is incomplete.`);
-      return new InterruptedError(kept ? `Interrupted after ${counted}. ${resumeHint}` : `Interrupted; nothing was written to ${plan.out}.`);
+      if (!plan.out) return interruption(`Interrupted after ${counted}; the output is incomplete.`);
+      return interruption(kept ? `Interrupted after ${counted}. ${resumeHint}` : `Interrupted; nothing was written to ${plan.out}.`);
     }
-    if (err instanceof CliError && err.exitCode === 2) return err;
+    if (err instanceof OpError && err.kind === 'input') return err;
     if (err instanceof DataSetUnavailable) return unavailableError(err);
     if (kept) this.env.note(`${counted} before the failure. ${resumeHint}`);
     return err;
+  }
+
+  /**
+   * A 409 or 404 on a company's first page, as a skip reason; anything else is left as it
+   * is. A 404 is told apart by what the client knows and asks, not by the service's
+   * wording: a data type ferry does not know, a company that is gone, or (the company is
+   * there) a data type its platform does not support.
+   */
+  private async unavailable(err: ApiRequestError, company: ListedCompany): Promise<unknown> {
+    const { dataType, allCompanies, knownDataType } = this.plan;
+    let reason: SkippedCompany['reason'];
+    if (err.status === 409) reason = 'notSynced';
+    else if (err.status !== 404) return err;
+    else if (knownDataType === false) {
+      return new OpError(`The service does not know the data type ${dataType} (HTTP 404).`, 'failed', `Data types: ${DATA_TYPES.map((t) => t.key).join(', ')}.`);
+    } else if (await companyExists(this.env, company.id)) reason = 'unsupported';
+    // With --all-companies a company that vanished after the list was taken is skipped; with --company, a 404 is the service's own error.
+    else if (allCompanies) reason = 'notFound';
+    else return err;
+    const message = reason === 'unsupported' ? `${err.message} (HTTP 404)` : skipMessage(reason, err.status, company.id, dataType);
+    return new DataSetUnavailable({ companyId: company.id, name: company.name, status: err.status, reason, message }, err, dataType);
   }
 
   private async listCompanies(): Promise<ListedCompany[]> {
@@ -335,11 +359,11 @@ class Run {
         if (!(err instanceof Resynced)) throw err;
         const what = `The ${this.plan.dataType} data set of company ${company.id} was resynced while it was being exported`;
         if (!this.file) {
-          throw new CliError(`${what}, so the output mixes two snapshots (records may be missing or repeated).`, 1,
+          throw new OpError(`${what}, so the output mixes two snapshots (records may be missing or repeated).`, 'failed',
             'Run the export again, or export to a file with --out, which starts such a company again by itself.');
         }
         if (restarts >= MAX_RESTARTS) {
-          throw new CliError(`${what}, again and again.`, 1, 'Export it when no sync is running (see ferry status), then --resume.');
+          throw new OpError(`${what}, again and again.`, 'failed', 'Export it when no sync is running (see ferry status), then --resume.');
         }
         this.restarts += 1;
         this.env.note(`${what}; exporting it again from its first page.`);
@@ -390,7 +414,7 @@ class Run {
       try {
         page = await pending;
       } catch (err) {
-        if (pagesThisRun === 0 && position.pagesDone === 0 && err instanceof ApiRequestError) throw unavailable(err, company, plan.dataType, plan.allCompanies);
+        if (pagesThisRun === 0 && position.pagesDone === 0 && err instanceof ApiRequestError) throw await this.unavailable(err, company);
         throw err;
       }
       pending = undefined;
@@ -484,12 +508,12 @@ class Run {
 }
 
 /** --company: the data set cannot be exported; say why and what to run. */
-function unavailableError(err: DataSetUnavailable): CliError {
+function unavailableError(err: DataSetUnavailable): OpError {
   const { companyId } = err.skipped;
   if (err.skipped.reason === 'notSynced') {
-    return new CliError(`${err.cause.message} (HTTP 409)`, 1, `Sync it first: ferry sync ${companyId} --data-type ${err.dataType} --wait`);
+    return new OpError(`${err.cause.message} (HTTP 409)`, 'failed', `Sync it first: ferry sync ${companyId} --data-type ${err.dataType} --wait`);
   }
-  return new CliError(`${err.cause.message} (HTTP 404)`, 1, 'ferry integrations get KEY lists the data types a platform supports.');
+  return new OpError(`${err.cause.message} (HTTP 404)`, 'failed', 'ferry integrations get KEY lists the data types a platform supports.');
 }
 
 /**
@@ -555,14 +579,12 @@ function skipMessage(reason: string, status: number, companyId: string, dataType
   return `the company was not found (HTTP ${status}); it was deleted after the export started`;
 }
 
-/** A 409 or 404 on a company's first page, as a skip reason; anything else is left as it is. */
-function unavailable(err: ApiRequestError, company: ListedCompany, dataType: string, allCompanies: boolean): unknown {
-  let reason: SkippedCompany['reason'];
-  if (err.status === 409) reason = 'notSynced';
-  else if (err.status === 404 && /not supported/i.test(err.message)) reason = 'unsupported';
-  // With --all-companies a company that vanished after the list was taken is skipped; with --company, a 404 is the service's own error.
-  else if (allCompanies && err.status === 404 && !/unknown data type/i.test(err.message)) reason = 'notFound';
-  else return err;
-  const message = reason === 'unsupported' ? `${err.message} (HTTP 404)` : skipMessage(reason, err.status, company.id, dataType);
-  return new DataSetUnavailable({ companyId: company.id, name: company.name, status: err.status, reason, message }, err, dataType);
+async function companyExists(env: ExportEnv, companyId: string): Promise<boolean> {
+  try {
+    await env.client.get(`/companies/${encodeURIComponent(companyId)}`, { signal: env.signal });
+    return true;
+  } catch (err) {
+    if (err instanceof ApiRequestError && err.status === 404) return false;
+    throw err;
+  }
 }
