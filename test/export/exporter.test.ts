@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/client/errors.js';
 import type { ApiClient } from '../../src/client/client.js';
 import { partPaths } from '../../src/ops/export/checkpoint.js';
-import { followingPage, MAX_RESTARTS, runExportPlan, type ExportEnv, type ExportPlan } from '../../src/ops/export/exporter.js';
+import { runExportPlan } from '../../src/ops/export/exporter.js';
+import { followingPage } from '../../src/ops/export/look-ahead.js';
+import { MAX_RESTARTS, type ExportEnv, type ExportPlan } from '../../src/ops/export/types.js';
 import { tempDir } from '../helpers/service.js';
 
 interface FakeDataSet {

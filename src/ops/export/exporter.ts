@@ -1,5 +1,5 @@
 // The export engine: every record of a data set, page by page, into one document, in
-// constant memory. Two pages are requested ahead of the one being written (LookAhead below),
+// constant memory. Two pages are requested ahead of the one being written (look-ahead.ts),
 // so the service prepares the next pages while this one is on the wire and being written; at
 // most three pages are held at once, whatever the size of the data set.
 //
@@ -12,101 +12,19 @@
 // is cut back to where the company began; at most MAX_RESTARTS times), and a stdout export,
 // which cannot take back what it wrote, fails. Each company's records thus come from one
 // snapshot; different companies' snapshots are naturally taken at different times.
-import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError } from '../../client/errors.js';
-import { DATA_TYPES } from '../../platforms/data-types.js';
 import { inputError, interrupted as interruption, OpError } from '../errors.js';
 import { BookmarkTracker, incrementalQuery, loadState, saveState, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
 import {
-  acquireLock, appendJournal, argsDiffer, partLength, partPaths, readCheckpoint, readCompanies, readJournal, releaseLock, removeParts,
+  acquireLock, appendJournal, partPaths, readCompanies, readJournal, releaseLock, removeParts,
   saveCheckpoint, saveCompanies, type Checkpoint, type CompanyPosition, type ExportArgs, type ListedCompany, type PartPaths,
 } from './checkpoint.js';
-import { parsedPage, readPage, type PageMeta, type ReadPage } from './page.js';
-import { createEncoder, PartFile, StreamSink, type Encoder, type Format, type Sink } from './writers.js';
-import type { Writable } from 'node:stream';
-
-export const MAX_PAGE_SIZE = 5000;
-/** How many times one company is started again because its data set was resynced under the export. */
-export const MAX_RESTARTS = 3;
-
-export interface ExportPlan {
-  /** The data type key (`invoices`, `chartOfAccounts`). */
-  dataType: string;
-  /** Its path under /companies/{id}/data/ (`invoices`, `accounts`). */
-  dataPath: string;
-  /** False when ferry does not know the data type (platforms/data-types): a 404 then means the service does not either. */
-  knownDataType?: boolean;
-  companyId?: string;
-  allCompanies: boolean;
-  query?: string;
-  orderBy?: string;
-  pageSize: number;
-  format: Format;
-  /** csv: neutralise cells a spreadsheet would run as formulas (default true; --no-csv-escape). */
-  csvEscape?: boolean;
-  /** A file to write; undefined writes to `stream`. */
-  out?: string;
-  force: boolean;
-  resume: boolean;
-  statePath?: string;
-}
-
-export interface ProgressInfo {
-  /** Records written, in total (a resumed export counts the earlier run's too). */
-  records: number;
-  /** Records written before this run (resume). */
-  resumedRecords: number;
-  /** Records the current company's data set holds (its totalResults). */
-  companyTotal?: number;
-  companyRecords: number;
-  companyIndex: number;
-  companies: number;
-}
-
-export interface ExportEnv {
-  client: ApiClient;
-  /** Where the document goes without `out` (stdout). */
-  stream: Writable;
-  signal: AbortSignal;
-  /** A line for the person watching (stderr). */
-  note(line: string): void;
-  progress(info: ProgressInfo): void;
-}
-
-export interface SkippedCompany {
-  companyId: string;
-  name: string;
-  status: number;
-  /** `notSynced` (409), `unsupported` (404 for the data type), `notFound` (the company is gone). */
-  reason: 'notSynced' | 'unsupported' | 'notFound';
-  message: string;
-}
-
-export interface ExportSummary {
-  dataType: string;
-  format: Format;
-  out: string | null;
-  records: number;
-  /** Records the interrupted run had written (0 unless resumed). */
-  resumedRecords: number;
-  bytes: number;
-  seconds: number;
-  resumed: boolean;
-  companies: { total: number; exported: number; skipped: number };
-  skipped: SkippedCompany[];
-  /** CSV rows that had fields beyond the header (in `_extra`). */
-  extraRows: number;
-  /** Companies started again because their data set was resynced during the export. */
-  restarts: number;
-  state: string | null;
-}
-
-/** The data set cannot be read for this company (409 not synced, 404 unsupported or gone). */
-export class DataSetUnavailable extends Error {
-  constructor(readonly skipped: SkippedCompany, override readonly cause: ApiRequestError, readonly dataType: string) {
-    super(skipped.message);
-  }
-}
+import { LookAhead, toPage } from './look-ahead.js';
+import type { ReadPage } from './page.js';
+import { findResumePoint } from './resume.js';
+import { MAX_PAGE_SIZE, MAX_RESTARTS, type ExportEnv, type ExportPlan, type ExportSummary, type SkippedCompany } from './types.js';
+import { DataSetUnavailable, skipMessage, unavailable, unavailableError } from './unavailable.js';
+import { createEncoder, PartFile, StreamSink, type Encoder, type Sink } from './writers.js';
 
 class Resynced extends Error {}
 
@@ -147,40 +65,6 @@ export async function runExportPlan(plan: ExportPlan, env: ExportEnv): Promise<E
   }
 }
 
-/** The checkpoint to continue from, or undefined to start afresh (old part files removed). */
-function findResumePoint(plan: ExportPlan, paths: PartPaths, args: ExportArgs, env: ExportEnv): Checkpoint | undefined {
-  const existing = readCheckpoint(paths);
-  const leftover = existing !== undefined || partLength(paths) >= 0;
-  if (!plan.resume) {
-    if (leftover) env.note(`Discarding an interrupted export to ${plan.out} (add --resume to continue it instead).`);
-    removeParts(paths);
-    return undefined;
-  }
-  if (!existing) {
-    env.note(`No interrupted export to ${plan.out} to resume; starting a fresh one.`);
-    removeParts(paths);
-    return undefined;
-  }
-  const differ = argsDiffer(existing.args, args);
-  if (differ.length > 0) {
-    throw inputError(
-      `The interrupted export to ${plan.out} was started with different arguments (${differ.join(', ')}), so it cannot be resumed with these.`,
-      'Run it again with the same arguments and --resume, or without --resume to start over.',
-    );
-  }
-  const length = partLength(paths);
-  if (length < existing.bytes) {
-    env.note(`The partial file of the interrupted export is shorter than its checkpoint (${length} < ${existing.bytes} bytes); starting over.`);
-    removeParts(paths);
-    return undefined;
-  }
-  if (plan.allCompanies && !readCompanies(paths)) {
-    env.note('The company list of the interrupted export is missing; starting over.');
-    removeParts(paths);
-    return undefined;
-  }
-  return existing;
-}
 
 class Run {
   private encoder!: Encoder;
@@ -288,27 +172,6 @@ class Run {
     return err;
   }
 
-  /**
-   * A 409 or 404 on a company's first page, as a skip reason; anything else is left as it
-   * is. A 404 is told apart by what the client knows and asks, not by the service's
-   * wording: a data type ferry does not know, a company that is gone, or (the company is
-   * there) a data type its platform does not support.
-   */
-  private async unavailable(err: ApiRequestError, company: ListedCompany): Promise<unknown> {
-    const { dataType, allCompanies, knownDataType } = this.plan;
-    let reason: SkippedCompany['reason'];
-    if (err.status === 409) reason = 'notSynced';
-    else if (err.status !== 404) return err;
-    else if (knownDataType === false) {
-      return new OpError(`The service does not know the data type ${dataType} (HTTP 404).`, 'failed', `Data types: ${DATA_TYPES.map((t) => t.key).join(', ')}.`);
-    } else if (await companyExists(this.env, company.id)) reason = 'unsupported';
-    // With --all-companies a company that vanished after the list was taken is skipped; with --company, a 404 is the service's own error.
-    else if (allCompanies) reason = 'notFound';
-    else return err;
-    const message = reason === 'unsupported' ? `${err.message} (HTTP 404)` : skipMessage(reason, err.status, company.id, dataType);
-    return new DataSetUnavailable({ companyId: company.id, name: company.name, status: err.status, reason, message }, err, dataType);
-  }
-
   private async listCompanies(): Promise<ListedCompany[]> {
     const companies: ListedCompany[] = [];
     for await (const page of this.env.client.pages<{ id: string; name: string }>('/companies', { query: { pageSize: MAX_PAGE_SIZE }, signal: this.env.signal })) {
@@ -414,7 +277,7 @@ class Run {
       try {
         page = await pending;
       } catch (err) {
-        if (pagesThisRun === 0 && position.pagesDone === 0 && err instanceof ApiRequestError) throw await this.unavailable(err, company);
+        if (pagesThisRun === 0 && position.pagesDone === 0 && err instanceof ApiRequestError) throw await unavailable(err, company, this.plan, this.env);
         throw err;
       }
       pending = undefined;
@@ -507,84 +370,7 @@ class Run {
   }
 }
 
-/** --company: the data set cannot be exported; say why and what to run. */
-function unavailableError(err: DataSetUnavailable): OpError {
-  const { companyId } = err.skipped;
-  if (err.skipped.reason === 'notSynced') {
-    return new OpError(`${err.cause.message} (HTTP 409)`, 'failed', `Sync it first: ferry sync ${companyId} --data-type ${err.dataType} --wait`);
-  }
-  return new OpError(`${err.cause.message} (HTTP 404)`, 'failed', 'ferry integrations get KEY lists the data types a platform supports.');
-}
-
-/**
- * Keeps up to LOOK_AHEAD pages requested ahead of the one being written. The pages are the
- * ones `_links.next` names: each page's link is requested as soon as that page arrives, and
- * so is the page after it, guessed from that link by adding one to its `page` parameter.
- * A guess is used only if the next page's own link turns out to be exactly that URL (else
- * it is dropped and the real link is requested), so the order and the records are always
- * those of `_links.next`; the guess only lets the service prepare a page while the previous
- * one is on the wire. No guess past the last page (totalResults / pageSize).
- */
-export const LOOK_AHEAD = 2;
-
-class LookAhead {
-  private readonly requested = new Map<string, Promise<ReadPage>>();
-
-  constructor(private readonly fetch: (href: string) => Promise<ReadPage>) {}
-
-  /** The page at `href` (already requested, or now), and the one after it requested too. */
-  next(href: string, current: PageMeta): Promise<ReadPage> {
-    const page = this.take(href);
-    for (const stale of this.requested.keys()) this.requested.delete(stale); // guesses that were wrong
-    let guess = href;
-    for (let k = 1; k < LOOK_AHEAD; k++) {
-      const after = followingPage(guess, current);
-      if (!after) break;
-      if (!this.requested.has(after)) this.requested.set(after, this.fetch(after));
-      guess = after;
-    }
-    return page;
-  }
-
-  private take(href: string): Promise<ReadPage> {
-    const page = this.requested.get(href) ?? this.fetch(href);
-    this.requested.delete(href);
-    return page;
-  }
-}
-
-/** `href` with its page parameter plus one, or undefined (no page parameter, or past the last page). */
-export function followingPage(href: string, current: PageMeta): string | undefined {
-  const match = /([?&])page=(\d+)(?=&|$)/.exec(href);
-  if (!match) return undefined;
-  const page = Number(match[2]) + 1;
-  const size = current.pageSize ?? 0;
-  if (size > 0 && current.totalResults >= 0 && page > Math.ceil(current.totalResults / size)) return undefined;
-  return href.slice(0, match.index) + `${match[1]}page=${page}` + href.slice(match.index + match[0].length);
-}
-
-/** Response chunks (or an already parsed body, from a client that does not do raw) as a page. */
-function toPage(body: unknown): ReadPage {
-  if (Buffer.isBuffer(body) || (Array.isArray(body) && body.every((b) => Buffer.isBuffer(b)))) return readPage(body as Buffer | Buffer[]);
-  return parsedPage((body ?? {}) as Parameters<typeof parsedPage>[0]);
-}
-
 function isoNow(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function skipMessage(reason: string, status: number, companyId: string, dataType: string): string {
-  if (reason === 'notSynced') return `the ${dataType} data set is not synced yet (HTTP ${status}); run: ferry sync ${companyId} --data-type ${dataType} --wait`;
-  if (reason === 'unsupported') return `its platform does not support ${dataType} (HTTP ${status})`;
-  return `the company was not found (HTTP ${status}); it was deleted after the export started`;
-}
-
-async function companyExists(env: ExportEnv, companyId: string): Promise<boolean> {
-  try {
-    await env.client.get(`/companies/${encodeURIComponent(companyId)}`, { signal: env.signal });
-    return true;
-  } catch (err) {
-    if (err instanceof ApiRequestError && err.status === 404) return false;
-    throw err;
-  }
-}
