@@ -1,6 +1,7 @@
 // The sandbox platforms' admin surface, found through the service (GET /admin/sandbox,
 // admin key), so the sandbox commands work on the embedded target and on a remote
 // `ferry serve` alike. Every call carries the same admin key as the service calls.
+import { sandboxLocation } from './api.js';
 import type { Connection } from './connection.js';
 import { SandboxError } from './errors.js';
 
@@ -29,7 +30,7 @@ function parse(text: string): Record<string, unknown> | undefined {
 }
 
 export async function sandboxApi(connection: Connection): Promise<SandboxApi> {
-  const { url: reported } = await connection.client.get<{ url: string }>('/admin/sandbox');
+  const { url: reported } = await sandboxLocation(connection.client);
   const url = reachableUrl(reported, connection.baseUrl);
   const send = async (method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<{ status: number; text: string }> => {
     const headers: Record<string, string> = { authorization: connection.client.authorization };

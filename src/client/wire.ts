@@ -1,5 +1,7 @@
-// The service's records that `ferry sync`, `status` and `push` read (API.md), and the
-// pull statuses grouped the way the CLI waits on them.
+// The service's records as the client reads them (API.md), and the pull statuses grouped
+// the way the CLI waits on them. The wider records (CompanyRecord, ConnectionRecord,
+// IntegrationRecord) are what list and get commands print; the Wire* ones are the fields
+// the engines rely on.
 
 export interface DataConnectionError {
   statusCode?: string;
@@ -29,6 +31,72 @@ export interface WireIntegration {
   key: string;
   name: string;
   dataTypes: string[];
+}
+
+export interface ConnectionRecord {
+  id: string;
+  integrationId: string;
+  integrationKey: string;
+  sourceId: string;
+  sourceType: string;
+  platformName: string;
+  linkUrl: string;
+  status: 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized';
+  lastSync?: string;
+  created: string;
+  dataConnectionErrors: Array<{ statusCode?: string | number; statusText?: string; errorMessage?: string; erroredOnUtc?: string; status?: string }> | null;
+  connectionInfo: Record<string, unknown> | null;
+}
+
+export interface CompanyRecord {
+  id: string;
+  name: string;
+  description?: string;
+  redirect: string;
+  lastSync?: string;
+  created: string;
+  createdByUserName: string | null;
+  products: string[];
+  tags: Record<string, string>;
+  referenceSubsidiaryCompanies: unknown[];
+  dataConnections: ConnectionRecord[];
+}
+
+export interface TokenField {
+  name: string;
+  required: boolean;
+  description: string;
+}
+
+export interface IntegrationRecord {
+  key: string;
+  name: string;
+  sourceType: string;
+  migrationRoute: 'self-service' | 'managed';
+  tokenFields: TokenField[];
+  dataTypes: string[];
+}
+
+export interface ProfileRecord {
+  name: string;
+  clientId: string;
+  plan: string;
+  created: string;
+  isAdmin: boolean;
+  actingAsClient: boolean;
+}
+
+export interface ClientRecord {
+  id: string;
+  name: string;
+  plan: string;
+  created: string;
+  isAdmin: boolean;
+}
+
+export interface CreatedClient extends Omit<ClientRecord, 'isAdmin'> {
+  /** Shown once. */
+  apiKey: string;
 }
 
 export interface PullOperation {

@@ -6,7 +6,7 @@ import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { Registrar } from '../program.js';
-import type { CheckResult } from '../../ops/managed/check.js';
+import type { CheckResult } from '../../ops/verify/check.js';
 import { durationArg } from '../waiting.js';
 import { examples } from './group.js';
 
@@ -57,8 +57,8 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
 
   const connection = await ctx.connect();
   const { client } = connection;
-  const { checkCompanies, integrationCache } = await import('../../ops/managed/check.js');
-  const { optionalSandbox } = await import('../../ops/managed/sandbox.js');
+  const { checkCompanies, integrationCache } = await import('../../ops/verify/check.js');
+  const { optionalSandbox } = await import('../../ops/verify/platform-lookups.js');
   const { DEFAULT_WAIT_TIMEOUT_MS } = await import('../waiting.js');
   const sandbox = await optionalSandbox(connection);
   const { startProgress } = await import('../progress.js');

@@ -2,6 +2,7 @@
 // same run functions the commands use: sandbox tenants → `migrate tokens` → `sync --wait`
 // → `export invoices` → a summary, then what to try next. A fresh temp data dir by
 // default (removed at the end); --data-dir keeps everything.
+import * as api from '../../client/api.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Connection, CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -112,12 +113,12 @@ export async function runDemo(options: DemoOptions, ctx: CommandContext): Promis
   try {
     say(`ferry demo: ${options.companies} ${options.platform} organisations, ${options.invoices} invoices each, on the embedded service in ${dataDir}${kept ? '' : ' (temporary)'}`);
     const adminConnection = await admin.connect();
-    const integration = await adminConnection.client.get<{ key: string; name: string; migrationRoute: string }>(`/integrations/${encodeURIComponent(options.platform)}`);
+    const integration = await api.integration(adminConnection.client, options.platform);
     if (integration.migrationRoute !== 'self-service') {
       throw new UsageError(`${integration.name} is migrated by the support team (ferry managed), not by ferry migrate tokens.`, 'Pick a self-service platform, e.g. --platform gbol (Xero).');
     }
     // The client whose companies these become, with its own API key, as a real client would migrate.
-    const account = await adminConnection.client.post<{ id: string; name: string; apiKey: string }>('/admin/clients', { name: 'Demo Accounting Ltd', plan: 'Paid' });
+    const account = await api.createClientAccount(adminConnection.client, { name: 'Demo Accounting Ltd', plan: 'Paid' });
     clientApi = new ApiClient({ baseUrl: adminConnection.baseUrl, apiKey: account.apiKey });
     const clientConnection: Connection = { client: clientApi, baseUrl: adminConnection.baseUrl, embedded: true };
     const asClient: CommandContext = { io: sub, flags: { dataDir }, signal, connect: async () => clientConnection };
@@ -151,7 +152,7 @@ export async function runDemo(options: DemoOptions, ctx: CommandContext): Promis
 
     const paid = await stage(5, 'Summary: paid invoices per company (query status=paid)', async () => {
       let total = 0;
-      for (const id of ids) total += (await clientApi!.get<{ totalResults: number }>(`/companies/${id}/data/invoices`, { query: { query: 'status=paid', pageSize: 1 }, signal })).totalResults;
+      for (const id of ids) total += (await api.dataPage(clientApi!, id, 'invoices', { query: 'status=paid', pageSize: 1 }, signal)).totalResults;
       return total;
     }, (n) => `${n.toLocaleString('en-US')} of ${invoices.toLocaleString('en-US')} invoices are paid`);
 

@@ -1,5 +1,6 @@
 // `ferry doctor`: is the target reachable, does the key work, is the clock right, how much
 // rate-limit headroom is left. Each check says what it found and what to do.
+import * as api from '../../client/api.js';
 import type { Command } from 'commander';
 import chalk from 'chalk';
 import type { CommandContext } from '../context.js';
@@ -47,7 +48,7 @@ export async function runDoctor(_options: object, ctx: CommandContext): Promise<
   try {
     const connection = await ctx.connect();
     const started = Date.now();
-    const response = await connection.client.exchange<{ name: string; plan: string; isAdmin: boolean }>('GET', '/profile');
+    const response = await api.profileExchange(connection.client);
     checks.push({ name: 'reachable', ok: true, detail: `${connection.baseUrl} answered in ${Date.now() - started} ms` });
     checks.push({ name: 'auth', ok: true, detail: `key works: ${response.body.name} (${response.body.plan}${response.body.isAdmin ? ', admin' : ''})` });
     const date = Date.parse(header(response.headers, 'date') ?? '');

@@ -1,6 +1,8 @@
 // `ferry login`: save a target (base URL, API key, optional client) as a profile in
 // $XDG_CONFIG_HOME/ferry/config.json (0600). The key comes from stdin or a hidden
 // prompt, never from a flag (flags leak into `ps` and shell history).
+import * as api from '../../client/api.js';
+import type { ProfileRecord } from '../../client/wire.js';
 import type { Command } from 'commander';
 import { text } from 'node:stream/consumers';
 import { readConfig, writeConfig } from '../config.js';
@@ -9,13 +11,6 @@ import { UsageError } from '../errors.js';
 import { ask } from '../prompt.js';
 import type { Registrar } from '../program.js';
 import { examples } from './group.js';
-
-interface Profile {
-  name: string;
-  clientId: string;
-  plan: string;
-  isAdmin: boolean;
-}
 
 export function register(program: Command, registrar: Registrar): void {
   program.command('login')
@@ -44,9 +39,9 @@ export async function runLogin(_options: object, ctx: CommandContext): Promise<v
   // Check the key before saving it: a typo found now beats a 401 in the middle of a migration.
   const { ApiClient } = await import('../../client/client.js');
   const client = new ApiClient({ baseUrl, apiKey, ...(flags.client ? { clientId: flags.client } : {}), maxRetries: 1 });
-  let profile: Profile;
+  let profile: ProfileRecord;
   try {
-    profile = await client.get<Profile>('/profile');
+    profile = await api.profile(client);
   } finally {
     await client.close();
   }

@@ -1,18 +1,10 @@
 // `ferry whoami`: which service, which account, which plan.
+import * as api from '../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { printRecord } from '../output.js';
 import type { Registrar } from '../program.js';
 import { examples } from './group.js';
-
-interface Profile {
-  name: string;
-  clientId: string;
-  plan: string;
-  created: string;
-  isAdmin: boolean;
-  actingAsClient: boolean;
-}
 
 export function register(program: Command, registrar: Registrar): void {
   program.command('whoami')
@@ -27,7 +19,7 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runWhoami(_options: object, ctx: CommandContext): Promise<void> {
   const connection = await ctx.connect();
-  const profile = await connection.client.get<Profile>('/profile');
+  const profile = await api.profile(connection.client);
   const record = { baseUrl: connection.baseUrl, embedded: connection.embedded, ...profile };
   printRecord(ctx.io, record, [
     ['service', `${connection.baseUrl}${connection.embedded ? ' (embedded)' : ''}`],

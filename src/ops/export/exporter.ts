@@ -12,6 +12,7 @@
 // is cut back to where the company began; at most MAX_RESTARTS times), and a stdout export,
 // which cannot take back what it wrote, fails. Each company's records thus come from one
 // snapshot; different companies' snapshots are naturally taken at different times.
+import * as api from '../../client/api.js';
 import { ApiRequestError } from '../../client/errors.js';
 import { inputError, interrupted as interruption, OpError } from '../errors.js';
 import { BookmarkTracker, incrementalQuery, loadState, saveState, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
@@ -22,7 +23,7 @@ import {
 import { LookAhead, toPage } from './look-ahead.js';
 import type { ReadPage } from './page.js';
 import { findResumePoint } from './resume.js';
-import { MAX_PAGE_SIZE, MAX_RESTARTS, type ExportEnv, type ExportPlan, type ExportSummary, type SkippedCompany } from './types.js';
+import { MAX_RESTARTS, type ExportEnv, type ExportPlan, type ExportSummary, type SkippedCompany } from './types.js';
 import { DataSetUnavailable, skipMessage, unavailable, unavailableError } from './unavailable.js';
 import { createEncoder, PartFile, StreamSink, type Encoder, type Sink } from './writers.js';
 
@@ -174,7 +175,7 @@ class Run {
 
   private async listCompanies(): Promise<ListedCompany[]> {
     const companies: ListedCompany[] = [];
-    for await (const page of this.env.client.pages<{ id: string; name: string }>('/companies', { query: { pageSize: MAX_PAGE_SIZE }, signal: this.env.signal })) {
+    for await (const page of api.companyPages<{ id: string; name: string }>(this.env.client, { pageSize: api.MAX_PAGE_SIZE }, this.env.signal)) {
       for (const c of page.results) companies.push({ id: c.id, name: c.name });
     }
     return companies;
@@ -256,14 +257,13 @@ class Run {
     if (position.pagesDone === 0 && snapshot !== undefined) position.snapshot = snapshot;
     const tracker = new BookmarkTracker(previous, position.bookmark);
     const query = incrementalQuery(plan.query, previous);
-    const base = `/companies/${encodeURIComponent(company.id)}/data/${encodeURIComponent(plan.dataPath)}`;
     const companyStartRecords = position.startRecords;
     let pagesThisRun = 0;
 
     const fetchPage = (href: string | undefined, page?: number): Promise<ReadPage> => {
       const request = (href === undefined
-        ? env.client.get<Buffer[]>(base, { query: { page, pageSize: plan.pageSize, query, orderBy: plan.orderBy }, signal: env.signal, raw: true })
-        : env.client.get<Buffer[]>(href, { signal: env.signal, raw: true })
+        ? api.rawDataPage(env.client, company.id, plan.dataPath, { page, pageSize: plan.pageSize, query, orderBy: plan.orderBy }, env.signal)
+        : api.rawLinkedPage(env.client, href, env.signal)
       ).then(toPage);
       request.catch(() => undefined); // awaited below, or abandoned; never an unhandled rejection
       return request;
@@ -330,8 +330,7 @@ class Run {
   /** The data set's latestSuccessfulSyncId, or undefined when the service does not say. */
   private async readSnapshot(companyId: string): Promise<string | undefined> {
     try {
-      const status = await this.env.client.get<Record<string, { latestSuccessfulSyncId?: string } | undefined>>(
-        `/companies/${encodeURIComponent(companyId)}/dataStatus`, { signal: this.env.signal });
+      const status = await api.dataStatus(this.env.client, companyId, this.env.signal);
       return status?.[this.plan.dataType]?.latestSuccessfulSyncId;
     } catch (err) {
       if (err instanceof ApiRequestError && err.status !== 401 && err.status !== 403 && err.status !== 402) return undefined;

@@ -3,7 +3,6 @@ import type { Writable } from 'node:stream';
 import type { ApiClient } from '../../client/client.js';
 import type { Format } from './writers.js';
 
-export const MAX_PAGE_SIZE = 5000;
 /** How many times one company is started again because its data set was resynced under the export. */
 export const MAX_RESTARTS = 3;
 

@@ -1,6 +1,7 @@
 // A data set that cannot be read for a company: not synced yet (409), not supported by its
 // platform, or the company gone (404). With --all-companies such a company is skipped and
 // listed; with --company it ends the export with what to run.
+import * as api from '../../client/api.js';
 import { ApiRequestError } from '../../client/errors.js';
 import { DATA_TYPES } from '../../platforms/data-types.js';
 import { OpError } from '../errors.js';
@@ -54,7 +55,7 @@ export function skipMessage(reason: string, status: number, companyId: string, d
 
 async function companyExists(env: ExportEnv, companyId: string): Promise<boolean> {
   try {
-    await env.client.get(`/companies/${encodeURIComponent(companyId)}`, { signal: env.signal });
+    await api.company(env.client, companyId, env.signal);
     return true;
   } catch (err) {
     if (err instanceof ApiRequestError && err.status === 404) return false;

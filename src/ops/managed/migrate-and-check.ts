@@ -9,10 +9,10 @@ import { interrupted, OpError } from '../errors.js';
 import { rateLine } from '../progress.js';
 import { resultsByRow } from '../migrate/read-results.js';
 import type { IntegrationInfo } from '../migrate/types.js';
-import { checkCompanies, integrationCache, type CheckResult, type CheckTarget } from './check.js';
+import { checkCompanies, integrationCache, type CheckResult, type CheckTarget } from '../verify/check.js';
 import type { RowInfo } from './company-rows.js';
 import { stepOf, workDir, type CompanyOutcome, type Plan } from './plan.js';
-import { legacyRefreshes, optionalSandbox } from './sandbox.js';
+import { legacyRefreshes, optionalSandbox } from '../verify/platform-lookups.js';
 import type { StepEnv, StepInputs } from './step-env.js';
 
 export interface Batch {

@@ -2,6 +2,8 @@
 // company file as the bulk migration would (a dry run: nothing is written) and picks the pilot.
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import * as api from '../../client/api.js';
+import { accountOf } from '../migrate/account.js';
 import { ApiRequestError } from '../../client/errors.js';
 import type { IntegrationInfo } from '../migrate/types.js';
 import { integrationsOf, listRows, pilotRef } from './company-rows.js';
@@ -18,7 +20,7 @@ export async function stepPlatformDetails(env: StepEnv, inputs: StepInputs): Pro
 
   let integration: IntegrationInfo & { dataTypes: string[] };
   try {
-    integration = await client.get(`/integrations/${encodeURIComponent(key)}`, { signal });
+    integration = await api.integration<IntegrationInfo & { dataTypes: string[] }>(client, key, signal);
   } catch (err) {
     if (err instanceof ApiRequestError && err.status === 404) {
       return failed(`${key} is not a platform of the registry.`, 'See the keys with: ferry integrations list --route managed');
@@ -51,11 +53,7 @@ export async function stepPlatformDetails(env: StepEnv, inputs: StepInputs): Pro
       resultsPath: join(work, 'validation.results.csv'), journalPath: join(work, 'validation.journal'), signal,
     }, {
       client,
-      account: async () => {
-        const profile = await client.get<{ plan: string }>('/profile', { signal });
-        const companies = await client.get<{ totalResults: number }>('/companies', { query: { pageSize: 1 }, signal });
-        return { plan: profile.plan, companies: companies.totalResults };
-      },
+      account: () => accountOf(client, signal),
     });
   } catch (err) {
     if (err instanceof CsvFormatError || err instanceof RowsError) return failed(`The company file is not a readable CSV: ${err.message}`, 'Check the quoting and the header row.');

@@ -1,5 +1,6 @@
 // Companies a migration created before (from any machine), found once at the start by
 // their ferryKey tag, so finding a row's company costs no request per row.
+import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 
 export interface IndexedConnection {
@@ -28,7 +29,7 @@ export function indexEntry(company: CompanyRecord): IndexedCompany {
 
 export async function loadCompanyIndex(client: ApiClient, signal?: AbortSignal): Promise<Map<string, IndexedCompany>> {
   const index = new Map<string, IndexedCompany>();
-  const pages = client.records<CompanyRecord>('/companies', { query: { pageSize: 5000, query: 'tags.ferryKey!=null' }, ...(signal ? { signal } : {}) });
+  const pages = api.companyRecords<CompanyRecord>(client, { pageSize: api.MAX_PAGE_SIZE, query: 'tags.ferryKey!=null' }, signal);
   for await (const company of pages) {
     const key = company.tags?.ferryKey;
     if (key) index.set(key, indexEntry(company));

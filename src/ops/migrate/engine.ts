@@ -5,6 +5,7 @@
 // skips finished rows and resumes half-done ones, and every step is safe to repeat.
 import type { Readable } from 'node:stream';
 import type { ApiClient } from '../../client/client.js';
+import * as api from '../../client/api.js';
 import { ApiRequestError, ConnectionError } from '../../client/errors.js';
 import { indexEntry, loadCompanyIndex, reusableConnection, type CompanyRecord, type IndexedCompany } from './company-index.js';
 import { readJournal, JournalWriter, type JournalState } from './journal.js';
@@ -172,7 +173,7 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
     try {
       // Company: the row's own id, the journal's, the index's (an earlier run, any machine), or a new one.
       let company: IndexedCompany | undefined = index.get(row.key);
-      if (row.companyId) company = indexEntry(await deps.client.get<CompanyRecord>(`/companies/${encodeURIComponent(row.companyId)}`));
+      if (row.companyId) company = indexEntry(await api.company<CompanyRecord>(deps.client, row.companyId));
       let companyId = row.companyId ?? resume?.companyId ?? company?.companyId;
       if (!companyId) {
         if (companyLimitRow !== undefined) throw new CompanyLimitReached(companyLimitRow);
@@ -198,12 +199,12 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
       const linkedNow = existing?.status === 'Linked' && existing.id === connectionId;
       const migratedElsewhere = linkedNow && !resume;
       if (!resume?.authorized && !linkedNow) {
-        await deps.client.put(`/companies/${companyId}/connections/${connectionId}/authorization`, row.tokens);
+        await api.authorizeConnection(deps.client, companyId, connectionId, row.tokens);
         writer.append({ type: 'authorized', row: row.row, key: row.key });
       }
 
       step = 'sync';
-      if (!options.noSync && !migratedElsewhere) await deps.client.post(`/companies/${companyId}/data/all`, undefined, { idempotent: true });
+      if (!options.noSync && !migratedElsewhere) await api.syncAll(deps.client, companyId);
       result.status = migratedElsewhere ? 'skipped' : 'migrated';
       finish(result, row.key);
     } catch (err) {
@@ -282,11 +283,11 @@ async function createCompany(client: ApiClient, row: ValidRow): Promise<IndexedC
   if (row.description) body.description = row.description;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return indexEntry(await client.post<CompanyRecord>('/companies', body));
+      return indexEntry(await api.createCompany(client, body));
     } catch (err) {
       if (!ambiguous(err) || attempt >= 3) throw err;
       // The service may have created it before the connection broke: look before trying again.
-      const found = await client.get<{ results: CompanyRecord[] }>('/companies', { query: { tags: `ferryKey=${row.key}`, pageSize: 1 } });
+      const found = await api.companiesPage<CompanyRecord>(client, { tags: `ferryKey=${row.key}`, pageSize: 1 });
       if (found.results[0]) return indexEntry(found.results[0]);
     }
   }
@@ -295,10 +296,10 @@ async function createCompany(client: ApiClient, row: ValidRow): Promise<IndexedC
 async function createConnection(client: ApiClient, companyId: string, platformKey: string): Promise<string> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return (await client.post<{ id: string }>(`/companies/${companyId}/connections`, { platformKey })).id;
+      return (await api.createConnection(client, companyId, platformKey)).id;
     } catch (err) {
       if (!ambiguous(err) || attempt >= 3) throw err;
-      const company = indexEntry(await client.get<CompanyRecord>(`/companies/${companyId}`));
+      const company = indexEntry(await api.company<CompanyRecord>(client, companyId));
       const found = reusableConnection(company, platformKey);
       if (found) return found.id;
     }

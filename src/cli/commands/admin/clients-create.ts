@@ -1,4 +1,5 @@
 // `ferry admin clients create`: a new client account; its API key goes to stdout, once.
+import * as api from '../../../client/api.js';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -9,14 +10,6 @@ export interface ClientsCreateOptions {
   name: string;
   plan: 'Free' | 'Paid';
   created?: string;
-}
-
-interface CreatedClient {
-  id: string;
-  name: string;
-  plan: string;
-  created: string;
-  apiKey: string;
 }
 
 export function register(program: Command, registrar: Registrar): void {
@@ -39,9 +32,9 @@ export async function runClientsCreate(options: ClientsCreateOptions, ctx: Comma
     throw new UsageError(`--created ${options.created} is not a date.`, 'Use ISO 8601, e.g. --created 2025-01-31');
   }
   const { client } = await ctx.connect();
-  const body: Record<string, string> = { name: options.name, plan: options.plan };
+  const body: { name: string; plan: string; created?: string } = { name: options.name, plan: options.plan };
   if (options.created) body.created = options.created;
-  const created = await client.post<CreatedClient>('/admin/clients', body);
+  const created = await api.createClientAccount(client, body);
   const { io } = ctx;
   if (io.mode === 'json') {
     io.json(created);

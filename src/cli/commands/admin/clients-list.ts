@@ -1,17 +1,11 @@
 // `ferry admin clients list`: every client account.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
+import type { ClientRecord } from '../../../client/wire.js';
 import type { CommandContext } from '../../context.js';
 import { printTable } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-
-interface ClientRecord {
-  id: string;
-  name: string;
-  plan: string;
-  created: string;
-  isAdmin: boolean;
-}
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'admin', 'Accounts and API keys (admin key only)'), 'clients', 'Client accounts')
@@ -25,7 +19,7 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runClientsList(options: { query?: string }, ctx: CommandContext): Promise<void> {
   const { client } = await ctx.connect();
   const rows: ClientRecord[] = [];
-  for await (const row of client.records<ClientRecord>('/admin/clients', { query: { pageSize: 5000, query: options.query } })) rows.push(row);
+  for await (const row of api.clientRecords(client, { query: options.query })) rows.push(row);
   if (ctx.io.mode === 'json') {
     ctx.io.json(rows);
     return;

@@ -1,4 +1,5 @@
 // `ferry admin keys create CLIENT_ID`: another API key for a client, printed once.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
@@ -15,7 +16,7 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runKeysCreate(_options: object, ctx: CommandContext, [clientId]: string[]): Promise<void> {
   const { client } = await ctx.connect();
-  const key = await client.post<{ id: string; apiKey: string }>(`/admin/clients/${encodeURIComponent(clientId!)}/apiKeys`);
+  const key = await api.createApiKey(client, clientId!);
   if (ctx.io.mode === 'json') {
     ctx.io.json(key);
     return;

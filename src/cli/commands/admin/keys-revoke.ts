@@ -1,4 +1,5 @@
 // `ferry admin keys revoke CLIENT_ID KEY_ID`: later use of that key gets 403.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
@@ -19,7 +20,7 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runKeysRevoke(_options: object, ctx: CommandContext, [clientId, keyId]: string[]): Promise<void> {
   const { client } = await ctx.connect();
-  await client.delete(`/admin/clients/${encodeURIComponent(clientId!)}/apiKeys/${encodeURIComponent(keyId!)}`);
+  await api.revokeApiKey(client, clientId!, keyId!);
   if (ctx.io.mode === 'json') ctx.io.json({ id: keyId, revoked: true });
   else ctx.io.err(`Revoked key ${keyId}.`);
 }

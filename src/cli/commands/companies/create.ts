@@ -1,11 +1,11 @@
 // `ferry companies create --name N [--description D] [--tag k=v ...]`: one company; its
 // id goes to stdout so scripts can capture it.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-import type { CompanyRecord } from './types.js';
 
 export interface CompaniesCreateOptions {
   name: string;
@@ -52,7 +52,7 @@ export async function runCompaniesCreate(options: CompaniesCreateOptions, ctx: C
   if (options.description !== undefined) body.description = options.description;
   if (Object.keys(tags).length) body.tags = { ...tags };
   const { client } = await ctx.connect();
-  const company = await client.post<CompanyRecord>('/companies', body, { signal: ctx.signal });
+  const company = await api.createCompany(client, body, ctx.signal);
   const { io } = ctx;
   if (io.mode === 'json') {
     io.json(company);

@@ -1,11 +1,11 @@
 // `ferry companies delete ID [--yes]`: removes a company with its connections, data and
 // tokens. Asks on a terminal; anywhere else --yes is required.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
 import { confirmOrYes } from '../../prompt.js';
 import { examples, group } from '../group.js';
-import { companyPath, type CompanyRecord } from './types.js';
 
 export interface CompaniesDeleteOptions {
   yes?: boolean;
@@ -26,19 +26,18 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runCompaniesDelete(options: CompaniesDeleteOptions, ctx: CommandContext, [companyId]: string[]): Promise<void> {
   const { io } = ctx;
-  const path = companyPath(companyId!);
   let label = `company ${companyId}`;
   if (!options.yes) {
     // Refuse before any request when no one can answer; otherwise name what is at stake.
     if (!io.canPrompt) await confirmOrYes(io, false, `Delete ${label}?`);
     const { client } = await ctx.connect();
-    const company = await client.get<CompanyRecord>(path, { signal: ctx.signal });
+    const company = await api.company(client, companyId!, ctx.signal);
     const n = company.dataConnections?.length ?? 0;
     label = `company ${company.name} (${company.id})`;
     await confirmOrYes(io, false, `Delete ${label} with its ${n} connection${n === 1 ? '' : 's'}, their data and tokens?`, ctx.signal);
   }
   const { client } = await ctx.connect();
-  await client.delete(path, { signal: ctx.signal });
+  await api.deleteCompany(client, companyId!, ctx.signal);
   if (io.mode === 'json') io.json({ id: companyId, deleted: true });
   else io.err(`Deleted ${label}.`);
 }

@@ -1,10 +1,10 @@
 // `ferry companies get ID`: one company with its connections.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printRecord, printTable } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-import { companyPath, formatTags, type CompanyRecord } from './types.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(program, 'companies', 'Companies: create, list, show, delete')
@@ -21,7 +21,7 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runCompaniesGet(_options: object, ctx: CommandContext, [companyId]: string[]): Promise<void> {
   const { client } = await ctx.connect();
-  const company = await client.get<CompanyRecord>(companyPath(companyId!), { signal: ctx.signal });
+  const company = await api.company(client, companyId!, ctx.signal);
   const { io } = ctx;
   if (io.mode === 'json') {
     io.json(company);
@@ -55,4 +55,8 @@ export async function runCompaniesGet(_options: object, ctx: CommandContext, [co
   }
   // Piped: one line per connection after the key/value lines, led by "connection".
   for (const c of connections) io.out(['connection', c.id, c.integrationKey, c.status, c.created, c.lastSync ?? ''].join('\t'));
+}
+
+function formatTags(tags: Record<string, string> | undefined): string {
+  return Object.entries(tags ?? {}).map(([k, v]) => `${k}=${v}`).join(';');
 }

@@ -1,5 +1,6 @@
 // `ferry companies list`: one page by default (the page envelope with --json), or every
 // page with --all, following _links.next (a JSON array with --json).
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { Page } from '../../../client/client.js';
 import type { CommandContext } from '../../context.js';
@@ -9,7 +10,7 @@ import { printTable, type Column } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
 import { wholeNumber } from '../sandbox/tenants-create.js';
-import type { CompanyRecord } from './types.js';
+import type { CompanyRecord } from '../../../client/wire.js';
 
 export interface CompaniesListOptions {
   query?: string;
@@ -59,7 +60,7 @@ export async function runCompaniesList(options: CompaniesListOptions, ctx: Comma
   };
   const { io } = ctx;
   if (!options.all) {
-    const page = await client.get<Page<CompanyRecord>>('/companies', { query, signal: ctx.signal });
+    const page = await api.companiesPage(client, query, ctx.signal);
     if (io.mode === 'json') {
       io.json(page);
       return;
@@ -68,7 +69,7 @@ export async function runCompaniesList(options: CompaniesListOptions, ctx: Comma
     pageFooter(io, page);
     return;
   }
-  await listAll(client.pages<CompanyRecord>('/companies', { query, signal: ctx.signal }), ctx);
+  await listAll(api.companyPages(client, query, ctx.signal), ctx);
 }
 
 async function listAll(pages: AsyncGenerator<Page<CompanyRecord>>, ctx: CommandContext): Promise<void> {

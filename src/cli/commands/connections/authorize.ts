@@ -2,15 +2,16 @@
 // connection its existing platform tokens (token migration for one company). The file is
 // one JSON object of the integration's token fields; `-` reads it from stdin. Tokens are
 // never printed, not even in errors: the service names the bad keys, never their values.
+import * as api from '../../../client/api.js';
 import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { IO } from '../../io.js';
 import type { Registrar } from '../../program.js';
-import type { ConnectionRecord } from '../companies/types.js';
+import type { ConnectionRecord } from '../../../client/wire.js';
 import { examples, group } from '../group.js';
-import { connectionIdOf, connectionPath, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
 
 export interface ConnectionsAuthorizeOptions extends ConnectionTargetOptions {
   tokensFile: string;
@@ -83,15 +84,14 @@ export async function runConnectionsAuthorize(options: ConnectionsAuthorizeOptio
   const connectionId = connectionIdOf(options, args);
   const tokens = await readTokens(options.tokensFile, ctx.io);
   const { client } = await ctx.connect();
-  const path = connectionPath(options.company, connectionId);
   let connection: ConnectionRecord;
   try {
-    connection = await client.put<ConnectionRecord>(`${path}/authorization`, tokens, { signal: ctx.signal });
+    connection = await api.authorizeConnection(client, options.company, connectionId, tokens, ctx.signal);
   } catch (err) {
     const { ApiRequestError } = await import('../../../client/errors.js');
     const integrationKey = async (): Promise<string | undefined> => {
       try {
-        return (await client.get<ConnectionRecord>(path, { signal: ctx.signal })).integrationKey;
+        return (await api.connection(client, options.company, connectionId, ctx.signal)).integrationKey;
       } catch {
         return undefined; // keep the generic hint
       }

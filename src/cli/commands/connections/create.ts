@@ -1,9 +1,9 @@
 // `ferry connections create --company ID --platform KEY`: a PendingAuth connection; its
 // id goes to stdout. Tokens come next with `ferry connections authorize`.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
-import type { ConnectionRecord } from '../companies/types.js';
 import { examples, group } from '../group.js';
 
 export interface ConnectionsCreateOptions {
@@ -26,8 +26,7 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runConnectionsCreate(options: ConnectionsCreateOptions, ctx: CommandContext): Promise<void> {
   const { client } = await ctx.connect();
-  const path = `/companies/${encodeURIComponent(options.company)}/connections`;
-  const connection = await client.post<ConnectionRecord>(path, { platformKey: options.platform.trim() }, { signal: ctx.signal });
+  const connection = await api.createConnection(client, options.company, options.platform.trim(), ctx.signal);
   const { io } = ctx;
   if (io.mode === 'json') {
     io.json(connection);

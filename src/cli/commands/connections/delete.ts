@@ -1,12 +1,12 @@
 // `ferry connections delete --company ID CONNECTION_ID [--yes]`: removes a connection,
 // its data and its stored tokens. Asks on a terminal; anywhere else --yes is required.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
 import { confirmOrYes } from '../../prompt.js';
-import type { ConnectionRecord } from '../companies/types.js';
 import { examples, group } from '../group.js';
-import { connectionIdOf, connectionPath, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
 
 export interface ConnectionsDeleteOptions extends ConnectionTargetOptions {
   yes?: boolean;
@@ -27,17 +27,16 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runConnectionsDelete(options: ConnectionsDeleteOptions, ctx: CommandContext, args: string[]): Promise<void> {
   const connectionId = connectionIdOf(options, args);
   const { io } = ctx;
-  const path = connectionPath(options.company, connectionId);
   let label = `connection ${connectionId}`;
   if (!options.yes) {
     if (!io.canPrompt) await confirmOrYes(io, false, `Delete ${label}?`);
     const { client } = await ctx.connect();
-    const connection = await client.get<ConnectionRecord>(path, { signal: ctx.signal });
+    const connection = await api.connection(client, options.company, connectionId, ctx.signal);
     label = `connection ${connection.id} (${connection.platformName}, ${connection.status})`;
     await confirmOrYes(io, false, `Delete ${label} with its data and stored tokens?`, ctx.signal);
   }
   const { client } = await ctx.connect();
-  await client.delete(path, { signal: ctx.signal });
+  await api.deleteConnection(client, options.company, connectionId, ctx.signal);
   if (io.mode === 'json') io.json({ id: connectionId, companyId: options.company, deleted: true });
   else io.err(`Deleted ${label}.`);
 }

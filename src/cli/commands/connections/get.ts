@@ -1,11 +1,11 @@
 // `ferry connections get --company ID CONNECTION_ID` (or --connection ID): one connection.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printRecord } from '../../output.js';
 import type { Registrar } from '../../program.js';
-import type { ConnectionRecord } from '../companies/types.js';
 import { examples, group } from '../group.js';
-import { connectionIdOf, connectionPath, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
 
 export function register(program: Command, registrar: Registrar): void {
   connectionTarget(group(program, 'connections', "A company's connections to platforms, and token authorization")
@@ -21,7 +21,7 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runConnectionsGet(options: ConnectionTargetOptions, ctx: CommandContext, args: string[]): Promise<void> {
   const connectionId = connectionIdOf(options, args);
   const { client } = await ctx.connect();
-  const connection = await client.get<ConnectionRecord>(connectionPath(options.company, connectionId), { signal: ctx.signal });
+  const connection = await api.connection(client, options.company, connectionId, ctx.signal);
   const { io } = ctx;
   if (io.mode === 'json') {
     io.json(connection);

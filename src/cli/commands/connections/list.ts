@@ -1,9 +1,10 @@
 // `ferry connections list --company ID`: every connection of one company.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printTable } from '../../output.js';
 import type { Registrar } from '../../program.js';
-import type { ConnectionRecord } from '../companies/types.js';
+import type { ConnectionRecord } from '../../../client/wire.js';
 import { examples, group } from '../group.js';
 
 export interface ConnectionsListOptions {
@@ -26,8 +27,7 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runConnectionsList(options: ConnectionsListOptions, ctx: CommandContext): Promise<void> {
   const { client } = await ctx.connect();
   const rows: ConnectionRecord[] = [];
-  const path = `/companies/${encodeURIComponent(options.company)}/connections`;
-  for await (const row of client.records<ConnectionRecord>(path, { query: { pageSize: 5000 }, signal: ctx.signal })) rows.push(row);
+  for await (const row of api.connectionRecords(client, options.company, ctx.signal)) rows.push(row);
   const { io } = ctx;
   if (io.mode === 'json') {
     io.json(rows);

@@ -26,7 +26,3 @@ export function connectionIdOf(options: ConnectionTargetOptions, args: readonly 
   if (!id) throw new UsageError('Missing the connection id.', 'Give it as the argument or as --connection ID (list them: ferry connections list --company ID).');
   return id;
 }
-
-export function connectionPath(companyId: string, connectionId: string): string {
-  return `/companies/${encodeURIComponent(companyId)}/connections/${encodeURIComponent(connectionId)}`;
-}

@@ -1,11 +1,11 @@
 // `ferry connections unlink --company ID CONNECTION_ID`: a Linked connection becomes
 // Unlinked (syncs stop; its data stays). Only Linked connections can be unlinked.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
-import type { ConnectionRecord } from '../companies/types.js';
 import { examples, group } from '../group.js';
-import { connectionIdOf, connectionPath, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
 
 export function register(program: Command, registrar: Registrar): void {
   connectionTarget(group(program, 'connections', "A company's connections to platforms, and token authorization")
@@ -21,7 +21,7 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runConnectionsUnlink(options: ConnectionTargetOptions, ctx: CommandContext, args: string[]): Promise<void> {
   const connectionId = connectionIdOf(options, args);
   const { client } = await ctx.connect();
-  const connection = await client.patch<ConnectionRecord>(connectionPath(options.company, connectionId), { status: 'Unlinked' }, { signal: ctx.signal });
+  const connection = await api.unlinkConnection(client, options.company, connectionId, ctx.signal);
   if (ctx.io.mode === 'json') ctx.io.json(connection);
   else ctx.io.err(`Unlinked connection ${connection.id} (${connection.platformName}).`);
 }

@@ -1,11 +1,12 @@
 // `ferry integrations get KEY`: one integration with its token fields (what a token
 // file for `connections authorize` or a bulk CSV must hold) and its data types.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printRecord, printTable } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-import type { IntegrationRecord } from './types.js';
+import type { IntegrationRecord } from '../../../client/wire.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(program, 'integrations', 'Platforms the service connects to: token fields and data types')
@@ -23,12 +24,12 @@ export async function runIntegrationsGet(_options: object, ctx: CommandContext, 
   const { client } = await ctx.connect();
   let integration: IntegrationRecord;
   try {
-    integration = await client.get<IntegrationRecord>(`/integrations/${encodeURIComponent((key ?? '').trim())}`, { signal: ctx.signal });
+    integration = await api.integration(client, (key ?? '').trim(), ctx.signal);
   } catch (err) {
     const { ApiRequestError } = await import('../../../client/errors.js');
     if (err instanceof ApiRequestError && err.status === 404) {
       const all: IntegrationRecord[] = [];
-      for await (const row of client.records<IntegrationRecord>('/integrations', { query: { pageSize: 5000 }, signal: ctx.signal })) all.push(row);
+      for await (const row of api.integrationRecords(client, undefined, ctx.signal)) all.push(row);
       const { closeMatches, describeCandidates } = await import('../../suggest.js');
       const near = closeMatches(key ?? '', all);
       Object.assign(err, { hint: near.length ? `Did you mean ${describeCandidates(near)}? Every key: ferry integrations list` : 'Every key: ferry integrations list' });

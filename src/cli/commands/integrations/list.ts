@@ -1,11 +1,12 @@
 // `ferry integrations list [--route self-service|managed]`: the service's registry of
 // platforms, every page.
+import * as api from '../../../client/api.js';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printTable } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-import type { IntegrationRecord } from './types.js';
+import type { IntegrationRecord } from '../../../client/wire.js';
 
 export interface IntegrationsListOptions {
   route?: 'self-service' | 'managed';
@@ -28,7 +29,7 @@ export async function runIntegrationsList(options: IntegrationsListOptions, ctx:
   const { client } = await ctx.connect();
   const query = { pageSize: 5000, query: options.route ? `migrationRoute=${options.route}` : undefined };
   const rows: IntegrationRecord[] = [];
-  for await (const row of client.records<IntegrationRecord>('/integrations', { query, signal: ctx.signal })) rows.push(row);
+  for await (const row of api.integrationRecords(client, query, ctx.signal)) rows.push(row);
   const { io } = ctx;
   if (io.mode === 'json') {
     io.json(rows);

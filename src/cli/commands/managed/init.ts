@@ -1,4 +1,5 @@
 // `ferry managed init`: starts a managed migration's plan file from templates/managed/plan.json.
+import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -52,7 +53,7 @@ export async function runManagedInit(options: ManagedInitOptions, ctx: CommandCo
   if (!name) {
     const { client } = await ctx.connect();
     try {
-      name = (await client.get<{ name: string }>(`/admin/clients/${encodeURIComponent(clientId)}`, { signal: ctx.signal })).name;
+      name = (await api.clientAccount(client, clientId, ctx.signal)).name;
     } catch (err) {
       throw Object.assign(err as Error, { hint: 'Give the client\'s name with --name (the lookup needs the admin key).' });
     }

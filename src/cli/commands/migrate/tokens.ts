@@ -1,4 +1,6 @@
 // `ferry migrate tokens FILE|-`: bulk self-service token migration from CSV.
+import * as api from '../../../client/api.js';
+import type { IntegrationInfo } from '../../../ops/migrate/types.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../../errors.js';
@@ -79,6 +81,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   const { createReadStream, existsSync, rmSync } = await import('node:fs');
   const { spoolStdin } = await import('../../../ops/migrate/spool.js');
   const { runMigration, JournalMismatchError } = await import('../../../ops/migrate/engine.js');
+  const { accountOf } = await import('../../../ops/migrate/account.js');
   const { RowsError } = await import('../../../ops/migrate/first-pass.js');
   const { CsvFormatError } = await import('../../../ops/migrate/read-rows.js');
   const { printSummary, summaryJson } = await import('../../migrate-report.js');
@@ -96,7 +99,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
 
   const connection = await ctx.connect();
   const { client } = connection;
-  const integrations = (await client.get<{ results: [] }>('/integrations', { query: { pageSize: 5000 } })).results;
+  const integrations = await api.integrations<IntegrationInfo>(client);
   const spooled = fromStdin ? await spoolStdin(io.stdin) : undefined;
   const inputPath = spooled ?? file!;
   try {
@@ -131,11 +134,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
       }, {
         client,
         onProgress: (p) => progress.update(`${rateLine(p.done, p.total, started, 'rows')} · ${p.failed} failed`),
-        account: async () => {
-          const profile = await client.get<{ plan: string }>('/profile');
-          const companies = await client.get<{ totalResults: number }>('/companies', { query: { pageSize: 1 } });
-          return { plan: profile.plan, companies: companies.totalResults };
-        },
+        account: () => accountOf(client),
       });
     } catch (err) {
       progress.fail('Stopped.');

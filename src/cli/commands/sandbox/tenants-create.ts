@@ -1,5 +1,6 @@
 // `ferry sandbox tenants create`: emulated organisations on a platform, and a CSV of their
 // fresh tokens that `ferry migrate tokens` takes as it is.
+import * as api from '../../../client/api.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { assertWritable, writeFileAtomic } from '../../files.js';
@@ -21,12 +22,6 @@ interface IssuedTenant {
   name: string;
   invoices: number;
   tokens: Record<string, string>;
-}
-
-interface IntegrationRecord {
-  key: string;
-  name: string;
-  tokenFields: Array<{ name: string }>;
 }
 
 export function wholeNumber(flag: string, min = 0) {
@@ -57,7 +52,7 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runTenantsCreate(options: TenantsCreateOptions, ctx: CommandContext): Promise<void> {
   assertWritable(options.out, options.force ?? false);
   const connection = await ctx.connect();
-  const integration = await connection.client.get<IntegrationRecord>(`/integrations/${encodeURIComponent(options.platform)}`);
+  const integration = await api.integration(connection.client, options.platform);
   const { sandboxApi } = await import('../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(connection);
   const body: Record<string, unknown> = { platform: integration.key, count: options.count };

@@ -9,17 +9,14 @@
 //                  client's legacy application since the migration;
 //   reads          a read of every data type answers 200.
 // The verdict passes only when no criterion fails. Nothing here prints: callers render.
+import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError } from '../../client/errors.js';
 import type { SandboxApi } from '../../client/sandbox-api.js';
-import {
-  isFailed, isRunning, type DataStatus, type PullOperation, type WireCompany, type WireConnection, type WireIntegration,
-} from '../../client/wire.js';
+import type { WireCompany, WireConnection, WireIntegration } from '../../client/wire.js';
 import { describeError, isFatal } from '../../client/errors.js';
-import { durationText } from '../../lib/duration.js';
-import { pollUntil } from '../../client/poll.js';
-import { dataTypeByKey } from '../../platforms/data-types.js';
-import { legacyRefreshes, type LegacyLookup } from './sandbox.js';
+import { currentState, freshSync, readEvery, type Tracked } from './criteria.js';
+import { legacyRefreshes, type LegacyLookup } from './platform-lookups.js';
 
 export type CriterionName = 'connection' | 'sync' | 'authorization' | 'reads';
 export type CriterionStatus = 'pass' | 'fail' | 'skipped';
@@ -80,16 +77,7 @@ export interface CheckResult {
   records?: number;
 }
 
-const TRANSIENT = new Set(['InternalError', 'FetchError', 'RateLimitError']);
 const REAUTH = 'reauthorization required';
-
-interface Tracked {
-  id?: string;
-  status: string;
-  attempts: number;
-  error?: string;
-  finishedMs?: number;
-}
 
 /** Caches GET /integrations/KEY across many checks. */
 export function integrationCache(client: ApiClient, signal?: AbortSignal): (key: string) => Promise<WireIntegration> {
@@ -97,7 +85,7 @@ export function integrationCache(client: ApiClient, signal?: AbortSignal): (key:
   return (key) => {
     let found = cache.get(key);
     if (!found) {
-      found = client.get<WireIntegration>(`/integrations/${encodeURIComponent(key)}`, { signal });
+      found = api.integration<WireIntegration>(client, key, signal);
       found.catch(() => cache.delete(key));
       cache.set(key, found);
     }
@@ -124,7 +112,6 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
   const { client } = deps;
   const { signal } = options;
   const started = Date.now();
-  const base = `/companies/${encodeURIComponent(target.companyId)}`;
   const criteria: Criterion[] = [];
   const reasons: string[] = [];
   const result: CheckResult = {
@@ -144,7 +131,7 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
   // 1. connection
   let company: WireCompany & { tags?: Record<string, string> };
   try {
-    company = await client.get<WireCompany & { tags?: Record<string, string> }>(base, { signal });
+    company = await api.company<WireCompany & { tags?: Record<string, string> }>(client, target.companyId, signal);
   } catch (err) {
     if (err instanceof ApiRequestError && err.status === 404) {
       criteria.push({ name: 'connection', status: 'fail', summary: 'the company does not exist', evidence: { httpStatus: 404 } });
@@ -180,7 +167,7 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
   if (connection.status !== 'Linked') {
     syncCriterion = { name: 'sync', status: 'skipped', summary: 'not run: the connection is not Linked', evidence: {} };
   } else if (options.sync) {
-    syncCriterion = await freshSync(client, base, supported, tracked, options);
+    syncCriterion = await freshSync(client, target.companyId, supported, tracked, options);
     if (syncCriterion.status === 'fail') {
       const failed = [...tracked].filter(([, t]) => t.status !== 'Complete');
       const auth = failed.find(([, t]) => t.status === 'AuthError');
@@ -190,13 +177,13 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
     const seconds = syncCriterion.evidence.seconds;
     if (typeof seconds === 'number') result.syncSeconds = seconds;
   } else {
-    syncCriterion = await currentState(client, base, supported, tracked, signal);
+    syncCriterion = await currentState(client, target.companyId, supported, tracked, signal);
     if (syncCriterion.status === 'fail') reasons.push(`sync: ${syncCriterion.summary}`);
   }
   criteria.push(syncCriterion);
 
   // 3. authorization
-  const after = await client.get<WireCompany>(base, { signal });
+  const after = await api.company<WireCompany>(client, target.companyId, signal);
   const now = after.dataConnections.find((c) => c.id === connection.id);
   const errors = now?.dataConnectionErrors ?? [];
   const authErrors = [...tracked].filter(([, t]) => t.status === 'AuthError').map(([type]) => type);
@@ -235,7 +222,7 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
     : { name: 'authorization', status: 'fail', summary: `${REAUTH}: ${problems.join('; ')}`, evidence: authEvidence });
 
   // 4. reads
-  const reads = await readEvery(client, base, supported, signal);
+  const reads = await readEvery(client, target.companyId, supported, signal);
   criteria.push(reads.criterion);
   if (reads.criterion.status === 'fail') reasons.push(`reads: ${reads.criterion.summary}`);
   result.records = reads.records;
@@ -245,124 +232,6 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
 /** A ferryKey made from an externalId (`ext:<id>`) names the sandbox tenant. */
 function tenantFromKey(key: string | undefined): string | undefined {
   return key?.startsWith('ext:') ? key.slice(4) : undefined;
-}
-
-async function freshSync(client: ApiClient, base: string, types: string[], tracked: Map<string, Tracked>, options: CheckOptions): Promise<Criterion> {
-  const { signal } = options;
-  const started = Date.now();
-  const deadline = started + options.timeoutMs;
-  const retries = options.retries ?? 2;
-  // Queuing is safe to repeat: an open pull is answered instead of a second one.
-  await client.post(`${base}/data/all`, undefined, { signal, idempotent: true });
-  const first = await client.get<DataStatus>(`${base}/dataStatus`, { signal });
-  for (const type of types) {
-    const entry = first[type];
-    tracked.set(type, entry?.latestSyncId
-      ? { id: entry.latestSyncId, status: entry.currentStatus, attempts: 1 }
-      : { status: 'NotQueued', attempts: 0, error: 'the service queued no pull for this data type' });
-  }
-  const open = () => [...tracked.values()].filter((t) => isRunning(t.status));
-  const settle = async (type: string, t: Tracked) => {
-    if (isRunning(t.status)) return;
-    t.finishedMs ??= Date.now();
-    if (t.status === 'Complete' || !t.id) return;
-    const pull = await client.get<PullOperation>(`${base}/data/history/${encodeURIComponent(t.id)}`, { signal }).catch(() => undefined);
-    if (pull) {
-      t.status = pull.status;
-      t.error = pull.errorMessage ?? pull.statusDescription ?? t.status;
-    }
-    if (TRANSIENT.has(t.status) && t.attempts <= retries) {
-      const again = await client.post<PullOperation>(`${base}/data/queue/${encodeURIComponent(type)}`, undefined, { signal, idempotent: true });
-      t.id = again.id;
-      t.status = again.status;
-      t.attempts += 1;
-      delete t.finishedMs;
-    }
-  };
-  for (const [type, t] of tracked) await settle(type, t);
-  await pollUntil({ signal, deadline, firstDelayMs: options.pollMs ?? 500, done: () => open().length === 0, round: async () => {
-    const status = await client.get<DataStatus>(`${base}/dataStatus`, { signal });
-    for (const [type, t] of tracked) {
-      if (!isRunning(t.status)) continue;
-      const entry = status[type];
-      if (entry && entry.latestSyncId === t.id) t.status = entry.currentStatus;
-      else if (t.id) {
-        // A newer pull replaced ours as the latest: read ours from the history.
-        const pull = await client.get<PullOperation>(`${base}/data/history/${encodeURIComponent(t.id)}`, { signal }).catch(() => undefined);
-        if (pull) t.status = pull.status;
-      }
-      await settle(type, t);
-    }
-  } });
-  const seconds = Math.round((Math.max(started, ...[...tracked.values()].map((t) => t.finishedMs ?? Date.now())) - started) / 100) / 10;
-  const evidence = {
-    queuedAt: iso(started), seconds,
-    dataTypes: Object.fromEntries([...tracked].map(([type, t]) => [type, {
-      status: t.status, ...(t.id ? { pullId: t.id } : {}), attempts: t.attempts,
-      ...(t.finishedMs ? { seconds: Math.round((t.finishedMs - started) / 100) / 10 } : {}), ...(t.error && t.status !== 'Complete' ? { error: t.error } : {}),
-    }])),
-  };
-  const complete = [...tracked.values()].filter((t) => t.status === 'Complete').length;
-  const running = [...tracked].filter(([, t]) => isRunning(t.status)).map(([type, t]) => `${type} ${t.status}`);
-  if (signal.aborted) return { name: 'sync', status: 'fail', summary: 'interrupted while waiting for the sync', evidence };
-  if (running.length > 0) {
-    return { name: 'sync', status: 'fail', summary: `timed out after ${durationText(options.timeoutMs)}; still running: ${running.join(', ')}`, evidence: { ...evidence, complete, total: tracked.size } };
-  }
-  const failed = [...tracked].filter(([, t]) => isFailed(t.status)).map(([type, t]) => `${type} ${t.status}${t.error && t.error !== t.status ? ` (${t.error})` : ''}`);
-  const retried = [...tracked.values()].filter((t) => t.attempts > 1).length;
-  const retriedText = retried ? ` (${retried} data type${retried === 1 ? '' : 's'} queued again after a transient error)` : '';
-  return failed.length === 0
-    ? { name: 'sync', status: 'pass', summary: `${complete}/${tracked.size} data types Complete after a fresh sync in ${seconds}s${retriedText}`, evidence: { ...evidence, complete, total: tracked.size } }
-    : { name: 'sync', status: 'fail', summary: `${complete}/${tracked.size} data types Complete; failed: ${failed.join('; ')}`, evidence: { ...evidence, complete, total: tracked.size } };
-}
-
-async function currentState(client: ApiClient, base: string, types: string[], tracked: Map<string, Tracked>, signal: AbortSignal): Promise<Criterion> {
-  const status = await client.get<DataStatus>(`${base}/dataStatus`, { signal });
-  const dataTypes: Record<string, unknown> = {};
-  for (const type of types) {
-    const entry = status[type];
-    const t: Tracked = { status: entry?.currentStatus ?? 'NotRequested', attempts: 0 };
-    if (entry?.latestSyncId) t.id = entry.latestSyncId;
-    tracked.set(type, t);
-    dataTypes[type] = { status: t.status, ...(entry?.lastSuccessfulSync ? { lastSuccessfulSync: entry.lastSuccessfulSync } : {}) };
-  }
-  const complete = [...tracked.values()].filter((t) => t.status === 'Complete').length;
-  const evidence = { fresh: false, dataTypes, complete, total: types.length };
-  const other = [...tracked].filter(([, t]) => t.status !== 'Complete').map(([type, t]) => `${type} ${t.status}`);
-  return other.length === 0
-    ? { name: 'sync', status: 'pass', summary: `${complete}/${types.length} data types Complete (latest sync; --no-sync: none queued)`, evidence }
-    : { name: 'sync', status: 'fail', summary: `${complete}/${types.length} data types Complete; not Complete: ${other.join(', ')}`, evidence };
-}
-
-async function readEvery(client: ApiClient, base: string, types: string[], signal: AbortSignal): Promise<{ criterion: Criterion; records: number }> {
-  const dataTypes: Record<string, { path: string; httpStatus: number; records?: number; ms: number; error?: string }> = {};
-  let records = 0;
-  const failures: string[] = [];
-  const queue = [...types];
-  const worker = async () => {
-    for (let type = queue.shift(); type !== undefined; type = queue.shift()) {
-      const path = dataTypeByKey(type)?.path ?? type;
-      const started = Date.now();
-      try {
-        const page = await client.get<{ totalResults: number }>(`${base}/data/${path}`, { query: { pageSize: 1 }, signal });
-        dataTypes[type] = { path: `/data/${path}`, httpStatus: 200, records: page.totalResults, ms: Date.now() - started };
-        records += page.totalResults;
-      } catch (err) {
-        if (!(err instanceof ApiRequestError)) throw err;
-        dataTypes[type] = { path: `/data/${path}`, httpStatus: err.status, ms: Date.now() - started, error: describeError(err) };
-        failures.push(`${type} HTTP ${err.status}`);
-      }
-    }
-  };
-  await Promise.all([worker(), worker(), worker()]);
-  const ok = types.length - failures.length;
-  const evidence = { dataTypes: Object.fromEntries(types.map((t) => [t, dataTypes[t]])), records };
-  return {
-    records,
-    criterion: failures.length === 0
-      ? { name: 'reads', status: 'pass', summary: `${ok}/${types.length} data types read with HTTP 200 (${records.toLocaleString('en-US')} records)`, evidence }
-      : { name: 'reads', status: 'fail', summary: `${ok}/${types.length} data types read with HTTP 200; failed: ${failures.join(', ')}`, evidence },
-  };
 }
 
 /** Checks many companies with bounded concurrency; `onResult` sees each result as it comes. */

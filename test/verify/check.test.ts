@@ -11,7 +11,7 @@ import { startStack, type Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { apiClient, linkedCompany, sandboxCall, type Api, trustSandbox } from '../helpers/sync.js';
-import { interactive, keyFile } from './helpers.js';
+import { interactive, keyFile } from '../managed/helpers.js';
 
 const SUPPORTED = integrationByKey('gbol')!.dataTypes;
 

@@ -1,0 +1,111 @@
+// Every endpoint of the service that ferry's commands and engines call, one typed function
+// each: the paths are spelled here and nowhere else on the client side. Each takes the
+// ApiClient first, so an engine that is handed a client needs nothing more.
+import type { ApiClient, Page, QueryValue } from './client.js';
+import type {
+  ClientRecord, CompanyRecord, ConnectionRecord, CreatedClient, DataStatus, IntegrationRecord, ProfileRecord, PullOperation, PushOperation,
+} from './wire.js';
+
+/** The largest page the service serves; a list that wants everything asks for it. */
+export const MAX_PAGE_SIZE = 5000;
+
+type Query = Record<string, QueryValue>;
+const at = (signal?: AbortSignal) => (signal ? { signal } : {});
+const id = (value: string) => encodeURIComponent(value);
+
+const companyPath = (companyId: string) => `/companies/${id(companyId)}`;
+const connectionPath = (companyId: string, connectionId: string) => `${companyPath(companyId)}/connections/${id(connectionId)}`;
+
+// ---- the account
+
+export const profile = (client: ApiClient, signal?: AbortSignal) => client.get<ProfileRecord>('/profile', at(signal));
+/** GET /profile with its status, headers and timing (ferry doctor). */
+export const profileExchange = (client: ApiClient) => client.exchange<ProfileRecord>('GET', '/profile');
+
+// ---- companies
+
+/** One page of companies (query: page, pageSize, query, orderBy, tags). */
+export const companiesPage = <T = CompanyRecord>(client: ApiClient, query: Query, signal?: AbortSignal) =>
+  client.get<Page<T>>('/companies', { query, ...at(signal) });
+/** Every page of companies, following the service's links. */
+export const companyPages = <T = CompanyRecord>(client: ApiClient, query: Query, signal?: AbortSignal) =>
+  client.pages<T>('/companies', { query, ...at(signal) });
+export const companyRecords = <T = CompanyRecord>(client: ApiClient, query: Query, signal?: AbortSignal) =>
+  client.records<T>('/companies', { query, ...at(signal) });
+export const company = <T = CompanyRecord>(client: ApiClient, companyId: string, signal?: AbortSignal) =>
+  client.get<T>(companyPath(companyId), at(signal));
+export const createCompany = (client: ApiClient, body: Record<string, unknown>, signal?: AbortSignal) =>
+  client.post<CompanyRecord>('/companies', body, at(signal));
+export const deleteCompany = (client: ApiClient, companyId: string, signal?: AbortSignal) =>
+  client.delete<void>(companyPath(companyId), at(signal));
+
+// ---- connections
+
+export const connectionRecords = (client: ApiClient, companyId: string, signal?: AbortSignal) =>
+  client.records<ConnectionRecord>(`${companyPath(companyId)}/connections`, { query: { pageSize: MAX_PAGE_SIZE }, ...at(signal) });
+export const connection = <T = ConnectionRecord>(client: ApiClient, companyId: string, connectionId: string, signal?: AbortSignal) =>
+  client.get<T>(connectionPath(companyId, connectionId), at(signal));
+export const createConnection = (client: ApiClient, companyId: string, platformKey: string, signal?: AbortSignal) =>
+  client.post<ConnectionRecord>(`${companyPath(companyId)}/connections`, { platformKey }, at(signal));
+export const unlinkConnection = (client: ApiClient, companyId: string, connectionId: string, signal?: AbortSignal) =>
+  client.patch<ConnectionRecord>(connectionPath(companyId, connectionId), { status: 'Unlinked' }, at(signal));
+export const deleteConnection = (client: ApiClient, companyId: string, connectionId: string, signal?: AbortSignal) =>
+  client.delete<void>(connectionPath(companyId, connectionId), at(signal));
+/** PUT …/authorization: hands the connection the tokens a client already holds. */
+export const authorizeConnection = (client: ApiClient, companyId: string, connectionId: string, tokens: Record<string, unknown>, signal?: AbortSignal) =>
+  client.put<ConnectionRecord>(`${connectionPath(companyId, connectionId)}/authorization`, tokens, at(signal));
+
+// ---- integrations
+
+export const integrationRecords = <T = IntegrationRecord>(client: ApiClient, query: Query = { pageSize: MAX_PAGE_SIZE }, signal?: AbortSignal) =>
+  client.records<T>('/integrations', { query, ...at(signal) });
+/** Every integration in one page (the registry is far smaller than a page). */
+export const integrations = async <T = IntegrationRecord>(client: ApiClient, signal?: AbortSignal): Promise<T[]> =>
+  (await client.get<{ results: T[] }>('/integrations', { query: { pageSize: MAX_PAGE_SIZE }, ...at(signal) })).results;
+export const integration = <T = IntegrationRecord>(client: ApiClient, key: string, signal?: AbortSignal) =>
+  client.get<T>(`/integrations/${id(key)}`, at(signal));
+
+// ---- syncs and data sets
+
+/** Queues a pull of every data type; safe to repeat (an open pull answers instead of a new one). */
+export const syncAll = (client: ApiClient, companyId: string, signal?: AbortSignal) =>
+  client.post<unknown>(`${companyPath(companyId)}/data/all`, undefined, { idempotent: true, ...at(signal) });
+export const syncDataType = (client: ApiClient, companyId: string, dataType: string, signal?: AbortSignal) =>
+  client.post<PullOperation>(`${companyPath(companyId)}/data/queue/${id(dataType)}`, undefined, { idempotent: true, ...at(signal) });
+export const dataStatus = (client: ApiClient, companyId: string, signal?: AbortSignal) =>
+  client.get<DataStatus>(`${companyPath(companyId)}/dataStatus`, at(signal));
+export const pull = (client: ApiClient, companyId: string, pullId: string, signal?: AbortSignal) =>
+  client.get<PullOperation>(`${companyPath(companyId)}/data/history/${id(pullId)}`, at(signal));
+/** One page of a data set by its path (`invoices`, `accounts`). */
+export const dataPage = <T = unknown>(client: ApiClient, companyId: string, dataPath: string, query: Query, signal?: AbortSignal) =>
+  client.get<Page<T>>(`${companyPath(companyId)}/data/${id(dataPath)}`, { query, ...at(signal) });
+/** The same page as the bytes arrived, for engines that stream records through (export). */
+export const rawDataPage = (client: ApiClient, companyId: string, dataPath: string, query: Query, signal?: AbortSignal) =>
+  client.get<Buffer[]>(`${companyPath(companyId)}/data/${id(dataPath)}`, { query, raw: true, ...at(signal) });
+/** A page the service linked to (`_links.next`), as bytes. */
+export const rawLinkedPage = (client: ApiClient, href: string, signal?: AbortSignal) =>
+  client.get<Buffer[]>(href, { raw: true, ...at(signal) });
+
+// ---- pushes
+
+export const push = (client: ApiClient, companyId: string, connectionId: string, dataType: string, record: unknown, signal?: AbortSignal) =>
+  client.post<PushOperation>(`${connectionPath(companyId, connectionId)}/push/${id(dataType)}`, record, at(signal));
+export const pushOperation = (client: ApiClient, companyId: string, pushOperationKey: string, signal?: AbortSignal) =>
+  client.get<PushOperation>(`${companyPath(companyId)}/push/${id(pushOperationKey)}`, at(signal));
+/** Where a person reads a company's push operations (for hints). */
+export const pushOperationsPath = (companyId: string) => `${companyPath(companyId)}/push`;
+
+// ---- ferry's own admin routes (ferry's service only)
+
+export const clientRecords = (client: ApiClient, query: Query, signal?: AbortSignal) =>
+  client.records<ClientRecord>('/admin/clients', { query: { pageSize: MAX_PAGE_SIZE, ...query }, ...at(signal) });
+export const clientAccount = (client: ApiClient, clientId: string, signal?: AbortSignal) =>
+  client.get<ClientRecord>(`/admin/clients/${id(clientId)}`, at(signal));
+export const createClientAccount = (client: ApiClient, body: { name: string; plan?: string; created?: string }, signal?: AbortSignal) =>
+  client.post<CreatedClient>('/admin/clients', body, at(signal));
+export const createApiKey = (client: ApiClient, clientId: string, signal?: AbortSignal) =>
+  client.post<{ id: string; apiKey: string }>(`/admin/clients/${id(clientId)}/apiKeys`, undefined, at(signal));
+export const revokeApiKey = (client: ApiClient, clientId: string, keyId: string, signal?: AbortSignal) =>
+  client.delete<void>(`/admin/clients/${id(clientId)}/apiKeys/${id(keyId)}`, at(signal));
+/** Where the service's sandbox platforms listen. */
+export const sandboxLocation = (client: ApiClient, signal?: AbortSignal) => client.get<{ url: string }>('/admin/sandbox', at(signal));
