@@ -63,3 +63,9 @@ export function createIO(streams: Streams, settings: IOSettings = {}): IO {
     json: (value) => void stdout.write(`${JSON.stringify(value)}\n`),
   };
 }
+
+/** A command's result: the JSON document with --json; otherwise what `human` prints for a person or a pipe. */
+export function printResult(io: IO, json: unknown, human: () => void): void {
+  if (io.mode === 'json') io.json(json);
+  else human();
+}

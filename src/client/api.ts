@@ -3,7 +3,7 @@
 // ApiClient first, so an engine that is handed a client needs nothing more.
 import type { ApiClient, Page, QueryValue } from './client.js';
 import type {
-  ClientRecord, CompanyRecord, ConnectionRecord, CreatedClient, DataStatus, IntegrationRecord, ProfileRecord, PullOperation, PushOperation,
+  ApiKeyRecord, ClientRecord, CompanyRecord, ConnectionRecord, CreatedClient, DataStatus, IntegrationRecord, ProfileRecord, PullOperation, PushOperation,
 } from './wire.js';
 
 /** The largest page the service serves; a list that wants everything asks for it. */
@@ -103,6 +103,8 @@ export const clientAccount = (client: ApiClient, clientId: string, signal?: Abor
   client.get<ClientRecord>(`/admin/clients/${id(clientId)}`, at(signal));
 export const createClientAccount = (client: ApiClient, body: { name: string; plan?: string; created?: string }, signal?: AbortSignal) =>
   client.post<CreatedClient>('/admin/clients', body, at(signal));
+export const apiKeyRecords = (client: ApiClient, clientId: string, signal?: AbortSignal) =>
+  client.records<ApiKeyRecord>(`/admin/clients/${id(clientId)}/apiKeys`, at(signal));
 export const createApiKey = (client: ApiClient, clientId: string, signal?: AbortSignal) =>
   client.post<{ id: string; apiKey: string }>(`/admin/clients/${id(clientId)}/apiKeys`, undefined, at(signal));
 export const revokeApiKey = (client: ApiClient, clientId: string, keyId: string, signal?: AbortSignal) =>

@@ -5,13 +5,37 @@ import { sandboxLocation } from './api.js';
 import type { Connection } from './connection.js';
 import { SandboxError } from './errors.js';
 
+/** A GET whose status the caller judges itself (404 is an answer, not an error). */
+export interface Lookup {
+  status: number;
+  body: Record<string, unknown> | undefined;
+}
+
+export interface SandboxTenant {
+  id: string;
+  platform: string;
+  name: string;
+  invoices: number;
+  created: string;
+}
+
+export interface IssuedTenant extends Omit<SandboxTenant, 'created'> {
+  /** The tenant's OAuth tokens, by token field name (written to a 0600 file, never shown). */
+  tokens: Record<string, string>;
+}
+
+/** Every call ferry makes to the sandbox platforms' admin routes. */
 export interface SandboxApi {
   url: string;
-  get<T>(path: string): Promise<T>;
-  post<T>(path: string, body: unknown): Promise<T>;
-  patch<T>(path: string, body: unknown): Promise<T>;
-  /** A GET whose status the caller judges itself (404 is an answer, not an error). */
-  lookup(path: string, signal?: AbortSignal): Promise<{ status: number; body: Record<string, unknown> | undefined }>;
+  settings(): Promise<Record<string, unknown>>;
+  updateSettings(changes: Record<string, unknown>): Promise<Record<string, unknown>>;
+  tenants(platform?: string): Promise<SandboxTenant[]>;
+  createTenants(body: { platform: string; count: number; invoices?: number; seed?: number }): Promise<IssuedTenant[]>;
+  /** The platform-side refresh that a client's legacy application would make. */
+  legacyRefresh(tenantId: string): Promise<{ tenantId: string; outcome: string }>;
+  legacyRefreshes(tenantId: string, since: string, signal?: AbortSignal): Promise<Lookup>;
+  /** An OAuth app, and whether `callbackUrl` is registered on it. */
+  app(appClientId: string, callbackUrl: string, signal?: AbortSignal): Promise<Lookup>;
 }
 
 /** A sandbox bound to every interface reports 0.0.0.0; reach it on the service's host instead. */
@@ -55,14 +79,19 @@ export async function sandboxApi(connection: Connection): Promise<SandboxApi> {
     }
     return parsed as T;
   };
+  const lookup = async (path: string, signal?: AbortSignal): Promise<Lookup> => {
+    const { status, text } = await send('GET', path, undefined, signal);
+    return { status, body: parse(text) };
+  };
+  const id = encodeURIComponent;
   return {
     url,
-    get: (path) => call('GET', path),
-    post: (path, body) => call('POST', path, body),
-    patch: (path, body) => call('PATCH', path, body),
-    async lookup(path, signal) {
-      const { status, text } = await send('GET', path, undefined, signal);
-      return { status, body: parse(text) };
-    },
+    settings: () => call('GET', '/admin/settings'),
+    updateSettings: (changes) => call('PATCH', '/admin/settings', changes),
+    tenants: async (platform) => (await call<{ results: SandboxTenant[] }>('GET', `/admin/tenants${platform ? `?platform=${id(platform)}` : ''}`)).results,
+    createTenants: async (body) => (await call<{ results: IssuedTenant[] }>('POST', '/admin/tenants', body)).results,
+    legacyRefresh: (tenantId) => call('POST', `/admin/tenants/${id(tenantId)}/legacy-refresh`, {}),
+    legacyRefreshes: (tenantId, since, signal) => lookup(`/admin/tenants/${id(tenantId)}/legacy-refreshes?since=${id(since)}`, signal),
+    app: (appClientId, callbackUrl, signal) => lookup(`/admin/apps/${id(appClientId)}?callbackUrl=${id(callbackUrl)}`, signal),
   };
 }

@@ -94,6 +94,13 @@ export interface ClientRecord {
   isAdmin: boolean;
 }
 
+/** An API key as listed: never the key itself. */
+export interface ApiKeyRecord {
+  id: string;
+  created: string;
+  revoked?: string;
+}
+
 export interface CreatedClient extends Omit<ClientRecord, 'isAdmin'> {
   /** Shown once. */
   apiKey: string;

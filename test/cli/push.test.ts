@@ -4,7 +4,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arrayElementLines } from '../../src/cli/commands/push.js';
+import { arrayElementLines } from '../../src/ops/push/records.js';
 import { startStack, type Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';

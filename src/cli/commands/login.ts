@@ -1,6 +1,7 @@
 // `ferry login`: save a target (base URL, API key, optional client) as a profile in
 // $XDG_CONFIG_HOME/ferry/config.json (0600). The key comes from stdin or a hidden
 // prompt, never from a flag (flags leak into `ps` and shell history).
+import { printResult } from '../io.js';
 import * as api from '../../client/api.js';
 import type { ProfileRecord } from '../../client/wire.js';
 import type { Command } from 'commander';
@@ -49,11 +50,9 @@ export async function runLogin(_options: object, ctx: CommandContext): Promise<v
   config.profiles[name] = { baseUrl, apiKey, ...(flags.client ? { clientId: flags.client } : {}) };
   config.defaultProfile ??= name;
   const file = writeConfig(io.env, config);
-  if (io.mode === 'json') {
-    io.json({ profile: name, baseUrl, clientId: profile.clientId, name: profile.name, plan: profile.plan, isAdmin: profile.isAdmin, config: file });
-    return;
-  }
-  io.err(`Logged in to ${baseUrl} as ${profile.name} (${profile.plan}${profile.isAdmin ? ', admin' : ''}). Saved as profile "${name}" in ${file}.`);
-  if (config.defaultProfile === name) io.err('It is the default profile: commands use it unless --base-url, FERRY_BASE_URL or --profile say otherwise.');
-  else io.err(`Use it with --profile ${name}.`);
+  printResult(io, { profile: name, baseUrl, clientId: profile.clientId, name: profile.name, plan: profile.plan, isAdmin: profile.isAdmin, config: file }, () => {
+    io.err(`Logged in to ${baseUrl} as ${profile.name} (${profile.plan}${profile.isAdmin ? ', admin' : ''}). Saved as profile "${name}" in ${file}.`);
+    if (config.defaultProfile === name) io.err('It is the default profile: commands use it unless --base-url, FERRY_BASE_URL or --profile say otherwise.');
+    else io.err(`Use it with --profile ${name}.`);
+  });
 }

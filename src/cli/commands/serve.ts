@@ -1,5 +1,6 @@
 // `ferry serve`: the bundled service in the foreground until SIGINT/SIGTERM, then a
 // graceful stop (no new connections, in-flight requests finish) and exit 0.
+import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -98,6 +99,5 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
   });
   io.err('stopping: finishing in-flight requests…');
   await stack.close();
-  if (io.mode === 'json') io.json({ event: 'stopped' });
-  else io.err('stopped');
+  printResult(io, { event: 'stopped' }, () => io.err('stopped'));
 }

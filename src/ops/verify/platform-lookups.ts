@@ -39,7 +39,7 @@ export async function legacyRefreshes(sandbox: SandboxApi | undefined, tenantId:
   if (!tenantId) return { checked: false, why: 'no tenant id (externalId) for this company' };
   let reply;
   try {
-    reply = await sandbox.lookup(`/admin/tenants/${encodeURIComponent(tenantId)}/legacy-refreshes?since=${encodeURIComponent(since)}`, signal);
+    reply = await sandbox.legacyRefreshes(tenantId, since, signal);
   } catch (err) {
     if (signal?.aborted) throw err;
     return { checked: false, why: `the sandbox could not be reached (${(err as Error).message})` };
@@ -52,7 +52,7 @@ export async function legacyRefreshes(sandbox: SandboxApi | undefined, tenantId:
 
 /** Whether the client's OAuth app on the platform has `callbackUrl` registered. */
 export async function appCallback(sandbox: SandboxApi, appClientId: string, callbackUrl: string, signal?: AbortSignal): Promise<AppLookup> {
-  const reply = await sandbox.lookup(`/admin/apps/${encodeURIComponent(appClientId)}?callbackUrl=${encodeURIComponent(callbackUrl)}`, signal);
+  const reply = await sandbox.app(appClientId, callbackUrl, signal);
   if (reply.status === 404) return { found: false };
   if (reply.status !== 200 || !reply.body) throw new Error(`The sandbox answered ${reply.status} for app ${appClientId}.`);
   return {

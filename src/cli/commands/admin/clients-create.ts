@@ -1,4 +1,5 @@
 // `ferry admin clients create`: a new client account; its API key goes to stdout, once.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -36,11 +37,9 @@ export async function runClientsCreate(options: ClientsCreateOptions, ctx: Comma
   if (options.created) body.created = options.created;
   const created = await api.createClientAccount(client, body);
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(created);
-    return;
-  }
-  io.err(`Created client ${created.name} (${created.plan}), id ${created.id}. Its API key, shown only this once:`);
-  io.out(created.apiKey);
-  io.err(`Use it with: FERRY_API_KEY=… ferry --base-url URL companies list   (or as admin: --client ${created.id})`);
+  printResult(io, created, () => {
+    io.err(`Created client ${created.name} (${created.plan}), id ${created.id}. Its API key, shown only this once:`);
+    io.out(created.apiKey);
+    io.err(`Use it with: FERRY_API_KEY=… ferry --base-url URL companies list   (or as admin: --client ${created.id})`);
+  });
 }

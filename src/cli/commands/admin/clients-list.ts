@@ -3,7 +3,7 @@ import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { ClientRecord } from '../../../client/wire.js';
 import type { CommandContext } from '../../context.js';
-import { printTable } from '../../output.js';
+import { printList } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
 
@@ -20,11 +20,7 @@ export async function runClientsList(options: { query?: string }, ctx: CommandCo
   const { client } = await ctx.connect();
   const rows: ClientRecord[] = [];
   for await (const row of api.clientRecords(client, { query: options.query })) rows.push(row);
-  if (ctx.io.mode === 'json') {
-    ctx.io.json(rows);
-    return;
-  }
-  printTable(ctx.io, rows, [
+  printList(ctx.io, rows, [
     { header: 'id', value: (r) => r.id },
     { header: 'name', value: (r) => r.name },
     { header: 'plan', value: (r) => r.plan },

@@ -1,4 +1,5 @@
 // `ferry admin keys create CLIENT_ID`: another API key for a client, printed once.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -17,10 +18,8 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runKeysCreate(_options: object, ctx: CommandContext, [clientId]: string[]): Promise<void> {
   const { client } = await ctx.connect();
   const key = await api.createApiKey(client, clientId!);
-  if (ctx.io.mode === 'json') {
-    ctx.io.json(key);
-    return;
-  }
-  ctx.io.err(`Created key ${key.id}. The key, shown only this once:`);
-  ctx.io.out(key.apiKey);
+  printResult(ctx.io, key, () => {
+    ctx.io.err(`Created key ${key.id}. The key, shown only this once:`);
+    ctx.io.out(key.apiKey);
+  });
 }

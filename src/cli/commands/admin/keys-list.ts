@@ -1,15 +1,11 @@
 // `ferry admin keys list CLIENT_ID`: key ids and dates (never the keys themselves).
+import * as api from '../../../client/api.js';
+import type { ApiKeyRecord } from '../../../client/wire.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import { printTable } from '../../output.js';
+import { printList } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-
-interface KeyRecord {
-  id: string;
-  created: string;
-  revoked?: string;
-}
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'admin', 'Accounts and API keys (admin key only)'), 'keys', 'API keys of a client')
@@ -25,13 +21,9 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runKeysList(_options: object, ctx: CommandContext, [clientId]: string[]): Promise<void> {
   const { client } = await ctx.connect();
-  const rows: KeyRecord[] = [];
-  for await (const row of client.records<KeyRecord>(`/admin/clients/${encodeURIComponent(clientId!)}/apiKeys`)) rows.push(row);
-  if (ctx.io.mode === 'json') {
-    ctx.io.json(rows);
-    return;
-  }
-  printTable(ctx.io, rows, [
+  const rows: ApiKeyRecord[] = [];
+  for await (const row of api.apiKeyRecords(client, clientId!)) rows.push(row);
+  printList(ctx.io, rows, [
     { header: 'id', value: (r) => r.id },
     { header: 'created', value: (r) => r.created },
     { header: 'revoked', value: (r) => r.revoked },

@@ -1,4 +1,5 @@
 // `ferry admin keys revoke CLIENT_ID KEY_ID`: later use of that key gets 403.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -21,6 +22,5 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runKeysRevoke(_options: object, ctx: CommandContext, [clientId, keyId]: string[]): Promise<void> {
   const { client } = await ctx.connect();
   await api.revokeApiKey(client, clientId!, keyId!);
-  if (ctx.io.mode === 'json') ctx.io.json({ id: keyId, revoked: true });
-  else ctx.io.err(`Revoked key ${keyId}.`);
+  printResult(ctx.io, { id: keyId, revoked: true }, () => ctx.io.err(`Revoked key ${keyId}.`));
 }

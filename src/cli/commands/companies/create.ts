@@ -1,5 +1,6 @@
 // `ferry companies create --name N [--description D] [--tag k=v ...]`: one company; its
 // id goes to stdout so scripts can capture it.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -54,12 +55,10 @@ export async function runCompaniesCreate(options: CompaniesCreateOptions, ctx: C
   const { client } = await ctx.connect();
   const company = await api.createCompany(client, body, ctx.signal);
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(company);
-    return;
-  }
-  io.out(company.id);
-  io.err(`Created company ${company.name} (id ${company.id}).`);
-  if (company.name !== options.name.trim()) io.err(`note: the service stored the name as "${company.name}" (it drops characters other than letters, digits, spaces and - ' & @ . , ? !).`);
-  io.err(`Next: ferry connections create --company ${company.id} --platform KEY   (keys: ferry integrations list)`);
+  printResult(io, company, () => {
+    io.out(company.id);
+    io.err(`Created company ${company.name} (id ${company.id}).`);
+    if (company.name !== options.name.trim()) io.err(`note: the service stored the name as "${company.name}" (it drops characters other than letters, digits, spaces and - ' & @ . , ? !).`);
+    io.err(`Next: ferry connections create --company ${company.id} --platform KEY   (keys: ferry integrations list)`);
+  });
 }

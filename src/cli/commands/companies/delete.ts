@@ -1,5 +1,6 @@
 // `ferry companies delete ID [--yes]`: removes a company with its connections, data and
 // tokens. Asks on a terminal; anywhere else --yes is required.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -38,6 +39,5 @@ export async function runCompaniesDelete(options: CompaniesDeleteOptions, ctx: C
   }
   const { client } = await ctx.connect();
   await api.deleteCompany(client, companyId!, ctx.signal);
-  if (io.mode === 'json') io.json({ id: companyId, deleted: true });
-  else io.err(`Deleted ${label}.`);
+  printResult(io, { id: companyId, deleted: true }, () => io.err(`Deleted ${label}.`));
 }

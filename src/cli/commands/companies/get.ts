@@ -2,7 +2,8 @@
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import { printRecord, printTable } from '../../output.js';
+import { printRecord, type Section } from '../../output.js';
+import type { ConnectionRecord } from '../../../client/wire.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
 
@@ -23,10 +24,6 @@ export async function runCompaniesGet(_options: object, ctx: CommandContext, [co
   const { client } = await ctx.connect();
   const company = await api.company(client, companyId!, ctx.signal);
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(company);
-    return;
-  }
   const connections = company.dataConnections ?? [];
   printRecord(io, company, [
     ['id', company.id],
@@ -37,24 +34,19 @@ export async function runCompaniesGet(_options: object, ctx: CommandContext, [co
     ['lastSync', company.lastSync ?? (io.mode === 'tty' ? 'never' : '')],
     ['redirect', company.redirect],
     ['connections', connections.length],
-  ]);
-  if (io.mode === 'tty') {
-    if (connections.length === 0) {
-      io.err(`\nNo connections yet. Add one: ferry connections create --company ${company.id} --platform KEY`);
-      return;
-    }
-    io.out('');
-    printTable(io, connections, [
+  ], [{
+    kind: 'connection',
+    rows: connections,
+    columns: [
       { header: 'connection', value: (c) => c.id },
       { header: 'platform', value: (c) => `${c.integrationKey} (${c.platformName})` },
       { header: 'status', value: (c) => c.status },
       { header: 'created', value: (c) => c.created },
       { header: 'lastSync', value: (c) => c.lastSync },
-    ]);
-    return;
-  }
-  // Piped: one line per connection after the key/value lines, led by "connection".
-  for (const c of connections) io.out(['connection', c.id, c.integrationKey, c.status, c.created, c.lastSync ?? ''].join('\t'));
+    ],
+    piped: (c) => [c.id, c.integrationKey, c.status, c.created, c.lastSync],
+    empty: `No connections yet. Add one: ferry connections create --company ${company.id} --platform KEY`,
+  } satisfies Section<ConnectionRecord>]);
 }
 
 function formatTags(tags: Record<string, string> | undefined): string {

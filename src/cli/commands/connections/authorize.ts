@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { IO } from '../../io.js';
+import { printResult, type IO } from '../../io.js';
 import type { Registrar } from '../../program.js';
 import type { ConnectionRecord } from '../../../client/wire.js';
 import { examples, group } from '../group.js';
@@ -115,10 +115,8 @@ export async function runConnectionsAuthorize(options: ConnectionsAuthorizeOptio
     throw err;
   }
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(connection);
-    return;
-  }
-  io.err(`Authorized connection ${connection.id} (${connection.platformName}): ${connection.status}.`);
-  io.err(`No data is fetched until a sync runs: ferry sync ${options.company}`);
+  printResult(io, connection, () => {
+    io.err(`Authorized connection ${connection.id} (${connection.platformName}): ${connection.status}.`);
+    io.err(`No data is fetched until a sync runs: ferry sync ${options.company}`);
+  });
 }

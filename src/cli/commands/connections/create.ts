@@ -1,5 +1,6 @@
 // `ferry connections create --company ID --platform KEY`: a PendingAuth connection; its
 // id goes to stdout. Tokens come next with `ferry connections authorize`.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -28,11 +29,9 @@ export async function runConnectionsCreate(options: ConnectionsCreateOptions, ct
   const { client } = await ctx.connect();
   const connection = await api.createConnection(client, options.company, options.platform.trim(), ctx.signal);
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(connection);
-    return;
-  }
-  io.out(connection.id);
-  io.err(`Created connection ${connection.id} to ${connection.platformName} (${connection.status}).`);
-  io.err(`Next: ferry connections authorize --company ${options.company} --connection ${connection.id} --tokens-file tokens.json   (fields: ferry integrations get ${connection.integrationKey})`);
+  printResult(io, connection, () => {
+    io.out(connection.id);
+    io.err(`Created connection ${connection.id} to ${connection.platformName} (${connection.status}).`);
+    io.err(`Next: ferry connections authorize --company ${options.company} --connection ${connection.id} --tokens-file tokens.json   (fields: ferry integrations get ${connection.integrationKey})`);
+  });
 }

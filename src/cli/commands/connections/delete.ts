@@ -1,5 +1,6 @@
 // `ferry connections delete --company ID CONNECTION_ID [--yes]`: removes a connection,
 // its data and its stored tokens. Asks on a terminal; anywhere else --yes is required.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -37,6 +38,5 @@ export async function runConnectionsDelete(options: ConnectionsDeleteOptions, ct
   }
   const { client } = await ctx.connect();
   await api.deleteConnection(client, options.company, connectionId, ctx.signal);
-  if (io.mode === 'json') io.json({ id: connectionId, companyId: options.company, deleted: true });
-  else io.err(`Deleted ${label}.`);
+  printResult(io, { id: connectionId, companyId: options.company, deleted: true }, () => io.err(`Deleted ${label}.`));
 }

@@ -23,11 +23,8 @@ export async function runConnectionsGet(options: ConnectionTargetOptions, ctx: C
   const { client } = await ctx.connect();
   const connection = await api.connection(client, options.company, connectionId, ctx.signal);
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(connection);
-    return;
-  }
   const errors = connection.dataConnectionErrors ?? [];
+  const errorText = (e: (typeof errors)[number]) => [e.erroredOnUtc, e.statusCode, e.statusText, e.errorMessage].filter((p) => p !== undefined && p !== null && p !== '').join(' ');
   printRecord(io, connection, [
     ['id', connection.id],
     ['company', options.company],
@@ -39,12 +36,6 @@ export async function runConnectionsGet(options: ConnectionTargetOptions, ctx: C
     ['lastSync', connection.lastSync ?? (io.mode === 'tty' ? 'never' : '')],
     ['linkUrl', connection.linkUrl],
     ['errors', errors.length],
-  ]);
-  for (const e of errors) {
-    const text = [e.erroredOnUtc, e.statusCode, e.statusText, e.errorMessage].filter((p) => p !== undefined && p !== null && p !== '').join(' ');
-    io.out(io.mode === 'tty' ? `  - ${text}` : `error\t${text.replace(/[\t\n]/g, ' ')}`);
-  }
-  if (io.mode === 'tty' && connection.status === 'PendingAuth') {
-    io.err(`\nNot authorized yet: ferry connections authorize --company ${options.company} --connection ${connection.id} --tokens-file tokens.json`);
-  }
+  ], [{ kind: 'error', rows: errors, compact: true, columns: [{ header: 'error', value: errorText }], piped: (e) => [errorText(e)] }],
+  connection.status === 'PendingAuth' ? `Not authorized yet: ferry connections authorize --company ${options.company} --connection ${connection.id} --tokens-file tokens.json` : undefined);
 }

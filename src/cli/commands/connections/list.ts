@@ -2,7 +2,7 @@
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import { printTable } from '../../output.js';
+import { printList } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import type { ConnectionRecord } from '../../../client/wire.js';
 import { examples, group } from '../group.js';
@@ -29,11 +29,7 @@ export async function runConnectionsList(options: ConnectionsListOptions, ctx: C
   const rows: ConnectionRecord[] = [];
   for await (const row of api.connectionRecords(client, options.company, ctx.signal)) rows.push(row);
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(rows);
-    return;
-  }
-  printTable(io, rows, [
+  printList(io, rows, [
     { header: 'id', value: (c) => c.id },
     { header: 'platform', value: (c) => c.integrationKey },
     { header: 'name', value: (c) => c.platformName },

@@ -1,5 +1,6 @@
 // `ferry connections unlink --company ID CONNECTION_ID`: a Linked connection becomes
 // Unlinked (syncs stop; its data stays). Only Linked connections can be unlinked.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -22,6 +23,5 @@ export async function runConnectionsUnlink(options: ConnectionTargetOptions, ctx
   const connectionId = connectionIdOf(options, args);
   const { client } = await ctx.connect();
   const connection = await api.unlinkConnection(client, options.company, connectionId, ctx.signal);
-  if (ctx.io.mode === 'json') ctx.io.json(connection);
-  else ctx.io.err(`Unlinked connection ${connection.id} (${connection.platformName}).`);
+  printResult(ctx.io, connection, () => ctx.io.err(`Unlinked connection ${connection.id} (${connection.platformName}).`));
 }

@@ -3,10 +3,10 @@
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import { printRecord, printTable } from '../../output.js';
+import { printRecord, type Section } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-import type { IntegrationRecord } from '../../../client/wire.js';
+import type { IntegrationRecord, TokenField } from '../../../client/wire.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(program, 'integrations', 'Platforms the service connects to: token fields and data types')
@@ -36,31 +36,26 @@ export async function runIntegrationsGet(_options: object, ctx: CommandContext, 
     }
     throw err;
   }
-  const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(integration);
-    return;
-  }
-  printRecord(io, integration, [
+  printRecord(ctx.io, integration, [
     ['key', integration.key],
     ['name', integration.name],
     ['sourceType', integration.sourceType],
     ['route', integration.migrationRoute],
-  ]);
-  if (io.mode === 'tty') {
-    io.out('');
-    io.out(`Token fields (${integration.tokenFields.length}):`);
-    printTable(io, integration.tokenFields, [
+  ], [{
+    kind: 'tokenField',
+    title: `Token fields (${integration.tokenFields.length}):`,
+    rows: integration.tokenFields,
+    columns: [
       { header: 'name', value: (f) => f.name },
       { header: 'required', value: (f) => (f.required ? 'yes' : 'no') },
       { header: 'description', value: (f) => f.description },
-    ]);
-    io.out('');
-    io.out(`Data types (${integration.dataTypes.length}): ${integration.dataTypes.join(', ')}`);
-    io.err(`\nTemplate for a bulk migration: ferry templates show ${integration.key}`);
-    return;
-  }
-  // Piped: one line per token field and per data type, each led by its kind.
-  for (const f of integration.tokenFields) io.out(['tokenField', f.name, f.required ? 'required' : 'optional', f.description.replace(/[\t\n]/g, ' ')].join('\t'));
-  for (const t of integration.dataTypes) io.out(`dataType\t${t}`);
+    ],
+    piped: (f) => [f.name, f.required ? 'required' : 'optional', f.description],
+  } satisfies Section<TokenField>, {
+    kind: 'dataType',
+    rows: integration.dataTypes,
+    columns: [],
+    line: (types) => `Data types (${types.length}): ${types.join(', ')}`,
+    piped: (t) => [t],
+  } satisfies Section<string>], `Template for a bulk migration: ferry templates show ${integration.key}`);
 }

@@ -3,7 +3,7 @@
 import * as api from '../../../client/api.js';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import { printTable } from '../../output.js';
+import { printList } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
 import type { IntegrationRecord } from '../../../client/wire.js';
@@ -31,11 +31,7 @@ export async function runIntegrationsList(options: IntegrationsListOptions, ctx:
   const rows: IntegrationRecord[] = [];
   for await (const row of api.integrationRecords(client, query, ctx.signal)) rows.push(row);
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(rows);
-    return;
-  }
-  printTable(io, rows, [
+  printList(io, rows, [
     { header: 'key', value: (r) => r.key },
     { header: 'name', value: (r) => r.name },
     { header: 'sourceType', value: (r) => r.sourceType },

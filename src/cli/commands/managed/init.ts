@@ -1,4 +1,5 @@
 // `ferry managed init`: starts a managed migration's plan file from templates/managed/plan.json.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -70,12 +71,10 @@ export async function runManagedInit(options: ManagedInitOptions, ctx: CommandCo
   }
   plan.created = now;
   writePlan(planPath, plan);
-  if (io.mode === 'json') {
-    io.json({ plan: planPath, ...plan });
-    return;
-  }
-  io.out(planPath);
-  const flag = planFlag(planPath);
-  io.err(`Started the managed migration of ${name} from ${plan.platform.key}: ${planPath}`);
-  io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   (ferry managed status shows the checklist)`);
+  printResult(io, { plan: planPath, ...plan }, () => {
+    io.out(planPath);
+    const flag = planFlag(planPath);
+    io.err(`Started the managed migration of ${name} from ${plan.platform.key}: ${planPath}`);
+    io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   (ferry managed status shows the checklist)`);
+  });
 }

@@ -1,5 +1,6 @@
 // `ferry managed report`: (re)writes the handover report from the plan: Markdown, a
 // self-contained HTML page, and JSON. Step 6 writes it too.
+import { printResult } from '../../io.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
@@ -37,11 +38,9 @@ export async function runManagedReport(options: ManagedReportOptions, ctx: Comma
   plan.report = { dir: files.dir, files: [files.markdown, files.html, files.json], at: now.toISOString() };
   writePlan(planPath, plan, now);
   const data = reportJson(plan, planPath, now);
-  if (io.mode === 'json') {
-    io.json({ files, verdict: data.verdict, summary: data.summary });
-    return;
-  }
-  for (const file of [files.markdown, files.html, files.json]) io.out(file);
-  const s = data.summary;
-  io.err(`Handover report (${data.verdict}): ${s.passed} of ${s.companies} companies passed${s.failed ? `, ${s.failed} failed` : ''}${s.checked < s.companies ? `, ${s.companies - s.checked} not checked yet` : ''}. Open ${files.html}`);
+  printResult(io, { files, verdict: data.verdict, summary: data.summary }, () => {
+    for (const file of [files.markdown, files.html, files.json]) io.out(file);
+    const s = data.summary;
+    io.err(`Handover report (${data.verdict}): ${s.passed} of ${s.companies} companies passed${s.failed ? `, ${s.failed} failed` : ''}${s.checked < s.companies ? `, ${s.companies - s.checked} not checked yet` : ''}. Open ${files.html}`);
+  });
 }

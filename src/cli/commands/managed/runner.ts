@@ -2,6 +2,7 @@
 // prompts: every answer is a flag, --confirm says yes) and `ferry managed run` (prompts
 // where a person can answer): flags become the step's inputs, prompts answer its
 // questions, and its outcome is printed. The step itself is ops/managed/run-step.ts.
+import { printResult } from '../../io.js';
 import { createContext, type CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { logTo } from '../../waiting.js';
@@ -116,16 +117,14 @@ export async function runStep(n: StepNumber, flags: StepFlags, ctx: CommandConte
 async function printOutcome(ctx: CommandContext, result: StepOutcome): Promise<void> {
   const { io } = ctx;
   const { step, next } = result;
-  if (io.mode === 'json') {
-    io.json(result);
-    return;
-  }
   const { printRecord } = await import('../../output.js');
-  printRecord(io, result, [
-    ['step', step.step], ['title', step.title], ['state', step.state], ['at', step.at], ['by', step.by], ['notes', step.notes],
-    ['next', next ? next.command : 'all six steps are done'],
-  ]);
-  if (step.state === 'done' && result.changed) {
-    io.err(`Step ${step.step} done.${next ? ` Next: step ${next.step}, ${next.title.charAt(0).toLowerCase()}${next.title.slice(1)}: ${next.command}` : ' The migration is handed over.'}`);
-  }
+  printResult(io, result, () => {
+    printRecord(io, result, [
+      ['step', step.step], ['title', step.title], ['state', step.state], ['at', step.at], ['by', step.by], ['notes', step.notes],
+      ['next', next ? next.command : 'all six steps are done'],
+    ]);
+    if (step.state === 'done' && result.changed) {
+      io.err(`Step ${step.step} done.${next ? ` Next: step ${next.step}, ${next.title.charAt(0).toLowerCase()}${next.title.slice(1)}: ${next.command}` : ' The migration is handed over.'}`);
+    }
+  });
 }

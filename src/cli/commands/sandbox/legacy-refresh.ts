@@ -1,5 +1,6 @@
 // `ferry sandbox tenants legacy-refresh`: the client's old application refreshes a tenant's
 // token — what happens when syncing was not disabled there before a migration.
+import { printResult } from '../../io.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
@@ -27,7 +28,6 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runLegacyRefresh(_options: object, ctx: CommandContext, [tenantId]: string[]): Promise<void> {
   const { sandboxApi } = await import('../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(await ctx.connect());
-  const result = await sandbox.post<{ tenantId: string; outcome: string }>(`/admin/tenants/${encodeURIComponent(tenantId!)}/legacy-refresh`, {});
-  if (ctx.io.mode === 'json') ctx.io.json(result);
-  else ctx.io.out(`${result.outcome}\t${OUTCOMES[result.outcome] ?? ''}`);
+  const result = await sandbox.legacyRefresh(tenantId!);
+  printResult(ctx.io, result, () => ctx.io.out(`${result.outcome}\t${OUTCOMES[result.outcome] ?? ''}`));
 }

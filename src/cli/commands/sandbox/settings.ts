@@ -43,7 +43,7 @@ export async function runSettings(options: SettingsOptions, ctx: CommandContext)
   if (options.pushMode !== undefined) changes.pushMode = options.pushMode;
   if (options.pushDelay !== undefined) changes.pushDelaySeconds = options.pushDelay;
   const settings = Object.keys(changes).length > 0
-    ? await sandbox.patch<Record<string, unknown>>('/admin/settings', changes)
-    : await sandbox.get<Record<string, unknown>>('/admin/settings');
+    ? await sandbox.updateSettings(changes)
+    : await sandbox.settings();
   printRecord(ctx.io, settings, Object.entries(settings));
 }

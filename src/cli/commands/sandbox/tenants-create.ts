@@ -1,5 +1,6 @@
 // `ferry sandbox tenants create`: emulated organisations on a platform, and a CSV of their
 // fresh tokens that `ferry migrate tokens` takes as it is.
+import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -14,14 +15,6 @@ export interface TenantsCreateOptions {
   seed?: number;
   out: string;
   force?: boolean;
-}
-
-interface IssuedTenant {
-  id: string;
-  platform: string;
-  name: string;
-  invoices: number;
-  tokens: Record<string, string>;
 }
 
 export function wholeNumber(flag: string, min = 0) {
@@ -55,10 +48,10 @@ export async function runTenantsCreate(options: TenantsCreateOptions, ctx: Comma
   const integration = await api.integration(connection.client, options.platform);
   const { sandboxApi } = await import('../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(connection);
-  const body: Record<string, unknown> = { platform: integration.key, count: options.count };
+  const body: Parameters<typeof sandbox.createTenants>[0] = { platform: integration.key, count: options.count };
   if (options.invoices !== undefined) body.invoices = options.invoices;
   if (options.seed !== undefined) body.seed = options.seed;
-  const { results } = await sandbox.post<{ results: IssuedTenant[] }>('/admin/tenants', body);
+  const results = await sandbox.createTenants(body);
 
   const { stringify } = await import('csv-stringify/sync');
   const tokenColumns = integration.tokenFields.map((f) => f.name);
@@ -67,11 +60,9 @@ export async function runTenantsCreate(options: TenantsCreateOptions, ctx: Comma
   writeFileAtomic(options.out, csv, { mode: 0o600, overwrite: options.force ?? false });
 
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json({ platform: integration.key, out: options.out, tenants: results.map(({ id, name, invoices }) => ({ id, name, invoices })) });
-    return;
-  }
-  io.err(`Created ${results.length} ${integration.name} sandbox tenant${results.length === 1 ? '' : 's'} (${results[0]?.invoices ?? 0} invoices each).`);
-  io.out(options.out);
-  io.err(`Tokens written to ${options.out} (mode 0600). Next: ferry migrate tokens ${options.out}`);
+  printResult(io, { platform: integration.key, out: options.out, tenants: results.map(({ id, name, invoices }) => ({ id, name, invoices })) }, () => {
+    io.err(`Created ${results.length} ${integration.name} sandbox tenant${results.length === 1 ? '' : 's'} (${results[0]?.invoices ?? 0} invoices each).`);
+    io.out(options.out);
+    io.err(`Tokens written to ${options.out} (mode 0600). Next: ferry migrate tokens ${options.out}`);
+  });
 }

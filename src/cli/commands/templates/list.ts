@@ -1,5 +1,6 @@
 // `ferry templates list`: the bulk-migration CSV templates shipped with ferry, one per
 // integration. Static files: no service is started.
+import { printResult } from '../../io.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { CliError } from '../../errors.js';
@@ -24,17 +25,16 @@ export async function runTemplatesList(_options: object, ctx: CommandContext): P
   const templates = await listTemplates();
   if (templates.length === 0) throw new CliError(`No migration templates found in ${TEMPLATES_DIR}.`, undefined, 'Reinstall ferry, or run npm run templates in a checkout.');
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json(templates.map((t) => ({
-      key: t.key, name: t.name, migrationRoute: t.migrationRoute, file: t.file, columns: t.header, tokenFields: t.tokenFields,
-    })));
-    return;
-  }
-  printTable(io, templates, [
-    { header: 'key', value: (t) => t.key },
-    { header: 'name', value: (t) => t.name },
-    { header: 'route', value: (t) => t.migrationRoute },
-    { header: 'token fields', value: (t) => t.tokenFields.map((f) => f.name).join(',') },
-  ]);
-  if (io.mode === 'tty') io.err(`\n${templates.length} templates in ${TEMPLATES_DIR}. Show one with: ferry templates show KEY`);
+  const json = templates.map((t) => ({
+    key: t.key, name: t.name, migrationRoute: t.migrationRoute, file: t.file, columns: t.header, tokenFields: t.tokenFields,
+  }));
+  printResult(io, json, () => {
+    printTable(io, templates, [
+      { header: 'key', value: (t) => t.key },
+      { header: 'name', value: (t) => t.name },
+      { header: 'route', value: (t) => t.migrationRoute },
+      { header: 'token fields', value: (t) => t.tokenFields.map((f) => f.name).join(',') },
+    ]);
+    if (io.mode === 'tty') io.err(`\n${templates.length} templates in ${TEMPLATES_DIR}. Show one with: ferry templates show KEY`);
+  });
 }

@@ -1,6 +1,7 @@
 // `ferry templates show KEY`: the CSV header and example row that `ferry migrate tokens`
 // takes for one integration, exactly as shipped in templates/migration/<key>.csv.
 // Static files: no service is started.
+import { printResult } from '../../io.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -34,21 +35,20 @@ export async function runTemplatesShow(_options: object, ctx: CommandContext, [r
     );
   }
   const { io } = ctx;
-  if (io.mode === 'json') {
-    io.json({
-      key: template.key, name: template.name, migrationRoute: template.migrationRoute, file: template.file,
-      header: template.header, example: template.example, tokenFields: template.tokenFields,
-    });
-    return;
-  }
-  for (const line of template.text.replace(/\r?\n$/, '').split(/\r?\n/)) io.out(line);
-  const required = template.tokenFields.filter((f) => f.required).map((f) => f.name);
-  const optional = template.tokenFields.filter((f) => !f.required).map((f) => f.name);
-  io.err('');
-  io.err(`${template.name ?? template.key} token columns: ${required.join(', ') || 'none'} (required)${optional.length ? `; ${optional.join(', ')} (optional)` : ''}. Details: ferry integrations get ${template.key}`);
-  if (template.migrationRoute === 'managed') {
-    io.err(`${template.name} is a managed migration: the support team moves its tokens (ferry managed init), not ferry migrate tokens.`);
-  } else {
-    io.err(`One row per company, then: ferry migrate tokens FILE (companyName or companyId, platformKey, tags as k=v;k2=v2).`);
-  }
+  const json = {
+    key: template.key, name: template.name, migrationRoute: template.migrationRoute, file: template.file,
+    header: template.header, example: template.example, tokenFields: template.tokenFields,
+  };
+  printResult(io, json, () => {
+    for (const line of template.text.replace(/\r?\n$/, '').split(/\r?\n/)) io.out(line);
+    const required = template.tokenFields.filter((f) => f.required).map((f) => f.name);
+    const optional = template.tokenFields.filter((f) => !f.required).map((f) => f.name);
+    io.err('');
+    io.err(`${template.name ?? template.key} token columns: ${required.join(', ') || 'none'} (required)${optional.length ? `; ${optional.join(', ')} (optional)` : ''}. Details: ferry integrations get ${template.key}`);
+    if (template.migrationRoute === 'managed') {
+      io.err(`${template.name} is a managed migration: the support team moves its tokens (ferry managed init), not ferry migrate tokens.`);
+    } else {
+      io.err(`One row per company, then: ferry migrate tokens FILE (companyName or companyId, platformKey, tags as k=v;k2=v2).`);
+    }
+  });
 }

@@ -1,0 +1,157 @@
+// One company's sync as `ferry sync` follows it: started (every data type, or one),
+// tracked data type by data type, and summed up in one line of the summary.
+import * as api from '../../client/api.js';
+import type { ApiClient } from '../../client/client.js';
+import { describeError, isFatal } from '../../client/errors.js';
+import { isFailed as isFailedStatus, isRunning as isRunningStatus, type PullOperation, type WireCompany, type WireIntegration } from '../../client/wire.js';
+
+/** One company's line of the summary; the --json output is an array of these. */
+export interface CompanySummary {
+  companyId: string;
+  name?: string;
+  /** --wait: every data type Complete. Without --wait: the sync was queued and nothing failed yet. */
+  ok: boolean;
+  state: 'complete' | 'queued' | 'running' | 'failed';
+  /** Data type → its pull's status (Complete, Fetching, AuthError, …). */
+  dataTypes: Record<string, string>;
+  /** Data type → the pull's error message, for the failed ones. */
+  errors?: Record<string, string>;
+  /** Why the company could not be synced at all (no Linked connection, not found, …). */
+  error?: string;
+}
+
+export interface Tracked {
+  id?: string;
+  status: string;
+  errorMessage?: string;
+}
+
+export interface CompanyRun {
+  companyId: string;
+  name?: string;
+  started: boolean;
+  error?: string;
+  dataTypes: Map<string, Tracked>;
+  /** Logged as finished (plain progress). */
+  reported?: boolean;
+}
+
+export function label(run: CompanyRun): string {
+  return run.name ? `${run.name} (${run.companyId})` : run.companyId;
+}
+
+export async function startCompany(
+  client: ApiClient,
+  run: CompanyRun,
+  dataType: string | undefined,
+  integration: (key: string) => Promise<WireIntegration>,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    const company = await api.company<WireCompany>(client, run.companyId, signal);
+    run.name = company.name;
+    const linked = company.dataConnections.filter((c) => c.status === 'Linked');
+    if (linked.length === 0) {
+      const others = company.dataConnections.map((c) => `${c.platformName} ${c.status}${c.status === 'Deauthorized' ? ': reauthorization required' : ''}`);
+      run.error = `no Linked connection${others.length ? ` (${others.join('; ')})` : ' (it has no connections)'}`;
+      return;
+    }
+    // Queuing is safe to repeat: a data set with an open pull answers that pull instead of queuing another.
+    if (dataType) {
+      const pull = await api.syncDataType(client, run.companyId, dataType, signal);
+      run.dataTypes.set(pull.dataType, trackedFrom(pull));
+    } else {
+      await api.syncAll(client, run.companyId, signal);
+      const types = new Set<string>();
+      for (const c of linked) for (const t of (await integration(c.integrationKey)).dataTypes) types.add(t);
+      const status = await api.dataStatus(client, run.companyId, signal);
+      for (const t of types) {
+        const entry = status[t];
+        run.dataTypes.set(t, entry?.latestSyncId
+          ? { id: entry.latestSyncId, status: entry.currentStatus }
+          : { status: 'NotQueued', errorMessage: 'the service queued no pull for this data type' });
+      }
+    }
+    run.started = true;
+    for (const tracked of run.dataTypes.values()) if (isFailedStatus(tracked.status) && tracked.errorMessage === undefined) await readPull(client, run, tracked, signal);
+  } catch (err) {
+    if (signal.aborted) {
+      run.error ??= 'not started (interrupted)';
+      return;
+    }
+    if (isFatal(err)) throw err;
+    run.error = describeError(err);
+  }
+}
+
+function trackedFrom(pull: PullOperation): Tracked {
+  const tracked: Tracked = { id: pull.id, status: pull.status };
+  const message = pull.errorMessage ?? pull.statusDescription;
+  if (isFailedStatus(pull.status) && message) tracked.errorMessage = message;
+  return tracked;
+}
+
+/** One pull's status and message from its history record (dataStatus carries only the latest pull's status). */
+export async function readPull(client: ApiClient, run: CompanyRun, tracked: Tracked, signal: AbortSignal): Promise<void> {
+  if (!tracked.id) return;
+  try {
+    const pull = await api.pull(client, run.companyId, tracked.id, signal);
+    tracked.status = pull.status;
+    const message = pull.errorMessage ?? pull.statusDescription;
+    if (message) tracked.errorMessage = message;
+  } catch {
+    // The status alone still says what happened; the next round asks again if it is still running.
+  }
+}
+
+export function summarize(run: CompanyRun, waited: boolean): CompanySummary {
+  const dataTypes: Record<string, string> = {};
+  const errors: Record<string, string> = {};
+  for (const [type, tracked] of run.dataTypes) {
+    dataTypes[type] = tracked.status;
+    if (isFailedStatus(tracked.status)) errors[type] = tracked.errorMessage ?? tracked.status;
+  }
+  const statuses = Object.values(dataTypes);
+  const anyFailed = Boolean(run.error) || !run.started || statuses.some(isFailedStatus);
+  const anyRunning = statuses.some(isRunningStatus);
+  const state: CompanySummary['state'] = anyFailed ? 'failed' : anyRunning ? (waited ? 'running' : 'queued') : 'complete';
+  const summary: CompanySummary = {
+    companyId: run.companyId,
+    ...(run.name !== undefined ? { name: run.name } : {}),
+    ok: waited ? state === 'complete' : !anyFailed,
+    state,
+    dataTypes,
+  };
+  if (Object.keys(errors).length > 0) summary.errors = errors;
+  if (run.error) summary.error = run.error;
+  return summary;
+}
+
+/** Failed data types grouped by status: "AuthError (all 18 data types): Reauthorization required: …". */
+export function failureDetail(summary: CompanySummary): string {
+  if (summary.error) return summary.error;
+  const total = Object.keys(summary.dataTypes).length;
+  const groups = new Map<string, string[]>();
+  for (const type of Object.keys(summary.errors ?? {})) {
+    const status = summary.dataTypes[type]!;
+    groups.set(status, [...(groups.get(status) ?? []), type]);
+  }
+  return [...groups].map(([status, types]) => {
+    const which = types.length === total && total > 1 ? `all ${total} data types` : types.length <= 3 ? types.join(', ') : `${types.length} data types`;
+    const message = summary.errors![types[0]!]!;
+    return `${status} (${which})${message !== status ? `: ${message}` : ''}`;
+  }).join('; ');
+}
+
+export function detailOf(summary: CompanySummary): string {
+  if (summary.state === 'failed') return failureDetail(summary);
+  const running = Object.entries(summary.dataTypes).filter(([, s]) => isRunningStatus(s));
+  if (running.length > 0 && summary.state === 'running') return running.map(([t, s]) => `${t} ${s}`).join(', ');
+  return '';
+}
+
+export function stillRunning(runs: CompanyRun[]): string {
+  const open = runs.filter((r) => r.started && !r.error && [...r.dataTypes.values()].some((t) => isRunningStatus(t.status)));
+  const parts = open.slice(0, 5).map((r) => `${label(r)}: ${[...r.dataTypes].filter(([, t]) => isRunningStatus(t.status)).map(([type, t]) => `${type} ${t.status}`).join(', ')}`);
+  return parts.join('; ') + (open.length > 5 ? `; and ${open.length - 5} more compan${open.length - 5 === 1 ? 'y' : 'ies'}` : '');
+}
