@@ -25,7 +25,21 @@ export default tseslint.config(
   // platforms/ (what ferry knows of the platforms) and lib/ (small utilities).
   layer('src/sandbox/**/*.ts', ['service'], 'the sandbox imports platforms/ and lib/, never service/'),
   layer('src/service/**/*.ts', ['sandbox'], 'the service reaches the sandbox only over HTTP; shared knowledge goes in platforms/'),
-  layer('src/{platforms,lib}/**/*.ts', ['service', 'sandbox', 'cli'], 'platforms/ and lib/ stand below every half'),
+  layer('src/{platforms,lib}/**/*.ts', ['service', 'sandbox', 'cli', 'ops', 'client'], 'platforms/ and lib/ stand below every half'),
+  // The client side: commands (cli/) drive engines (ops/), which talk to the service through
+  // client/. An engine knows nothing of the command line; the client nothing of either.
+  layer('src/client/**/*.ts', ['cli', 'ops', 'service', 'sandbox'], 'client/ is the API layer under the engines and the commands'),
+  {
+    files: ['src/ops/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', {
+      paths: [
+        { name: 'commander', message: 'engines take their options as arguments; flags live in src/cli.' },
+        { name: '@inquirer/prompts', message: 'engines ask through a callback; prompts live in src/cli.' },
+        { name: 'ora', message: 'engines report progress through a callback; spinners live in src/cli.' },
+      ],
+      patterns: [{ group: ['**/cli/*', '**/cli/**', '**/service/*', '**/service/**', '**/sandbox/*', '**/sandbox/**'], message: 'engines take callbacks and throw OpError; the command line lives in cli/' }],
+    }] },
+  },
   {
     // SQL lives in the stores: a route, a worker or a scheduler asks a store function.
     files: ['src/service/**/*.ts'],
