@@ -1,20 +1,9 @@
 // Waiting on work the service does by itself (syncs, async pushes), as the command line
 // shows it: --timeout flags, and the one rule for the exit code of a batch whose items
 // can each succeed or fail. The polling loop itself is client/poll.ts.
-import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../lib/duration.js';
 import { EXIT } from './errors.js';
 import type { IO } from './io.js';
 import type { Progress } from '../ops/progress.js';
-
-/** A commander argument parser for a duration flag (at least 1 ms). */
-export function durationArg(flag: string) {
-  return (value: string): number => {
-    const ms = parseDuration(value);
-    if (ms === undefined || ms < 1) throw new InvalidArgumentError(`${flag} must be a duration such as 90s, 10m or 1h.`);
-    return ms;
-  };
-}
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 10 * 60_000;
 

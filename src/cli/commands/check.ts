@@ -1,13 +1,13 @@
 // `ferry check COMPANY_ID...`: the end-to-end check of migrated companies (the managed
 // migration's acceptance test, usable on its own): connection Linked; every supported data
 // type Complete after a fresh sync; no reauthorization needed; every data type readable.
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { Registrar } from '../program.js';
 import type { CheckResult } from '../../ops/verify/check.js';
-import { durationArg } from '../waiting.js';
+import { durationArg, wholeNumber } from '../flags.js';
 import { examples } from './group.js';
 
 export interface CheckOptions {
@@ -25,10 +25,7 @@ export function register(program: Command, registrar: Registrar): void {
     .argument('[companyId...]', 'companies to check')
     .option('--no-sync', 'judge the data sets as they are instead of queuing a fresh sync')
     .option('--timeout <duration>', "how long one company's fresh sync may take, e.g. 90s, 10m (default 10m)", durationArg('--timeout'))
-    .option('--concurrency <n>', 'companies checked at once', (value: string) => {
-      if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('--concurrency must be a whole number of at least 1.');
-      return Number(value);
-    }, 8)
+    .option('--concurrency <n>', 'companies checked at once', wholeNumber('--concurrency', 1), 8)
     .option('--platform <key>', "check only the company's connection to this platform")
     .option('--from-results <file>', 'also check the migrated and skipped companies of a migration results CSV')
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 500)))

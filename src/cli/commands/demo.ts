@@ -2,8 +2,9 @@
 // same run functions the commands use: sandbox tenants → `migrate tokens` → `sync --wait`
 // → `export invoices` → a summary, then what to try next. A fresh temp data dir by
 // default (removed at the end); --data-dir keeps everything.
+import { wholeNumber } from '../flags.js';
 import * as api from '../../client/api.js';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Connection, CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../io.js';
@@ -31,18 +32,11 @@ export interface DemoSummary {
   next: string[];
 }
 
-function count(min: number, max: number, flag: string) {
-  return (value: string) => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}.`);
-    return Number(value);
-  };
-}
-
 export function register(program: Command, registrar: Registrar): void {
   program.command('demo')
     .description('The whole job on the embedded service in a minute: sandbox tenants → migrate tokens → sync → export invoices')
-    .option('--companies <n>', 'sandbox organisations to migrate', count(1, 200, '--companies'), 20)
-    .option('--invoices <n>', 'invoices per organisation', count(1, 10_000, '--invoices'), 200)
+    .option('--companies <n>', 'sandbox organisations to migrate', wholeNumber('--companies', 1, 200), 20)
+    .option('--invoices <n>', 'invoices per organisation', wholeNumber('--invoices', 1, 10_000), 200)
     .option('--platform <key>', 'a self-service platform to migrate from', 'gbol')
     .addHelpText('after', `${examples(
       'ferry demo',

@@ -1,5 +1,6 @@
 // `ferry serve`: the bundled service in the foreground until SIGINT/SIGTERM, then a
 // graceful stop (no new connections, in-flight requests finish) and exit 0.
+import { wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
@@ -32,19 +33,12 @@ function publicUrl(value: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-function nonNegativeInt(name: string) {
-  return (value: string) => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number.`);
-    return Number(value);
-  };
-}
-
 export function register(program: Command, registrar: Registrar): void {
   program.command('serve')
     .description('Run the bundled service in the foreground')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', nonNegativeInt('--port'), 8080)
-    .option('--rate-limit <n>', 'requests per second per API key (0 = no limit; default 2000)', nonNegativeInt('--rate-limit'))
+    .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port'), 8080)
+    .option('--rate-limit <n>', 'requests per second per API key (0 = no limit; default 2000)', wholeNumber('--rate-limit'))
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
     .option('--public-url <url>', 'base of the links in responses (default: the listening address)', publicUrl)
     .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')

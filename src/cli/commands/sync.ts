@@ -7,7 +7,8 @@ import type { CompanySummary } from '../../ops/syncs/runs.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
 import type { Registrar } from '../program.js';
-import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, durationArg, endsOnce, logTo } from '../waiting.js';
+import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, endsOnce, logTo } from '../waiting.js';
+import { durationArg } from '../flags.js';
 import { durationText } from '../../lib/duration.js';
 import { examples } from './group.js';
 

@@ -9,7 +9,7 @@ import type { IO } from '../../io.js';
 import { printTable, type Column } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-import { wholeNumber } from '../sandbox/tenants-create.js';
+import { wholeNumber } from '../../flags.js';
 import type { CompanyRecord } from '../../../client/wire.js';
 
 export interface CompaniesListOptions {

@@ -1,4 +1,5 @@
 // `ferry migrate tokens FILE|-`: bulk self-service token migration from CSV.
+import { wholeNumber } from '../../flags.js';
 import * as api from '../../../client/api.js';
 import type { IntegrationInfo } from '../../../ops/migrate/types.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -23,13 +24,6 @@ export interface MigrateTokensOptions {
   yes?: boolean;
 }
 
-function positive(flag: string) {
-  return (value: string) => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${flag} must be a whole number of at least 1.`);
-    return Number(value);
-  };
-}
-
 function shard(value: string) {
   const match = /^(\d+)\/(\d+)$/.exec(value);
   const index = Number(match?.[1]);
@@ -50,7 +44,7 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Migrate companies and their OAuth tokens from a CSV file (or - for stdin)')
     .argument('<file>', 'CSV with companyName (or companyId), platformKey, externalId and the token fields')
     .option('--platform <key>', 'platform of every row, when the file has no platformKey column')
-    .option('--concurrency <n>', 'rows in flight at once', positive('--concurrency'), 8)
+    .option('--concurrency <n>', 'rows in flight at once', wholeNumber('--concurrency', 1), 8)
     .option('--dry-run', 'validate every row (and check the plan) without writing anything')
     .option('--results <file>', 'results CSV (default: <file>.results.csv; <file>.dry-run.results.csv with --dry-run)')
     .option('--resume', 'continue an interrupted run (the default when its journal exists)')

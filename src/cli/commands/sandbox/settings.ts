@@ -4,7 +4,7 @@ import type { CommandContext } from '../../context.js';
 import { printRecord } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
-import { wholeNumber } from './tenants-create.js';
+import { wholeNumber } from '../../flags.js';
 
 export interface SettingsOptions {
   latency?: number;
@@ -24,11 +24,11 @@ export function register(program: Command, registrar: Registrar): void {
   group(program, 'sandbox', 'The emulated third-party platforms (admin key)')
     .command('settings')
     .description('Show or change how the sandbox platforms behave')
-    .option('--latency <ms>', 'added to every platform request', wholeNumber('--latency'))
+    .option('--latency <ms>', 'added to every platform request', wholeNumber('--latency', 0))
     .option('--fault-rate <f>', 'fraction of platform requests answered 500/503', fraction)
-    .option('--rate-limit <n>', 'requests per second per tenant (0 = none)', wholeNumber('--rate-limit'))
+    .option('--rate-limit <n>', 'requests per second per tenant (0 = none)', wholeNumber('--rate-limit', 0))
     .addOption(new Option('--push-mode <mode>', 'sync: 200/400 at once; async: 202, settled later').choices(['sync', 'async']))
-    .option('--push-delay <s>', 'seconds an async push stays pending', wholeNumber('--push-delay'))
+    .option('--push-delay <s>', 'seconds an async push stays pending', wholeNumber('--push-delay', 0))
     .addHelpText('after', examples('ferry sandbox settings', 'ferry sandbox settings --fault-rate 0.05 --rate-limit 5'))
     .action(registrar.action(runSettings));
 }

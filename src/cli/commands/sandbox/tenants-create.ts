@@ -1,8 +1,9 @@
 // `ferry sandbox tenants create`: emulated organisations on a platform, and a CSV of their
 // fresh tokens that `ferry migrate tokens` takes as it is.
+import { wholeNumber } from '../../flags.js';
 import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { assertWritable, writeFileAtomic } from '../../files.js';
 import type { Registrar } from '../../program.js';
@@ -17,21 +18,14 @@ export interface TenantsCreateOptions {
   force?: boolean;
 }
 
-export function wholeNumber(flag: string, min = 0) {
-  return (value: string) => {
-    if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`${flag} must be a whole number of at least ${min}.`);
-    return Number(value);
-  };
-}
-
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'sandbox', 'The emulated third-party platforms (admin key)'), 'tenants', 'Emulated organisations and their tokens')
     .command('create')
     .description('Create sandbox tenants and write a ready-to-migrate CSV of their tokens')
     .requiredOption('--platform <key>', 'integration key, e.g. gbol (Xero); see ferry integrations list')
     .option('--count <n>', 'how many tenants (1-1000)', wholeNumber('--count', 1), 1)
-    .option('--invoices <n>', 'invoices per tenant (default 100, up to 10,000,000)', wholeNumber('--invoices'))
-    .option('--seed <n>', 'seed of the first tenant (the same seed gives the same data)', wholeNumber('--seed'))
+    .option('--invoices <n>', 'invoices per tenant (default 100, up to 10,000,000)', wholeNumber('--invoices', 0))
+    .option('--seed <n>', 'seed of the first tenant (the same seed gives the same data)', wholeNumber('--seed', 0))
     .option('--out <file>', 'CSV to write (mode 0600: it holds tokens)', 'tokens.csv')
     .option('--force', 'replace --out if it exists')
     .addHelpText('after', examples(

@@ -1,0 +1,23 @@
+// Parsers for flag values, so that a bad value is refused before anything runs, with a
+// message that names the flag and what it takes.
+import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../lib/duration.js';
+
+/** A whole number: at least `min` (when given), up to `max` (when given). */
+export function wholeNumber(flag: string, min?: number, max?: number) {
+  const takes = max !== undefined ? `a whole number from ${min ?? 0} to ${max}` : min !== undefined ? `a whole number of at least ${min}` : 'a whole number';
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || (min !== undefined && n < min) || (max !== undefined && n > max)) throw new InvalidArgumentError(`${flag} must be ${takes}.`);
+    return n;
+  };
+}
+
+/** A duration of at least 1 ms (90s, 10m, 1h; a bare number is seconds), in milliseconds. */
+export function durationArg(flag: string) {
+  return (value: string): number => {
+    const ms = parseDuration(value);
+    if (ms === undefined || ms < 1) throw new InvalidArgumentError(`${flag} must be a duration such as 90s, 10m or 1h.`);
+    return ms;
+  };
+}
