@@ -65,6 +65,20 @@ export const integrations = async <T = IntegrationRecord>(client: ApiClient, sig
 export const integration = <T = IntegrationRecord>(client: ApiClient, key: string, signal?: AbortSignal) =>
   client.get<T>(`/integrations/${id(key)}`, at(signal));
 
+/** GET /integrations/KEY, asked once per key across many companies (a failed lookup is asked again). */
+export function integrationCache<T = IntegrationRecord>(client: ApiClient, signal?: AbortSignal): (key: string) => Promise<T> {
+  const cache = new Map<string, Promise<T>>();
+  return (key) => {
+    let found = cache.get(key);
+    if (!found) {
+      found = integration<T>(client, key, signal);
+      found.catch(() => cache.delete(key));
+      cache.set(key, found);
+    }
+    return found;
+  };
+}
+
 // ---- syncs and data sets
 
 /** Queues a pull of every data type; safe to repeat (an open pull answers instead of a new one). */

@@ -42,16 +42,7 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
   const started = Date.now();
   const { default: pLimit } = await import('p-limit');
   const limit = pLimit(SYNC_CONCURRENCY);
-  const integrations = new Map<string, Promise<WireIntegration>>();
-  const integration = (key: string) => {
-    let found = integrations.get(key);
-    if (!found) {
-      found = api.integration<WireIntegration>(client, key, signal);
-      found.catch(() => integrations.delete(key));
-      integrations.set(key, found);
-    }
-    return found;
-  };
+  const integration = api.integrationCache<WireIntegration>(client, signal);
 
   const runs: CompanyRun[] = companyIds.map((companyId) => ({ companyId, started: false, dataTypes: new Map() }));
   let stopped: 'interrupted' | 'timeout' | undefined;

@@ -79,20 +79,6 @@ export interface CheckResult {
 
 const REAUTH = 'reauthorization required';
 
-/** Caches GET /integrations/KEY across many checks. */
-export function integrationCache(client: ApiClient, signal?: AbortSignal): (key: string) => Promise<WireIntegration> {
-  const cache = new Map<string, Promise<WireIntegration>>();
-  return (key) => {
-    let found = cache.get(key);
-    if (!found) {
-      found = api.integration<WireIntegration>(client, key, signal);
-      found.catch(() => cache.delete(key));
-      cache.set(key, found);
-    }
-    return found;
-  };
-}
-
 function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
