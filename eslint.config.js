@@ -41,13 +41,30 @@ export default tseslint.config(
     }] },
   },
   {
-    // SQL lives in the stores: a route, a worker or a scheduler asks a store function.
+    // The store behind one interface: routes, workers and schedulers take the Store (ctx.store)
+    // and may import the store modules' types, never their functions; SQL stays under store/.
     files: ['src/service/**/*.ts'],
     ignores: ['src/service/store/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'better-sqlite3', message: 'SQL lives under src/service/store/; add a store function.' }],
-        patterns: [{ group: ['**/store/statements.js', '**/sandbox/*', '**/sandbox/**'], message: 'SQL lives under src/service/store/, and the service reaches the sandbox only over HTTP.' }],
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [{ name: 'better-sqlite3', message: 'SQL lives under src/service/store/; add a Store method.' }],
+        patterns: [
+          { group: ['**/store/*.js', '!**/store/store.js', '!**/store/integrations.js'], allowTypeImports: true, message: 'Use the Store interface (ctx.store); only the places that open a store import its implementation.' },
+          { group: ['**/sandbox/*', '**/sandbox/**'], message: 'The service reaches the sandbox only over HTTP; shared knowledge goes in platforms/.' },
+        ],
+      }],
+    },
+  },
+  {
+    // Where a store is opened: the service itself, and the threads that open their own handle.
+    files: ['src/service/app.ts', 'src/service/sync/worker-thread.ts', 'src/service/read-pool/reader-thread.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/store/*.js', '!**/store/store.js', '!**/store/integrations.js', '!**/store/db.js', '!**/store/sqlite-store.js'], allowTypeImports: true, message: 'Use the Store interface; open it with createSqliteStore.' },
+          { group: ['**/sandbox/*', '**/sandbox/**'], message: 'The service reaches the sandbox only over HTTP.' },
+        ],
       }],
     },
   },

@@ -31,3 +31,6 @@ export function tokenValueProblem(value: string): string | undefined {
   if (hasControlCharacter(value)) return 'contains a control character (NUL, newline, tab…); copy the token again without it';
   return undefined;
 }
+
+/** The only tag keys a filter may name: the store splices this text into its queries, so nothing else gets in. */
+export const FILTERABLE_TAG_KEY = /^[A-Za-z0-9_.-]{1,64}$/;

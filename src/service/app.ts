@@ -14,9 +14,8 @@ import { AuthCache, type AuthContext } from './http/auth.js';
 import { parseJsonBody } from './http/json-body.js';
 import { RateLimiter } from '../lib/rate-limit.js';
 import { ResponseCache, type CacheLimits } from './http/response-cache.js';
-import type { PlatformAdapter } from './integrations/adapter.js';
 import { platformVerifier } from './integrations/platform-verifier.js';
-import { createSandboxAdapter } from './integrations/sandbox-adapter.js';
+import { platformAdapter, type ClosablePlatform } from './integrations/platforms.js';
 import { schemaOnlyVerifier, type TokenVerifier } from './integrations/verifier.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerCompanyRoutes } from './routes/companies.js';
@@ -29,6 +28,8 @@ import { registerSyncSettingsRoutes } from './routes/sync-settings.js';
 import { ReadPool } from './read-pool/pool.js';
 import { createSealer, loadSecretKey } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
+import { createSqliteStore } from './store/sqlite-store.js';
+import type { Store } from './store/store.js';
 import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
 
 declare module 'fastify' {
@@ -75,6 +76,8 @@ export interface ServiceOptions {
 
 export interface Service {
   app: FastifyInstance;
+  store: Store;
+  /** The SQLite handle under the store: for diagnostics and tests that look at what is at rest, never for routes. */
   db: Db;
   adminKey: string;
   dataDir: string;
@@ -89,22 +92,24 @@ export interface Service {
 export function createService(options: ServiceOptions): Service {
   const clock = options.clock ?? systemClock;
   privateDataDir(options.dataDir, options.onNotice);
-  const db = openDatabase(join(options.dataDir, 'ferry.db'));
-  const adminKey = ensureAdmin(db, options.dataDir, clock);
+  const dbFile = join(options.dataDir, 'ferry.db');
+  const db = openDatabase(dbFile);
+  const store = createSqliteStore(db);
+  const adminKey = ensureAdmin(store, options.dataDir, clock);
   const secretKey = loadSecretKey(options.dataDir, options.env);
-  const platform: PlatformAdapter | undefined = options.platformUrl ? createSandboxAdapter(options.platformUrl, { clock }) : undefined;
+  const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
   let worker: SyncWorker | undefined;
   if (options.platformUrl && (options.startWorker ?? true)) {
     worker = startSyncWorker(
-      { dbFile: join(options.dataDir, 'ferry.db'), secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl },
+      { dbFile, secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl },
       (context, message) => options.onInternalError?.(new Error(message), context),
     );
   }
   const ctx: ServiceContext = {
-    db,
+    store,
     clock,
-    responseCache: new ResponseCache(db, options.responseCache),
-    reads: new ReadPool(db, { dbFile: join(options.dataDir, 'ferry.db'), threads: options.readThreads ?? DEFAULT_READ_THREADS }),
+    responseCache: new ResponseCache(store, options.responseCache),
+    reads: new ReadPool(store, { dbFile, threads: options.readThreads ?? DEFAULT_READ_THREADS }),
     sealer: createSealer(secretKey),
     verifier: options.verifier ?? (platform ? platformVerifier(platform) : schemaOnlyVerifier),
     ...(platform ? { platform, platformUrl: options.platformUrl } : {}),
@@ -136,7 +141,7 @@ export function createService(options: ServiceOptions): Service {
 
   // Requests without a valid key are counted per address, so every response carries the
   // rate-limit headers and unauthenticated floods are limited too.
-  const authCache = new AuthCache(db, clock);
+  const authCache = new AuthCache(store, clock);
   const limit = (reply: FastifyReply, bucket: string) => {
     if (!limiter) return;
     const decision = limiter.take(bucket);
@@ -181,6 +186,7 @@ export function createService(options: ServiceOptions): Service {
 
   return {
     app,
+    store,
     db,
     adminKey,
     dataDir: options.dataDir,
@@ -203,8 +209,8 @@ export function createService(options: ServiceOptions): Service {
       await app.close();
       await worker?.stop();
       await ctx.reads.close();
-      await (platform as { close?: () => Promise<void> } | undefined)?.close?.();
-      if (db.open) db.close();
+      await platform?.close();
+      store.close();
     },
     setMaintenance(on) {
       maintenance = on;

@@ -5,10 +5,10 @@ import type { ReadPool } from './read-pool/pool.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
 import type { TokenVerifier } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
-import type { Db } from './store/db.js';
+import type { Store } from './store/store.js';
 
 export interface ServiceContext {
-  db: Db;
+  store: Store;
   clock: Clock;
   sealer: Sealer;
   verifier: TokenVerifier;

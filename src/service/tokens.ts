@@ -3,16 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PlatformAuthError, PlatformFetchError, type PlatformAdapter } from './integrations/adapter.js';
 import type { Tokens } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
-import { getConnectionById, loadSealedTokens, releaseRefreshLease, storeTokens, takeRefreshLease } from './store/connections.js';
-import type { Db } from './store/db.js';
+import type { Store } from './store/store.js';
 
-export function readTokens(db: Db, sealer: Sealer, connectionId: string): Tokens | undefined {
-  const sealed = loadSealedTokens(db, connectionId);
+export function readTokens(store: Store, sealer: Sealer, connectionId: string): Tokens | undefined {
+  const sealed = store.loadSealedTokens(connectionId);
   return sealed ? sealer.open<Tokens>(sealed, connectionId) : undefined;
 }
 
-export function writeTokens(db: Db, sealer: Sealer, connectionId: string, tokens: Tokens, updated: string): void {
-  storeTokens(db, connectionId, sealer.seal(tokens, connectionId), updated);
+export function writeTokens(store: Store, sealer: Sealer, connectionId: string, tokens: Tokens, updated: string): void {
+  store.storeTokens(connectionId, sealer.seal(tokens, connectionId), updated);
 }
 
 export function sameTokens(a: Tokens, b: Tokens): boolean {
@@ -32,19 +31,19 @@ const LOCK_POLL_MS = 20;
  * every thread. The lease is wall-clock time: it is about the holder being alive, not
  * about business time (which tests move with a fake clock).
  */
-async function withRefreshLease<T>(db: Db, connectionId: string, work: () => Promise<T>): Promise<T> {
+async function withRefreshLease<T>(store: Store, connectionId: string, work: () => Promise<T>): Promise<T> {
   const giveUp = Date.now() + LOCK_MS * 2;
   for (;;) {
     const now = Date.now();
-    if (takeRefreshLease(db, connectionId, now, now + LOCK_MS)) break;
-    if (!getConnectionById(db, connectionId)) throw new PlatformAuthError('The connection was deleted.', true);
+    if (store.takeRefreshLease(connectionId, now, now + LOCK_MS)) break;
+    if (!store.getConnectionById(connectionId)) throw new PlatformAuthError('The connection was deleted.', true);
     if (now > giveUp) throw new PlatformFetchError('Another refresh of this connection did not finish in time.');
     await sleep(LOCK_POLL_MS);
   }
   try {
     return await work();
   } finally {
-    releaseRefreshLease(db, connectionId);
+    store.releaseRefreshLease(connectionId);
   }
 }
 
@@ -56,15 +55,15 @@ async function withRefreshLease<T>(db: Db, connectionId: string, work: () => Pro
  * the latest stored tokens.
  */
 export function freshTokens(
-  db: Db, sealer: Sealer, adapter: PlatformAdapter, connection: { id: string; integration_key: string },
+  store: Store, sealer: Sealer, adapter: PlatformAdapter, connection: { id: string; integration_key: string },
   now: () => string, options: { withinSeconds?: number; refused?: Tokens } = {},
 ): Promise<Tokens> {
-  return withRefreshLease(db, connection.id, async () => {
-    const current = readTokens(db, sealer, connection.id);
+  return withRefreshLease(store, connection.id, async () => {
+    const current = readTokens(store, sealer, connection.id);
     if (!current) throw new PlatformAuthError('The connection has no tokens.', true);
     const forced = options.refused !== undefined && sameTokens(current, options.refused);
     const next = await adapter.ensureFresh(connection.integration_key, current, forced ? Number.MAX_SAFE_INTEGER : options.withinSeconds ?? REFRESH_WITHIN_SECONDS);
-    if (!sameTokens(current, next)) writeTokens(db, sealer, connection.id, next, now());
+    if (!sameTokens(current, next)) writeTokens(store, sealer, connection.id, next, now());
     return next;
   });
 }

@@ -217,8 +217,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const service = made.service = createService({ rateLimit: 0, ...options.service, dataDir, clock, platformUrl: sandboxUrl, startWorker: false });
   const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
   trustSandbox(sandboxUrl, service.adminKey);
-  const { db, sealer, platform } = service.context;
-  const sync = (extra: Partial<SyncDeps> = {}) => syncOnce({ db, clock, sealer, adapter: platform!, ...extra });
+  const { store, sealer, platform } = service.context;
+  const sync = (extra: Partial<SyncDeps> = {}) => syncOnce({ store, clock, sealer, adapter: platform!, ...extra });
   return {
     dataDir,
     clock,

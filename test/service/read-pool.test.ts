@@ -77,7 +77,7 @@ function slowPlan(tag: string, steps = 300_000): PagePlan {
 
 describe('clients take turns at the reader threads', () => {
   it('with one reader, a second client\'s read runs next, not after the first client\'s whole queue', async () => {
-    const pool = new ReadPool(t.service.db, { dbFile: join(t.dataDir, 'ferry.db'), threads: 1 });
+    const pool = new ReadPool(t.service.store, { dbFile: join(t.dataDir, 'ferry.db'), threads: 1 });
     try {
       const finished: string[] = [];
       const read = (client: string, tag: string) => pool.page<{ tag: string }>(client, slowPlan(tag)).then((page) => finished.push(page.rows[0]!.tag));
@@ -92,7 +92,7 @@ describe('clients take turns at the reader threads', () => {
   });
 
   it('a client past its queue bound gets 429, others are still served', async () => {
-    const pool = new ReadPool(t.service.db, { dbFile: join(t.dataDir, 'ferry.db'), threads: 1, maxWaitingPerClient: 2 });
+    const pool = new ReadPool(t.service.store, { dbFile: join(t.dataDir, 'ferry.db'), threads: 1, maxWaitingPerClient: 2 });
     try {
       const accepted = [pool.page('A', slowPlan('a1')), pool.page('A', slowPlan('a2')), pool.page('A', slowPlan('a3'))];
       await expect(pool.page('A', slowPlan('a4'))).rejects.toMatchObject({ statusCode: 429 });
@@ -104,7 +104,7 @@ describe('clients take turns at the reader threads', () => {
   });
 
   it('a read that fails in a reader fails alone; the next one is served', async () => {
-    const pool = new ReadPool(t.service.db, { dbFile: join(t.dataDir, 'ferry.db'), threads: 1 });
+    const pool = new ReadPool(t.service.store, { dbFile: join(t.dataDir, 'ferry.db'), threads: 1 });
     try {
       await expect(pool.page('A', { ...slowPlan('x'), countSql: 'SELECT nope FROM nowhere' })).rejects.toThrow(/no such table/);
       await expect(pool.page<{ tag: string }>('A', slowPlan('ok', 10))).resolves.toMatchObject({ rows: [{ tag: 'ok' }] });
@@ -114,7 +114,7 @@ describe('clients take turns at the reader threads', () => {
   });
 
   it('closing stops the readers and refuses what was waiting', async () => {
-    const pool = new ReadPool(t.service.db, { dbFile: join(t.dataDir, 'ferry.db'), threads: 1 });
+    const pool = new ReadPool(t.service.store, { dbFile: join(t.dataDir, 'ferry.db'), threads: 1 });
     const running = pool.page('A', slowPlan('a1'));
     const waiting = pool.page('A', slowPlan('a2'));
     const closed = pool.close();

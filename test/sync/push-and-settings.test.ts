@@ -143,7 +143,7 @@ describe('push operations', () => {
   });
 
   it('refreshes an expired access token before pushing, and before asking for a pending push\'s outcome', async () => {
-    const stored = () => readTokens(h.service.context.db, h.service.context.sealer, linked.connectionId)!;
+    const stored = () => readTokens(h.service.context.store, h.service.context.sealer, linked.connectionId)!;
     const before = stored();
     h.clock.advance(TTL + 60);
     const now = await api.call('POST', pushPath, { body: invoice({ invoiceNumber: 'LATE-1' }) });
@@ -272,7 +272,7 @@ describe('sync settings and scheduled syncs', () => {
     };
     const tick = async (minutes: number) => {
       h.clock.set(new Date(start + minutes * 60_000));
-      resetScheduleCheck(h.service.context.db);
+      resetScheduleCheck(h.service.context.store);
       return h.sync();
     };
 

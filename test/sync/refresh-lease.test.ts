@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS } from '../../src/sandbox/index.js';
 import { openDatabase } from '../../src/service/store/db.js';
-import { getConnectionById } from '../../src/service/store/connections.js';
+import { createSqliteStore } from '../../src/service/store/sqlite-store.js';
 import { freshTokens, readTokens } from '../../src/service/tokens.js';
 import { linkedCompany, startHarness, type Harness } from '../helpers/sync.js';
 
@@ -22,14 +22,14 @@ describe('refresh lease across database connections', () => {
   it('refreshes once when two threads find the same expired token at the same time', async () => {
     const linked = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 10);
     const { sealer, platform } = h.service.context;
-    const before = readTokens(h.service.context.db, sealer, linked.connectionId)!;
+    const before = readTokens(h.service.context.store, sealer, linked.connectionId)!;
     h.clock.advance(DEFAULT_ACCESS_TOKEN_TTL_SECONDS + 60);
-    const other = openDatabase(join(h.dataDir, 'ferry.db'));
+    const other = createSqliteStore(openDatabase(join(h.dataDir, 'ferry.db')));
     try {
-      const connection = getConnectionById(other, linked.connectionId)!;
+      const connection = other.getConnectionById(linked.connectionId)!;
       const now = () => h.clock.now().toISOString();
       const [a, b] = await Promise.all([
-        freshTokens(h.service.context.db, sealer, platform!, connection, now),
+        freshTokens(h.service.context.store, sealer, platform!, connection, now),
         freshTokens(other, sealer, platform!, connection, now),
       ]);
       expect(a.refreshToken).not.toBe(before.refreshToken);
@@ -41,6 +41,6 @@ describe('refresh lease across database connections', () => {
     await h.api.call('POST', `/companies/${linked.companyId}/data/queue/invoices`);
     await h.drain();
     expect((await h.api.call('GET', `/companies/${linked.companyId}/dataStatus`)).body.invoices.currentStatus).toBe('Complete');
-    expect(getConnectionById(h.service.context.db, linked.connectionId)!.status).toBe('Linked');
+    expect(h.service.context.store.getConnectionById(linked.connectionId)!.status).toBe('Linked');
   });
 });

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPull, type PullRow } from '../../src/service/store/pulls.js';
+import type { PullRow } from '../../src/service/store/pulls.js';
 import { startServe, type ServeProcess } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
 import {
@@ -26,7 +26,7 @@ describe('in-process, on fake clocks', () => {
     await h?.stop();
   });
 
-  const pullOf = (id: string): PullRow => getPull(h.service.context.db, id)!;
+  const pullOf = (id: string): PullRow => h.service.context.store.getPull(id)!;
 
   /** Linked company with its invoices queued; the platform's settings applied after linking. */
   async function queued(invoices: number, settings: Record<string, unknown>): Promise<{ companyId: string; pullId: string }> {

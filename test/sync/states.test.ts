@@ -3,7 +3,6 @@
 // NotSupported pull to queue; a resync keeps serving the last complete snapshot until
 // it completes, and never duplicates a record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPull } from '../../src/service/store/pulls.js';
 import {
   ISO_Z, PULL_KEYS, createClient, linkedCompany, patchSandbox, readAll, startHarness, type Api, type Harness,
 } from '../helpers/sync.js';
@@ -122,7 +121,7 @@ describe('a resync in progress keeps serving the last complete snapshot', () => 
     await patchSandbox(h.sandboxUrl, { rateLimit: 2 });
     const queued = await api.call('POST', `/companies/${companyId}/data/queue/invoices`);
     expect((await h.sync({ pageSize: 100 })).pulls).toBe(1);
-    const mid = getPull(h.service.context.db, queued.body.id)!;
+    const mid = h.service.context.store.getPull(queued.body.id)!;
     expect(mid).toMatchObject({ status: 'Fetching', fetched: 200, progress: 79 });
     expect(mid.not_before).not.toBeNull();
 
@@ -139,7 +138,7 @@ describe('a resync in progress keeps serving the last complete snapshot', () => 
     await patchSandbox(h.sandboxUrl, { rateLimit: 0 });
     h.clock.set(mid.not_before!);
     await h.sync({ pageSize: 100 });
-    expect(getPull(h.service.context.db, queued.body.id)!.status).toBe('Complete');
+    expect(h.service.context.store.getPull(queued.body.id)!.status).toBe('Complete');
     const after = (await readAll(api, companyId, 'invoices', { pageSize: 100 })).map((i) => i.id);
     expect(after).toEqual([...firstIds, pushedId]);
   });
@@ -152,7 +151,7 @@ describe('a resync in progress keeps serving the last complete snapshot', () => 
     const ids = (await readAll(api, companyId, 'invoices')).map((i) => i.id);
     expect(ids).toHaveLength(INVOICES + 1);
     expect(new Set(ids).size).toBe(INVOICES + 1);
-    const stored = h.service.context.db
+    const stored = h.service.db
       .prepare("SELECT count(*) AS n, count(DISTINCT id) AS ids, count(DISTINCT generation) AS generations FROM records WHERE company_id = ? AND data_type = 'invoices'")
       .get(companyId);
     expect(stored).toEqual({ n: INVOICES + 1, ids: INVOICES + 1, generations: 1 });

@@ -7,7 +7,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS } from '../../src/sandbox/index.js';
-import { loadSealedTokens } from '../../src/service/store/connections.js';
 import { readTokens } from '../../src/service/tokens.js';
 import {
   ISO_Z, createClient, createTenant, linkedCompany, sandboxCall, startHarness, type Api, type Harness, type Tenant,
@@ -25,11 +24,11 @@ const remember = (tokens: Record<string, string> | undefined) => {
   for (const field of ['accessToken', 'refreshToken']) if (tokens?.[field]) secrets.add(tokens[field]);
 };
 const stored = (connectionId: string) => {
-  const tokens = readTokens(h.service.context.db, h.service.context.sealer, connectionId);
+  const tokens = readTokens(h.service.context.store, h.service.context.sealer, connectionId);
   remember(tokens);
   return tokens;
 };
-const sealed = (connectionId: string) => loadSealedTokens(h.service.context.db, connectionId);
+const sealed = (connectionId: string) => h.service.context.store.loadSealedTokens(connectionId);
 
 async function mint(tenant: Tenant, state: 'valid' | 'expired' | 'revoked'): Promise<Record<string, string>> {
   const result = await sandboxCall(h.sandboxUrl, 'POST', `/admin/tenants/${tenant.id}/tokens`, { state });
@@ -193,7 +192,7 @@ describe('the legacy application still refreshing', () => {
 describe('tokens at rest and on the wire', () => {
   it('no token value appears in any API response or in the service\'s SQLite files', async () => {
     // Everything stored now is among the secrets too.
-    const rows = h.service.context.db.prepare('SELECT connection_id FROM connection_tokens').all() as Array<{ connection_id: string }>;
+    const rows = h.service.db.prepare('SELECT connection_id FROM connection_tokens').all() as Array<{ connection_id: string }>;
     expect(rows.length).toBeGreaterThanOrEqual(5);
     for (const row of rows) stored(row.connection_id);
     expect(secrets.size).toBeGreaterThanOrEqual(20);

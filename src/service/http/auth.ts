@@ -2,9 +2,9 @@
 import { apiKeyFromHeader } from '../../lib/basic-auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { errors } from '../errors.js';
-import { findApiKeyByHash, getClient, hashApiKey, type ClientRow } from '../store/clients.js';
-import type { Db } from '../store/db.js';
-import { dataVersion } from '../store/version.js';
+import { hashApiKey } from '../api-keys.js';
+import type { ClientRow } from '../store/clients.js';
+import type { Store } from '../store/store.js';
 
 export interface AuthContext {
   keyId: string;
@@ -16,18 +16,18 @@ export interface AuthContext {
 
 const FREE_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
 
-export function authenticate(db: Db, clock: Clock, authorization: string | undefined, clientIdHeader: string | undefined): AuthContext {
+export function authenticate(store: Store, clock: Clock, authorization: string | undefined, clientIdHeader: string | undefined): AuthContext {
   const apiKey = apiKeyFromHeader(authorization);
   if (!apiKey) throw errors.unauthorized();
-  const key = findApiKeyByHash(db, hashApiKey(apiKey));
+  const key = store.findApiKeyByHash(hashApiKey(apiKey));
   if (!key) throw errors.unauthorized();
   if (key.revoked) throw errors.forbidden();
-  const caller = getClient(db, key.client_id);
+  const caller = store.getClient(key.client_id);
   if (!caller) throw errors.unauthorized();
   let client = caller;
   if (clientIdHeader !== undefined) {
     if (!caller.is_admin) throw errors.clientHeaderNotAllowed();
-    const target = getClient(db, clientIdHeader.trim());
+    const target = store.getClient(clientIdHeader.trim());
     if (!target) throw errors.clientNotFound(clientIdHeader.trim());
     client = target;
   }
@@ -54,17 +54,17 @@ const MAX_CACHED_KEYS = 1000;
 export class AuthCache {
   private readonly entries = new Map<string, { version: string; auth: AuthContext }>();
 
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(private readonly store: Store, private readonly clock: Clock) {}
 
   authenticate(authorization: string | undefined, clientIdHeader: string | undefined): AuthContext {
-    const version = dataVersion(this.db);
+    const version = this.store.dataVersion();
     const key = `${authorization ?? ''}\n${clientIdHeader ?? ''}`;
     const hit = this.entries.get(key);
     if (hit && hit.version === version) {
       assertNotExpired(hit.auth, this.clock);
       return hit.auth;
     }
-    const auth = authenticate(this.db, this.clock, authorization, clientIdHeader);
+    const auth = authenticate(this.store, this.clock, authorization, clientIdHeader);
     if (this.entries.size >= MAX_CACHED_KEYS) this.entries.clear();
     this.entries.set(key, { version, auth });
     return auth;

@@ -4,8 +4,7 @@
 // Bounded in bytes, overall and per client, so no client can grow the server's memory
 // by asking for many distinct pages: past a bound the least recently used pages go,
 // the asking client's own first.
-import type { Db } from '../store/db.js';
-import { dataVersion } from '../store/version.js';
+import type { Store } from '../store/store.js';
 
 export interface CacheLimits {
   /** Bytes of bodies kept for all clients together. */
@@ -30,10 +29,10 @@ export class ResponseCache {
   /** The database version every entry was made at: a write anywhere makes them all stale. */
   private madeAt = '';
 
-  constructor(private readonly db: Db, private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
+  constructor(private readonly store: Store, private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
 
   version(): string {
-    return dataVersion(this.db);
+    return this.store.dataVersion();
   }
 
   /** Bytes of bodies held now, overall or for one client. */

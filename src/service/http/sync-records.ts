@@ -1,6 +1,7 @@
 // Wire records for pull operations, data status and push operations.
 import type { DatasetRow } from '../store/datasets.js';
-import { isErrored, isFinished, type PullRow } from '../store/pulls.js';
+import { isErrored, isFinished } from '../sync/pull-status.js';
+import type { PullRow } from '../store/pulls.js';
 import type { PushRow } from '../store/pushes.js';
 
 export function pullRecord(row: PullRow): Record<string, unknown> {

@@ -8,9 +8,7 @@ import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { clientRecord } from '../http/records.js';
 import { defineRoute } from '../http/route.js';
-import {
-  getApiKey, getClient, insertApiKey, insertClient, listApiKeys, listClients, revokeApiKey, type ClientRow, type Plan,
-} from '../store/clients.js';
+import type { ClientRow, Plan } from '../store/clients.js';
 
 function clientInput(body: Record<string, unknown>, now: Date): { name: string; plan: Plan; created: string } {
   const items: ValidationItem[] = [];
@@ -29,11 +27,11 @@ function clientInput(body: Record<string, unknown>, now: Date): { name: string; 
 }
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { db, clock } = ctx;
+  const { store, clock } = ctx;
   const adminClient = (request: FastifyRequest): ClientRow => {
     requireAdmin(request.auth);
     const { clientId = '' } = params(request);
-    const client = getClient(db, clientId);
+    const client = store.getClient(clientId);
     if (!client) throw errors.clientNotFound(clientId);
     return client;
   };
@@ -42,16 +40,16 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
     GET: async (request) => {
       requireAdmin(request.auth);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = listClients(db, page);
+      const { rows, total } = store.listClients(page);
       return envelope(rows.map(clientRecord), total, page, request.url);
     },
     POST: async (request, reply) => {
       requireAdmin(request.auth);
       const input = clientInput(objectBody(request), clock.now());
-      const result = db.transaction(() => {
-        const client = insertClient(db, input);
-        return { ...clientRecord(client), apiKey: insertApiKey(db, client.id, isoSeconds(clock.now())).apiKey };
-      }).immediate();
+      const result = store.transaction(() => {
+        const client = store.insertClient(input);
+        return { ...clientRecord(client), apiKey: store.insertApiKey(client.id, isoSeconds(clock.now())).apiKey };
+      });
       return reply.code(201).send(result);
     },
   });
@@ -73,13 +71,13 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
     GET: async (request) => {
       const client = adminClient(request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = listApiKeys(db, client.id, page);
+      const { rows, total } = store.listApiKeys(client.id, page);
       const results = rows.map((k) => (k.revoked ? { id: k.id, created: k.created, revoked: k.revoked } : { id: k.id, created: k.created }));
       return envelope(results, total, page, request.url);
     },
     POST: async (request, reply) => {
       const client = adminClient(request);
-      return reply.code(201).send(insertApiKey(db, client.id, isoSeconds(clock.now())));
+      return reply.code(201).send(store.insertApiKey(client.id, isoSeconds(clock.now())));
     },
   });
 
@@ -87,8 +85,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
     DELETE: async (request, reply) => {
       const client = adminClient(request);
       const { keyId = '' } = params(request);
-      if (!getApiKey(db, client.id, keyId)) throw errors.keyNotFound(keyId);
-      revokeApiKey(db, keyId, isoSeconds(clock.now()));
+      if (!store.getApiKey(client.id, keyId)) throw errors.keyNotFound(keyId);
+      store.revokeApiKey(keyId, isoSeconds(clock.now()));
       return reply.code(204).send();
     },
   });

@@ -9,17 +9,15 @@ import { companyInput, companyPatch } from '../http/company-input.js';
 import { envelope, linkedParams, parsePageRequest } from '../http/paging.js';
 import { companyRecord } from '../http/records.js';
 import { defineRoute } from '../http/route.js';
-import {
-  FILTERABLE_TAG_KEY, companiesPage, countCompanies, deleteCompany, getCompany, insertCompany, replaceCompany, type CompanyInput, type CompanyRow,
-} from '../store/companies.js';
-import { connectionsByCompany } from '../store/connections.js';
+import { FILTERABLE_TAG_KEY } from '../../platforms/limits.js';
+import type { CompanyInput, CompanyRow } from '../store/companies.js';
 
 export const FREE_PLAN_COMPANY_LIMIT = 50;
 
 /** The company named in the path, after the ownership check (404 unknown, 403 not yours). */
 export function ownedCompany(ctx: ServiceContext, request: FastifyRequest): CompanyRow {
   const { companyId = '' } = params(request);
-  const company = getCompany(ctx.db, companyId);
+  const company = ctx.store.getCompany(companyId);
   if (!company) throw errors.companyNotFound(companyId);
   assertOwns(request.auth, company.client_id);
   return company;
@@ -45,10 +43,10 @@ function tagFilter(request: FastifyRequest): { key: string; value: string } | un
 }
 
 export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { db, clock } = ctx;
+  const { store, clock } = ctx;
   const cache = ctx.responseCache;
   const present = (request: FastifyRequest, row: CompanyRow) =>
-    companyRecord(row, connectionsByCompany(db, [row.id]).get(row.id) ?? [], baseUrlOf(request));
+    companyRecord(row, store.connectionsByCompany([row.id]).get(row.id) ?? [], baseUrlOf(request));
 
   defineRoute(app, '/companies', {
     // The most requested list: served from the response cache while nothing has changed.
@@ -59,8 +57,8 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       const key = JSON.stringify([base, page.page, page.pageSize, linkedParams(request.url)]);
       const body = await cache.getOrMake(request.auth.client.id, key, async () => {
         const client = request.auth.client.id;
-        const { rows, total } = await ctx.reads.page<CompanyRow>(client, companiesPage(client, page, tagFilter(request)));
-        const connections = connectionsByCompany(db, rows.map((r) => r.id));
+        const { rows, total } = await ctx.reads.page<CompanyRow>(client, ctx.store.companiesPage(client, page, tagFilter(request)));
+        const connections = store.connectionsByCompany(rows.map((r) => r.id));
         const results = rows.map((row) => companyRecord(row, connections.get(row.id) ?? [], base));
         return JSON.stringify(envelope(results, total, page, request.url));
       });
@@ -70,10 +68,10 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       const input = companyInput(objectBody(request));
       const client = request.auth.client;
       // Count and insert in one transaction so concurrent creates cannot pass the limit together.
-      const row = db.transaction(() => {
-        if (client.plan === 'Free' && countCompanies(db, client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
-        return insertCompany(db, client.id, input, isoSeconds(clock.now()));
-      }).immediate();
+      const row = store.transaction(() => {
+        if (client.plan === 'Free' && store.countCompanies(client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
+        return store.insertCompany(client.id, input, isoSeconds(clock.now()));
+      });
       return present(request, row);
     },
   });
@@ -82,15 +80,15 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
     GET: async (request) => present(request, ownedCompany(ctx, request)),
     PATCH: async (request) => {
       const company = ownedCompany(ctx, request);
-      return present(request, replaceCompany(db, company.id, companyPatch(objectBody(request), currentInput(company))));
+      return present(request, store.replaceCompany(company.id, companyPatch(objectBody(request), currentInput(company))));
     },
     PUT: async (request) => {
       const company = ownedCompany(ctx, request);
-      return present(request, replaceCompany(db, company.id, companyInput(objectBody(request))));
+      return present(request, store.replaceCompany(company.id, companyInput(objectBody(request))));
     },
     DELETE: async (request, reply) => {
       const company = ownedCompany(ctx, request);
-      deleteCompany(db, company.id);
+      store.deleteCompany(company.id);
       return reply.code(204).send();
     },
   });

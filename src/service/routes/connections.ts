@@ -12,16 +12,14 @@ import { defineRoute } from '../http/route.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { checkTokenFields } from '../integrations/token-schema.js';
 import type { Integration } from '../../platforms/types.js';
-import {
-  connectionsPage, deleteConnection, getConnection, insertConnection, markLinked, setConnectionStatus, type ConnectionRow,
-} from '../store/connections.js';
+import type { ConnectionRow } from '../store/connections.js';
 import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
 
 export function ownedConnection(ctx: ServiceContext, request: FastifyRequest): ConnectionRow {
   const company = ownedCompany(ctx, request);
   const { connectionId = '' } = params(request);
-  const connection = getConnection(ctx.db, company.id, connectionId);
+  const connection = ctx.store.getConnection(company.id, connectionId);
   if (!connection) throw errors.connectionNotFound(company.id, connectionId);
   return connection;
 }
@@ -33,13 +31,13 @@ function integrationOf(connection: ConnectionRow): Integration {
 }
 
 export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { db, clock, sealer, verifier } = ctx;
+  const { store, clock, sealer, verifier } = ctx;
 
   defineRoute(app, '/companies/:companyId/connections', {
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<ConnectionRow>(request.auth.client.id, connectionsPage(company.id, page));
+      const { rows, total } = await ctx.reads.page<ConnectionRow>(request.auth.client.id, ctx.store.connectionsPage(company.id, page));
       const base = baseUrlOf(request);
       return envelope(rows.map((row) => connectionRecord(row, base)), total, page, request.url);
     },
@@ -53,7 +51,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       if (!integration) {
         throw errors.badRequest(`Unknown platformKey ${platformKey}.`, [{ itemId: 'platformKey', message: `No integration has the key ${platformKey}; see GET /integrations.`, validatorName: 'Connection' }]);
       }
-      const row = insertConnection(db, company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
+      const row = store.insertConnection(company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
       return connectionRecord(row, baseUrlOf(request));
     },
   });
@@ -69,12 +67,12 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       if (connection.status !== 'Linked') {
         throw errors.badRequest(`Only a Linked connection can be unlinked; this one is ${connection.status}.`, [{ itemId: 'status', message: `The connection is ${connection.status}, not Linked.`, validatorName: 'Connection' }]);
       }
-      setConnectionStatus(db, connection.id, 'Unlinked');
+      store.setConnectionStatus(connection.id, 'Unlinked');
       return connectionRecord({ ...connection, status: 'Unlinked' }, baseUrlOf(request));
     },
     DELETE: async (request, reply) => {
       const connection = ownedConnection(ctx, request);
-      deleteConnection(db, connection.id);
+      store.deleteConnection(connection.id);
       return reply.code(200).send();
     },
   });
@@ -92,11 +90,11 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
         throw errors.badRequest(`${integration.name} rejected the tokens.`, [{ itemId: 'tokens', message: verdict.message, validatorName: 'PlatformVerification' }]);
       }
       const now = isoSeconds(clock.now());
-      db.transaction(() => {
-        writeTokens(db, sealer, connection.id, verdict.tokens, now);
-        markLinked(db, connection.id, verdict.connectionInfo);
-      }).immediate();
-      return connectionRecord(getConnection(db, connection.company_id, connection.id)!, baseUrlOf(request));
+      store.transaction(() => {
+        writeTokens(store, sealer, connection.id, verdict.tokens, now);
+        store.markLinked(connection.id, verdict.connectionInfo);
+      });
+      return connectionRecord(store.getConnection(connection.company_id, connection.id)!, baseUrlOf(request));
     },
   });
 }

@@ -9,25 +9,24 @@ import { dataStatusRecord, pullRecord } from '../http/sync-records.js';
 import { defineRoute } from '../http/route.js';
 import { dataTypeByKey, dataTypeByPath, type DataType } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';
-import { listConnections, type ConnectionRow } from '../store/connections.js';
-import { getDataset, getRecord, listDatasets, recordsPage } from '../store/datasets.js';
-import type { Db } from '../store/db.js';
-import { getPull, pullsPage, type PullRow } from '../store/pulls.js';
+import type { ConnectionRow } from '../store/connections.js';
+import type { Store } from '../store/store.js';
+import type { PullRow } from '../store/pulls.js';
 import { queueAll, queuePull } from '../sync/enqueue.js';
 import { ownedCompany } from './companies.js';
 
-function companyConnections(db: Db, companyId: string): ConnectionRow[] {
-  return listConnections(db, companyId, { page: 1, pageSize: 5000 }).rows;
+function companyConnections(store: Store, companyId: string): ConnectionRow[] {
+  return store.listConnections(companyId, { page: 1, pageSize: 5000 }).rows;
 }
 
 /** 404 when the company's platforms lack the type; 409 until a sync of it has completed. */
-function readableGeneration(db: Db, companyId: string, dataType: DataType): number {
-  const connections = companyConnections(db, companyId);
+function readableGeneration(store: Store, companyId: string, dataType: DataType): number {
+  const connections = companyConnections(store, companyId);
   const integrations = [...new Set(connections.map((c) => c.integration_key))].map((key) => integrationByKey(key));
   if (integrations.length > 0 && !integrations.some((i) => i?.dataTypes.includes(dataType.key))) {
     throw errors.dataTypeNotSupported(dataType.key, integrations.map((i) => i?.name ?? 'Unknown').join(', '));
   }
-  const dataset = getDataset(db, companyId, dataType.key);
+  const dataset = store.getDataset(companyId, dataType.key);
   if (dataset?.visible_generation) return dataset.visible_generation;
   if (dataset?.last_requested) {
     throw errors.conflict(`The ${dataType.key} data set of company ${companyId} is being synced and no sync of it has completed yet. Try again when GET /companies/${companyId}/dataStatus shows it Complete.`);
@@ -50,12 +49,12 @@ function sendRawPage(reply: FastifyReply, records: string[], meta: ReturnType<ty
 }
 
 export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { db, clock } = ctx;
+  const { store, clock } = ctx;
 
   defineRoute(app, '/companies/:companyId/data/all', {
     POST: async (request, reply) => {
       const company = ownedCompany(ctx, request);
-      const pulls = queueAll(db, clock, companyConnections(db, company.id));
+      const pulls = queueAll(store, clock, companyConnections(store, company.id));
       if (pulls.length > 0) ctx.wakeWorker();
       return reply.code(204).send();
     },
@@ -67,14 +66,14 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const { dataType: key = '' } = params(request);
       const dataType = dataTypeByKey(key);
       if (!dataType) throw errors.notFound(`Unknown data type ${key}.`);
-      const connections = companyConnections(db, company.id);
+      const connections = companyConnections(store, company.id);
       const wanted = queryOf(request).connectionId;
       const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
       const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
       if (!connection) {
         throw errors.badRequest(wanted ? `Connection ${String(wanted)} is not a Linked connection of company ${company.id}.` : `Company ${company.id} has no Linked connection to sync.`);
       }
-      const pull = queuePull(db, clock, connection, dataType.key);
+      const pull = queuePull(store, clock, connection, dataType.key);
       ctx.wakeWorker();
       return pullRecord(pull);
     },
@@ -84,8 +83,8 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const status: Record<string, unknown> = {};
-      for (const dataset of listDatasets(db, company.id)) {
-        status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? getPull(db, dataset.latest_sync_id) : undefined);
+      for (const dataset of store.listDatasets(company.id)) {
+        status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? store.getPull(dataset.latest_sync_id) : undefined);
       }
       return status;
     },
@@ -95,7 +94,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<PullRow>(request.auth.client.id, pullsPage(company.id, page));
+      const { rows, total } = await ctx.reads.page<PullRow>(request.auth.client.id, ctx.store.pullsPage(company.id, page));
       return envelope(rows.map(pullRecord), total, page, request.url);
     },
   });
@@ -104,7 +103,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const { datasetId = '' } = params(request);
-      const pull = getPull(db, datasetId);
+      const pull = store.getPull(datasetId);
       if (!pull || pull.company_id !== company.id) throw errors.notFound(`Dataset ${datasetId} not found for company ${company.id}.`);
       return pullRecord(pull);
     },
@@ -114,9 +113,9 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request, reply) => {
       const company = ownedCompany(ctx, request);
       const dataType = dataTypeFromPath(request);
-      const generation = readableGeneration(db, company.id, dataType);
+      const generation = readableGeneration(store, company.id, dataType);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, recordsPage(db, company.id, dataType.key, generation, page));
+      const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, store.recordsPage(company.id, dataType.key, generation, page));
       return sendRawPage(reply, rows.map((r) => r.data), envelope([], total, page, request.url));
     },
   });
@@ -125,9 +124,9 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request, reply) => {
       const company = ownedCompany(ctx, request);
       const dataType = dataTypeFromPath(request);
-      const generation = readableGeneration(db, company.id, dataType);
+      const generation = readableGeneration(store, company.id, dataType);
       const { recordId = '' } = params(request);
-      const data = getRecord(db, company.id, dataType.key, generation, recordId);
+      const data = store.getRecord(company.id, dataType.key, generation, recordId);
       if (!data) throw errors.notFound(`No ${dataType.key} record ${recordId} for company ${company.id}.`);
       return reply.type('application/json; charset=utf-8').send(data);
     },

@@ -13,8 +13,7 @@ import { PlatformAuthError, PlatformRateLimitError } from '../integrations/adapt
 import { dataTypeByKey } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { validatePush } from '../push/validate.js';
-import { deauthorize } from '../store/connections.js';
-import { getPush, insertPush, pushesPage, type PushRow } from '../store/pushes.js';
+import type { PushRow } from '../store/pushes.js';
 import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';
 import { freshTokens, readTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
@@ -27,7 +26,7 @@ function timeoutParam(raw: unknown): number | null {
 }
 
 export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { db, clock, sealer } = ctx;
+  const { store, clock, sealer } = ctx;
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/push/:dataType', {
     POST: async (request) => {
@@ -43,22 +42,22 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
       if (connection.status !== 'Linked') {
         throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
       }
-      const tokens = readTokens(db, sealer, connection.id);
+      const tokens = readTokens(store, sealer, connection.id);
       if (!tokens || !ctx.platform) throw errors.badRequest('The connection has no platform to push to.');
       const requested = isoSeconds(clock.now());
       let fields: PushFields;
       try {
-        const fresh = await freshTokens(db, sealer, ctx.platform, connection, () => requested);
+        const fresh = await freshTokens(store, sealer, ctx.platform, connection, () => requested);
         fields = pushFieldsFor(await ctx.platform.push(connection.integration_key, fresh, key, record), key);
       } catch (err) {
         if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
         if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
         if (err.revoked) {
-          deauthorize(db, connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
+          store.deauthorize(connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
         }
         fields = { status: 'Failed', status_code: 401, error_message: `Reauthorization required: ${err.message}` };
       }
-      const push = insertPush(db, {
+      const push = store.insertPush({
         key: randomUUID(),
         company_id: connection.company_id,
         connection_id: connection.id,
@@ -81,7 +80,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<PushRow>(request.auth.client.id, pushesPage(company.id, page));
+      const { rows, total } = await ctx.reads.page<PushRow>(request.auth.client.id, ctx.store.pushesPage(company.id, page));
       return envelope(rows.map(pushRecord), total, page, request.url);
     },
   });
@@ -90,7 +89,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request) => {
       const company = ownedCompany(ctx, request);
       const { pushOperationKey = '' } = params(request);
-      const push = getPush(db, pushOperationKey);
+      const push = store.getPush(pushOperationKey);
       if (!push || push.company_id !== company.id) throw errors.notFound(`Push operation ${pushOperationKey} not found for company ${company.id}.`);
       return pushRecord(push);
     },

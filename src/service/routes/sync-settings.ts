@@ -6,8 +6,8 @@ import { errors, type ValidationItem } from '../errors.js';
 import { failIfAny, objectBody } from '../http/body.js';
 import { defineRoute } from '../http/route.js';
 import { dataTypeByKey } from '../../platforms/data-types.js';
-import { getClient, type ClientRow } from '../store/clients.js';
-import { writeSettings, type SyncSetting } from '../store/sync-settings.js';
+import type { ClientRow } from '../store/clients.js';
+import type { SyncSetting } from '../store/sync-settings.js';
 import { DEFAULT_SYNC_SCHEDULE_HOURS, effectiveSettings } from '../sync/settings.js';
 import { ownedCompany } from './companies.js';
 
@@ -67,18 +67,18 @@ function parseSettings(body: Record<string, unknown>, client: ClientRow): SyncSe
 }
 
 export function registerSyncSettingsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { db } = ctx;
+  const { store } = ctx;
   const companyView = (request: FastifyRequest) => {
     const company = ownedCompany(ctx, request);
-    return { company, view: { companyId: company.id, ...effectiveSettings(db, company.client_id, company.id) } };
+    return { company, view: { companyId: company.id, ...effectiveSettings(store, company.client_id, company.id) } };
   };
 
   defineRoute(app, '/profile/syncSettings', {
-    GET: async (request) => ({ clientId: request.auth.client.id, ...effectiveSettings(db, request.auth.client.id) }),
+    GET: async (request) => ({ clientId: request.auth.client.id, ...effectiveSettings(store, request.auth.client.id) }),
     POST: async (request) => {
       const client = request.auth.client;
-      writeSettings(db, client.id, '', parseSettings(objectBody(request), client));
-      return { clientId: client.id, ...effectiveSettings(db, client.id) };
+      store.writeSettings(client.id, '', parseSettings(objectBody(request), client));
+      return { clientId: client.id, ...effectiveSettings(store, client.id) };
     },
   });
 
@@ -87,7 +87,7 @@ export function registerSyncSettingsRoutes(app: FastifyInstance, ctx: ServiceCon
     POST: async (request) => {
       const { company } = companyView(request);
       // The plan that counts is the company owner's, also when an admin key sets it.
-      writeSettings(db, company.client_id, company.id, parseSettings(objectBody(request), getClient(db, company.client_id)!));
+      store.writeSettings(company.client_id, company.id, parseSettings(objectBody(request), store.getClient(company.client_id)!));
       return companyView(request).view;
     },
   });

@@ -1,6 +1,6 @@
-// Accounts ("clients") and their API keys. Keys are random, shown once, and stored only
-// as SHA-256 hashes: they carry 192 bits of entropy, so a slow password hash adds nothing.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+// Accounts ("clients") and their API keys, stored as hashes (api-keys.ts).
+import { randomUUID } from 'node:crypto';
+import { generateApiKey, hashApiKey } from '../api-keys.js';
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
 import { selectPage, type Page, type PageRequest } from './paging.js';
@@ -22,14 +22,6 @@ export interface ApiKeyRow {
   client_id: string;
   created: string;
   revoked: string | null;
-}
-
-export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex');
-}
-
-export function generateApiKey(): string {
-  return `fy_${randomBytes(24).toString('base64url')}`;
 }
 
 export function insertClient(db: Db, client: { name: string; plan: Plan; created: string; isAdmin?: boolean }): ClientRow {

@@ -5,6 +5,7 @@ import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
 import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
+import { FILTERABLE_TAG_KEY } from '../../platforms/limits.js';
 
 export interface CompanyRow {
   seq: number;
@@ -27,8 +28,6 @@ export interface CompanyInput {
 }
 
 const SIMPLE_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** The only tag keys a filter may name: this text is spliced into SQL, so nothing else gets in. */
-export const FILTERABLE_TAG_KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * `$.key` for plain keys (so the expression matches the ferryKey index), `$."key"` for keys

@@ -3,21 +3,9 @@ import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
 import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
+import { isFinished, type PullStatus } from '../sync/pull-status.js';
 
-export const PULL_STATUSES = [
-  'Initial', 'Queued', 'Fetching', 'MapQueued', 'Mapping', 'Complete', 'FetchError', 'MapError', 'InternalError',
-  'ProcessingQueued', 'Processing', 'ProcessingError', 'ValidationQueued', 'Validating', 'ValidationError', 'AuthError',
-  'Cancelled', 'NotSupported', 'RateLimitError', 'PermissionsError', 'PrerequisiteNotMet',
-] as const;
-export type PullStatus = (typeof PULL_STATUSES)[number];
-
-export const OPEN_STATUSES: PullStatus[] = ['Queued', 'Fetching', 'Mapping'];
-const ERROR_STATUSES = new Set<PullStatus>([
-  'FetchError', 'MapError', 'InternalError', 'ProcessingError', 'ValidationError', 'AuthError', 'RateLimitError',
-  'PermissionsError', 'PrerequisiteNotMet', 'NotSupported',
-]);
-export const isErrored = (status: PullStatus) => ERROR_STATUSES.has(status);
-export const isFinished = (status: PullStatus) => !OPEN_STATUSES.includes(status) && status !== 'Initial';
+export type { PullStatus };
 
 export interface PullRow {
   seq: number;

@@ -2,10 +2,10 @@
 import type { Clock } from '../../lib/clock.js';
 import type { PlatformAdapter } from '../integrations/adapter.js';
 import type { Sealer } from '../secrets.js';
-import type { Db } from '../store/db.js';
+import type { Store } from '../store/store.js';
 
 export interface SyncDeps {
-  db: Db;
+  store: Store;
   clock: Clock;
   sealer: Sealer;
   adapter: PlatformAdapter;

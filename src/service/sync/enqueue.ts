@@ -4,17 +4,16 @@ import { randomUUID } from 'node:crypto';
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import type { ConnectionRow } from '../store/connections.js';
-import { reserveGeneration } from '../store/datasets.js';
-import type { Db } from '../store/db.js';
-import { insertPull, openPull, openPulls, type PullRow } from '../store/pulls.js';
+import type { Store } from '../store/store.js';
+import type { PullRow } from '../store/pulls.js';
 
 /** A new pull of the data set; the caller holds the transaction and has checked for an open one. */
-function addPull(db: Db, requested: string, connection: ConnectionRow, dataType: string): PullRow {
+function addPull(store: Store, requested: string, connection: ConnectionRow, dataType: string): PullRow {
   const integration = integrationByKey(connection.integration_key);
   const supported = integration?.dataTypes.includes(dataType) ?? false;
   const id = randomUUID();
-  const generation = reserveGeneration(db, connection.company_id, dataType, id, requested);
-  return insertPull(db, {
+  const generation = store.reserveGeneration(connection.company_id, dataType, id, requested);
+  return store.insertPull({
     id,
     companyId: connection.company_id,
     connectionId: connection.id,
@@ -26,28 +25,28 @@ function addPull(db: Db, requested: string, connection: ConnectionRow, dataType:
   });
 }
 
-export function queuePull(db: Db, clock: Clock, connection: ConnectionRow, dataType: string): PullRow {
-  return db.transaction(() => openPull(db, connection.company_id, dataType) ?? addPull(db, isoSeconds(clock.now()), connection, dataType)).immediate();
+export function queuePull(store: Store, clock: Clock, connection: ConnectionRow, dataType: string): PullRow {
+  return store.transaction(() => store.openPull(connection.company_id, dataType) ?? addPull(store, isoSeconds(clock.now()), connection, dataType));
 }
 
 /**
  * POST /data/all: every supported data type of every Linked connection of the company, in
  * one transaction with one look for open pulls, so a company costs one commit.
  */
-export function queueAll(db: Db, clock: Clock, connections: ConnectionRow[]): PullRow[] {
+export function queueAll(store: Store, clock: Clock, connections: ConnectionRow[]): PullRow[] {
   const linked = connections.filter((c) => c.status === 'Linked');
   if (linked.length === 0) return [];
-  return db.transaction(() => {
+  return store.transaction(() => {
     const requested = isoSeconds(clock.now());
-    const open = openPulls(db, linked[0]!.company_id);
+    const open = store.openPulls(linked[0]!.company_id);
     const pulls: PullRow[] = [];
     for (const connection of linked) {
       for (const dataType of integrationByKey(connection.integration_key)?.dataTypes ?? []) {
-        const pull = open.get(dataType) ?? addPull(db, requested, connection, dataType);
+        const pull = open.get(dataType) ?? addPull(store, requested, connection, dataType);
         open.set(dataType, pull);
         pulls.push(pull);
       }
     }
     return pulls;
-  }).immediate();
+  });
 }

@@ -5,9 +5,8 @@
 // than sleeping, so the clock drives retries and nothing waits in memory.
 import { isoSeconds } from '../../lib/clock.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
-import { deauthorize, getConnectionById, setLastSync } from '../store/connections.js';
-import { pruneGenerations, publishGeneration, rememberFields, upsertRecords, type RecordInput } from '../store/datasets.js';
-import { updatePull, type PullRow, type PullStatus } from '../store/pulls.js';
+import type { RecordInput } from '../store/datasets.js';
+import type { PullRow, PullStatus } from '../store/pulls.js';
 import type { FieldType } from '../query/types.js';
 import { freshTokens, readTokens } from '../tokens.js';
 import type { SyncDeps } from './deps.js';
@@ -21,14 +20,14 @@ const PRUNE_BATCH = 5000;
 const FIELD_SAMPLE = 50;
 
 export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus> {
-  const { db, clock, sealer, adapter } = deps;
+  const { store, clock, sealer, adapter } = deps;
   const now = () => isoSeconds(clock.now());
   const finish = (status: PullStatus, fields: Partial<PullRow> = {}): PullStatus => {
-    updatePull(db, pull.id, { status, completed: now(), lease_until: null, ...fields });
+    store.updatePull(pull.id, { status, completed: now(), lease_until: null, ...fields });
     return status;
   };
 
-  const connection = getConnectionById(db, pull.connection_id);
+  const connection = store.getConnectionById(pull.connection_id);
   if (!connection) return finish('Cancelled', { status_description: 'The connection was deleted.' });
   if (connection.status === 'Deauthorized') {
     return finish('AuthError', { status_description: 'The connection needs reauthorization.', error_message: 'Reauthorization required: the platform revoked the grant.' });
@@ -36,7 +35,7 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
   if (connection.status !== 'Linked') {
     return finish('PrerequisiteNotMet', { status_description: `The connection is ${connection.status}, not Linked.` });
   }
-  let tokens = readTokens(db, sealer, connection.id);
+  let tokens = readTokens(store, sealer, connection.id);
   if (!tokens) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
   const fields = new Map<string, FieldType>();
@@ -44,14 +43,14 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
   let fetched = pull.fetched;
   let progress = pull.progress;
   try {
-    tokens = await freshTokens(db, sealer, adapter, connection, now);
+    tokens = await freshTokens(store, sealer, adapter, connection, now);
     const fetchPage = async (at: string | undefined) => {
       try {
         return await adapter.fetchPage(connection.integration_key, tokens!, pull.data_type, at, deps.pageSize ?? 1000);
       } catch (err) {
         // An access token that expired mid-sync (not a revoked grant): refresh once and go on.
         if (!(err instanceof PlatformAuthError) || err.revoked) throw err;
-        tokens = await freshTokens(db, sealer, adapter, connection, now, { refused: tokens });
+        tokens = await freshTokens(store, sealer, adapter, connection, now, { refused: tokens });
         return adapter.fetchPage(connection.integration_key, tokens, pull.data_type, at, deps.pageSize ?? 1000);
       }
     };
@@ -78,23 +77,23 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
       cursor = page.next;
       progress = page.total ? Math.min(99, Math.floor((fetched / page.total) * 100)) : Math.min(99, progress + 1);
       const lease = isoSeconds(new Date(clock.now().getTime() + LEASE_SECONDS * 1000));
-      db.transaction(() => {
-        upsertRecords(db, pull.company_id, pull.data_type, pull.generation, connection.id, rows);
-        rememberFields(db, pull.data_type, fields);
+      store.transaction(() => {
+        store.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
+        store.rememberFields(pull.data_type, fields);
         // After the last page the pull is Mapping until its generation is published.
-        updatePull(db, pull.id, { status: cursor ? 'Fetching' : 'Mapping', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0 });
-      }).immediate();
+        store.updatePull(pull.id, { status: cursor ? 'Fetching' : 'Mapping', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0 });
+      });
       if (!cursor) break;
     }
     const completed = now();
-    const replaced = db.transaction(() => {
-      const previous = publishGeneration(db, pull.company_id, pull.data_type, pull.generation, pull.id, completed);
-      setLastSync(db, connection.id, pull.company_id, completed);
+    const replaced = store.transaction(() => {
+      const previous = store.publishGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, completed);
+      store.setLastSync(connection.id, pull.company_id, completed);
       finish('Complete', { progress: 100, completed });
       return previous;
-    }).immediate();
+    });
     // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
-    if (replaced !== null) while (pruneGenerations(db, pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH) > 0);
+    if (replaced !== null) while (store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH) > 0);
     return 'Complete';
   } catch (err) {
     return handleFailure(deps, pull, connection.id, err);
@@ -102,40 +101,40 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
 }
 
 function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err: unknown): PullStatus {
-  const { db, clock } = deps;
+  const { store, clock } = deps;
   const now = clock.now();
   const later = (seconds: number) => isoSeconds(new Date(now.getTime() + seconds * 1000));
   const attempts = pull.attempts + 1;
   if (err instanceof PlatformAuthError && err.revoked) {
-    db.transaction(() => {
-      deauthorize(db, connectionId, {
+    store.transaction(() => {
+      store.deauthorize(connectionId, {
         statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: isoSeconds(now),
         errorMessage: `Reauthorization required: ${err.message}`,
       });
-      updatePull(db, pull.id, {
+      store.updatePull(pull.id, {
         status: 'AuthError', completed: isoSeconds(now), lease_until: null,
         status_description: 'The platform revoked the grant; the connection is Deauthorized.', error_message: `Reauthorization required: ${err.message}`,
       });
-    }).immediate();
+    });
     return 'AuthError';
   }
   if (err instanceof PlatformRateLimitError) {
     if (attempts > MAX_RATE_LIMIT_RETRIES) {
-      updatePull(db, pull.id, { status: 'RateLimitError', completed: isoSeconds(now), lease_until: null, error_message: err.message });
+      store.updatePull(pull.id, { status: 'RateLimitError', completed: isoSeconds(now), lease_until: null, error_message: err.message });
       return 'RateLimitError';
     }
-    updatePull(db, pull.id, { attempts, not_before: later(err.retryAfterSeconds), lease_until: null, status_description: `Waiting ${err.retryAfterSeconds}s for the platform's rate limit.` });
+    store.updatePull(pull.id, { attempts, not_before: later(err.retryAfterSeconds), lease_until: null, status_description: `Waiting ${err.retryAfterSeconds}s for the platform's rate limit.` });
     return 'Fetching';
   }
   if (err instanceof PlatformFetchError || err instanceof PlatformAuthError) {
     if (attempts > MAX_FETCH_RETRIES) {
-      updatePull(db, pull.id, { status: 'FetchError', completed: isoSeconds(now), lease_until: null, error_message: err.message });
+      store.updatePull(pull.id, { status: 'FetchError', completed: isoSeconds(now), lease_until: null, error_message: err.message });
       return 'FetchError';
     }
-    updatePull(db, pull.id, { attempts, not_before: later(2 ** attempts), lease_until: null, status_description: `Retrying after: ${err.message}` });
+    store.updatePull(pull.id, { attempts, not_before: later(2 ** attempts), lease_until: null, status_description: `Retrying after: ${err.message}` });
     return 'Fetching';
   }
   deps.onError?.(err, `pull ${pull.id}`);
-  updatePull(db, pull.id, { status: 'InternalError', completed: isoSeconds(now), lease_until: null, error_message: 'Internal error while syncing.' });
+  store.updatePull(pull.id, { status: 'InternalError', completed: isoSeconds(now), lease_until: null, error_message: 'Internal error while syncing.' });
   return 'InternalError';
 }

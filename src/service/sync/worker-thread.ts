@@ -2,10 +2,10 @@
 // (JSON, SQLite writes) never stalls the request thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../../lib/clock.js';
-import { createSandboxAdapter } from '../integrations/sandbox-adapter.js';
+import { platformAdapter } from '../integrations/platforms.js';
 import { createSealer } from '../secrets.js';
 import { openDatabase } from '../store/db.js';
-import { releaseOpenPullLeases } from '../store/pulls.js';
+import { createSqliteStore } from '../store/sqlite-store.js';
 import { SyncLoop } from './loop.js';
 
 export interface WorkerOptions {
@@ -21,12 +21,12 @@ export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string
 
 const options = workerData as WorkerOptions;
 const port = parentPort!;
-const db = openDatabase(options.dbFile);
+const store = createSqliteStore(openDatabase(options.dbFile));
 // Only this thread runs pulls for this data dir: leases left by a killed process are void.
-releaseOpenPullLeases(db);
-const adapter = createSandboxAdapter(options.platformUrl);
+store.releaseOpenPullLeases();
+const adapter = platformAdapter(options.platformUrl);
 const loop = new SyncLoop({
-  db,
+  store,
   clock: systemClock,
   sealer: createSealer(Buffer.from(options.secretKeyHex, 'hex')),
   adapter,
@@ -39,8 +39,8 @@ port.on('message', (message: WorkerMessage) => {
   if (message.type === 'wake') loop.wake();
   if (message.type === 'stop') {
     void loop.stop().then(async () => {
-      await (adapter as { close?: () => Promise<void> }).close?.();
-      db.close();
+      await adapter.close();
+      store.close();
       port.postMessage({ type: 'stopped' } satisfies HostMessage);
       port.close();
     });

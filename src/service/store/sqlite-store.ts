@@ -1,0 +1,83 @@
+// The SQLite store: every method of the Store interface bound to one database handle.
+import type { Db } from './db.js';
+import * as clients from './clients.js';
+import * as companies from './companies.js';
+import * as connections from './connections.js';
+import * as datasets from './datasets.js';
+import { runPagePlan } from './paging.js';
+import * as pulls from './pulls.js';
+import * as pushes from './pushes.js';
+import type { Store } from './store.js';
+import * as syncSettings from './sync-settings.js';
+import * as version from './version.js';
+
+export function createSqliteStore(db: Db): Store {
+  return {
+    insertClient: (client) => clients.insertClient(db, client),
+    getClient: (id) => clients.getClient(db, id),
+    listClients: (request) => clients.listClients(db, request),
+    insertApiKey: (clientId, created) => clients.insertApiKey(db, clientId, created),
+    findApiKeyByHash: (keyHash) => clients.findApiKeyByHash(db, keyHash),
+    getApiKey: (clientId, keyId) => clients.getApiKey(db, clientId, keyId),
+    revokeApiKey: (keyId, revoked) => clients.revokeApiKey(db, keyId, revoked),
+    findAdminClient: () => clients.findAdminClient(db),
+    listApiKeys: (clientId, request) => clients.listApiKeys(db, clientId, request),
+    insertCompany: (clientId, input, created) => companies.insertCompany(db, clientId, input, created),
+    getCompany: (id) => companies.getCompany(db, id),
+    countCompanies: (clientId) => companies.countCompanies(db, clientId),
+    replaceCompany: (id, input) => companies.replaceCompany(db, id, input),
+    deleteCompany: (id) => companies.deleteCompany(db, id),
+    insertConnection: (companyId, integrationKey, sourceId, created) => connections.insertConnection(db, companyId, integrationKey, sourceId, created),
+    getConnection: (companyId, id) => connections.getConnection(db, companyId, id),
+    listConnections: (companyId, request) => connections.listConnections(db, companyId, request),
+    connectionsByCompany: (companyIds) => connections.connectionsByCompany(db, companyIds),
+    setConnectionStatus: (id, status) => connections.setConnectionStatus(db, id, status),
+    deleteConnection: (id) => connections.deleteConnection(db, id),
+    storeTokens: (connectionId, sealed, updated) => connections.storeTokens(db, connectionId, sealed, updated),
+    loadSealedTokens: (connectionId) => connections.loadSealedTokens(db, connectionId),
+    getConnectionById: (id) => connections.getConnectionById(db, id),
+    deauthorize: (id, error) => connections.deauthorize(db, id, error),
+    setLastSync: (connectionId, companyId, when) => connections.setLastSync(db, connectionId, companyId, when),
+    takeRefreshLease: (id, now, until) => connections.takeRefreshLease(db, id, now, until),
+    releaseRefreshLease: (id) => connections.releaseRefreshLease(db, id),
+    markLinked: (id, connectionInfo) => connections.markLinked(db, id, connectionInfo),
+    getDataset: (companyId, dataType) => datasets.getDataset(db, companyId, dataType),
+    listDatasets: (companyId) => datasets.listDatasets(db, companyId),
+    reserveGeneration: (companyId, dataType, syncId, requested) => datasets.reserveGeneration(db, companyId, dataType, syncId, requested),
+    publishGeneration: (companyId, dataType, generation, syncId, completed) => datasets.publishGeneration(db, companyId, dataType, generation, syncId, completed),
+    upsertRecords: (companyId, dataType, generation, connectionId, records) => datasets.upsertRecords(db, companyId, dataType, generation, connectionId, records),
+    pruneGenerations: (companyId, dataType, keep, limit) => datasets.pruneGenerations(db, companyId, dataType, keep, limit),
+    countRecords: (companyId, dataType, generation) => datasets.countRecords(db, companyId, dataType, generation),
+    getRecord: (companyId, dataType, generation, id) => datasets.getRecord(db, companyId, dataType, generation, id),
+    recordFields: (dataType) => datasets.recordFields(db, dataType),
+    rememberFields: (dataType, fields) => datasets.rememberFields(db, dataType, fields),
+    recordsPage: (companyId, dataType, generation, request) => datasets.recordsPage(db, companyId, dataType, generation, request),
+    listRecords: (companyId, dataType, generation, request) => datasets.listRecords(db, companyId, dataType, generation, request),
+    scheduleCandidates: () => datasets.scheduleCandidates(db),
+    getPull: (id) => pulls.getPull(db, id),
+    openPulls: (companyId) => pulls.openPulls(db, companyId),
+    openPull: (companyId, dataType) => pulls.openPull(db, companyId, dataType),
+    insertPull: (pull) => pulls.insertPull(db, pull),
+    claimablePulls: (now, limit) => pulls.claimablePulls(db, now, limit),
+    leasePull: (id, now, until) => pulls.leasePull(db, id, now, until),
+    updatePull: (id, fields) => pulls.updatePull(db, id, fields),
+    releaseOpenPullLeases: () => pulls.releaseOpenPullLeases(db),
+    latestPullConnectionId: (companyId, dataType) => pulls.latestPullConnectionId(db, companyId, dataType),
+    insertPush: (row) => pushes.insertPush(db, row),
+    getPush: (key) => pushes.getPush(db, key),
+    pendingPushes: (limit) => pushes.pendingPushes(db, limit),
+    completePush: (key, fields) => pushes.completePush(db, key, fields),
+    readSettings: (clientId, companyId) => syncSettings.readSettings(db, clientId, companyId),
+    writeSettings: (clientId, companyId, settings) => syncSettings.writeSettings(db, clientId, companyId, settings),
+    dataVersion: () => version.dataVersion(db),
+    companiesPage: companies.companiesPage,
+    connectionsPage: connections.connectionsPage,
+    pullsPage: pulls.pullsPage,
+    pushesPage: pushes.pushesPage,
+    runPage: (plan) => runPagePlan(db, plan),
+    transaction: (work) => db.transaction(work).immediate(),
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}

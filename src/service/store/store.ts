@@ -1,0 +1,142 @@
+// The store as the rest of the service sees it: one interface, whatever holds the data.
+// Routes, the sync and push workers, the schedulers and the read pool call these methods
+// and never SQL; sqlite-store.ts implements them over the SQLite modules beside it, and a
+// second implementation (PostgreSQL) satisfies the same interface. The methods are
+// synchronous because SQLite is; a store that must wait for its database will make them
+// return promises (docs/architecture.md, "Store").
+import type { FieldType } from '../query/index.js';
+import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
+import type { CompanyInput, CompanyRow } from './companies.js';
+import type { ConnectionError, ConnectionRow, ConnectionStatus } from './connections.js';
+import type { DatasetRow, RecordInput, ScheduleCandidate } from './datasets.js';
+import type { Page, PagePlan, PageRequest } from './paging.js';
+import type { PullRow, PullStatus } from './pulls.js';
+import type { PushRow } from './pushes.js';
+import type { SyncSetting } from './sync-settings.js';
+
+/** Client accounts and their API keys (stored as hashes). */
+export interface ClientStore {
+  insertClient(client: { name: string; plan: Plan; created: string; isAdmin?: boolean }): ClientRow;
+  getClient(id: string): ClientRow | undefined;
+  listClients(request: PageRequest): Page<ClientRow>;
+  insertApiKey(clientId: string, created: string): { id: string; apiKey: string };
+  findApiKeyByHash(keyHash: string): ApiKeyRow | undefined;
+  getApiKey(clientId: string, keyId: string): ApiKeyRow | undefined;
+  revokeApiKey(keyId: string, revoked: string): void;
+  findAdminClient(): ClientRow | undefined;
+  listApiKeys(clientId: string, request: PageRequest): Page<ApiKeyRow>;
+}
+
+/** Companies, each owned by one client. */
+export interface CompanyStore {
+  insertCompany(clientId: string, input: CompanyInput, created: string): CompanyRow;
+  getCompany(id: string): CompanyRow | undefined;
+  countCompanies(clientId: string): number;
+  replaceCompany(id: string, input: CompanyInput): CompanyRow;
+  deleteCompany(id: string): void;
+}
+
+/** Connections: status, sealed tokens, the refresh lease. */
+export interface ConnectionStore {
+  insertConnection(companyId: string, integrationKey: string, sourceId: string, created: string): ConnectionRow;
+  getConnection(companyId: string, id: string): ConnectionRow | undefined;
+  listConnections(companyId: string, request: PageRequest): Page<ConnectionRow>;
+  /** Connections of many companies in one query, grouped by company id (for company records). */
+  connectionsByCompany(companyIds: string[]): Map<string, ConnectionRow[]>;
+  setConnectionStatus(id: string, status: ConnectionStatus): void;
+  deleteConnection(id: string): void;
+  storeTokens(connectionId: string, sealed: Buffer, updated: string): void;
+  loadSealedTokens(connectionId: string): Buffer | undefined;
+  getConnectionById(id: string): ConnectionRow | undefined;
+  /** A revoked grant: the connection needs reauthorization before it can sync again. */
+  deauthorize(id: string, error: ConnectionError): void;
+  setLastSync(connectionId: string, companyId: string, when: string): void;
+  /** Takes the connection's refresh lease until `until` (ms) if it is free at `now`; true when taken. */
+  takeRefreshLease(id: string, now: number, until: number): boolean;
+  releaseRefreshLease(id: string): void;
+  /** Linked with fresh tokens: errors cleared, the platform's connection info kept. */
+  markLinked(id: string, connectionInfo: unknown): void;
+}
+
+/** Data sets: generations (snapshots) of synced records, and the schedule. */
+export interface DatasetStore {
+  getDataset(companyId: string, dataType: string): DatasetRow | undefined;
+  listDatasets(companyId: string): DatasetRow[];
+  /** Reserves the generation a new pull writes into, and records the request. */
+  reserveGeneration(companyId: string, dataType: string, syncId: string, requested: string): number;
+  /** Makes a completed pull's generation the one readers see. Returns the generation it replaced. */
+  publishGeneration(companyId: string, dataType: string, generation: number, syncId: string, completed: string): number | null;
+  /** Upserts one page of records into a generation; callers wrap it in the page's transaction. */
+  upsertRecords(companyId: string, dataType: string, generation: number, connectionId: string, records: RecordInput[]): void;
+  /** Deletes up to `limit` records of older generations; returns how many went. */
+  pruneGenerations(companyId: string, dataType: string, keep: number, limit: number): number;
+  countRecords(companyId: string, dataType: string, generation: number): number;
+  getRecord(companyId: string, dataType: string, generation: number, id: string): string | undefined;
+  recordFields(dataType: string): Map<string, FieldType>;
+  rememberFields(dataType: string, fields: Map<string, FieldType>): void;
+  /**
+   * Query paths resolve to json_extract over the record; the data type is inlined as a
+   * literal so SQLite can use the partial indexes. Both are spliced into SQL text, so both
+   * are checked here against the only shapes that are safe, whatever the caller checked.
+   */
+  recordsPage(companyId: string, dataType: string, generation: number, request: PageRequest): PagePlan;
+  listRecords(companyId: string, dataType: string, generation: number, request: PageRequest): Page<{ data: string }>;
+  /** Data sets synced before and with no pull open now: the ones a schedule may queue again. */
+  scheduleCandidates(): ScheduleCandidate[];
+}
+
+/** Pull operations (syncs) and their leases. */
+export interface PullStore {
+  getPull(id: string): PullRow | undefined;
+  /** The queued or running pulls of a company, by data type. */
+  openPulls(companyId: string): Map<string, PullRow>;
+  /** The queued or running pull of this data set, if any: one at a time per (company, data type). */
+  openPull(companyId: string, dataType: string): PullRow | undefined;
+  insertPull(pull: { id: string; companyId: string; connectionId: string; dataType: string; status: PullStatus; generation: number; requested: string; statusDescription?: string }): PullRow;
+  /** Open pulls whose lease is free and whose retry time has come, oldest first. */
+  claimablePulls(now: string, limit: number): PullRow[];
+  /**
+   * Takes the lease if it is still free (false when another worker got there first); a
+   * queued pull becomes Fetching in the same write, one commit fewer per pull.
+   */
+  leasePull(id: string, now: string, until: string): boolean;
+  updatePull(id: string, fields: Partial<Omit<PullRow, 'seq' | 'id'>>): void;
+  /** Leases of pulls still open: void when the only worker of this data dir starts (a killed one left them). */
+  releaseOpenPullLeases(): void;
+  /** The connection the latest pull of a company's data type used. */
+  latestPullConnectionId(companyId: string, dataType: string): string | undefined;
+}
+
+/** Push operations. */
+export interface PushStore {
+  insertPush(row: Omit<PushRow, 'seq'>): PushRow;
+  getPush(key: string): PushRow | undefined;
+  pendingPushes(limit: number): PushRow[];
+  completePush(key: string, fields: Pick<PushRow, 'status' | 'status_code' | 'completed'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes'>>): void;
+}
+
+/** Sync settings per client and per company. */
+export interface SyncSettingStore {
+  readSettings(clientId: string, companyId?: string): SyncSetting[] | undefined;
+  writeSettings(clientId: string, companyId: string, settings: SyncSetting[]): void;
+}
+
+/** A value that changes whenever the data changes (cache keys). */
+export interface VersionStore {
+  dataVersion(): string;
+}
+/** Page plans: what a list page reads, run on the request thread or in a reader thread. */
+export interface PagePlanner {
+  companiesPage(clientId: string, request: PageRequest, tag?: { key: string; value: string }): PagePlan;
+  connectionsPage(companyId: string, request: PageRequest): PagePlan;
+  pullsPage(companyId: string, request: PageRequest): PagePlan;
+  pushesPage(companyId: string, request: PageRequest): PagePlan;
+  runPage<Row>(plan: PagePlan): Page<Row>;
+}
+
+export interface Store
+  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, PushStore, SyncSettingStore, VersionStore, PagePlanner {
+  /** Runs `work` as one transaction that takes the write lock before it reads. */
+  transaction<T>(work: () => T): T;
+  close(): void;
+}
