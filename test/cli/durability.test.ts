@@ -3,13 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServe } from '../helpers/cli.js';
 import { basic, tempDir } from '../helpers/service.js';
+import { startTestStack } from '../helpers/stack.js';
 
 describe('kill -9 during writes', () => {
   it('loses no acknowledged write', async () => {
     const dataDir = tempDir();
-    const serve = await startServe(['--data-dir', dataDir, '--rate-limit', '0']);
+    const serve = await startTestStack('process', { dataDir, args: ['--rate-limit', '0'] });
     const auth = basic(readFileSync(join(dataDir, 'admin.key'), 'utf8').trim());
     const acknowledged: string[] = [];
     let stop = false;
@@ -37,7 +37,7 @@ describe('kill -9 during writes', () => {
     expect((await killed).signal).toBe('SIGKILL');
     expect(acknowledged.length).toBeGreaterThanOrEqual(300);
 
-    const again = await startServe(['--data-dir', dataDir, '--rate-limit', '0']);
+    const again = await startTestStack('process', { dataDir, args: ['--rate-limit', '0'] });
     const ids = new Set<string>();
     let next: string | undefined = '/companies?pageSize=5000';
     while (next) {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, FERRY_BIN, runFerry } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
-import { linkedCompany, readAll, startHarness, waitFor, type Harness, type Linked } from '../helpers/sync.js';
+import { linkedCompany, readAll, waitFor, type Linked } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const INVOICES = 20_000;
 
@@ -20,7 +21,7 @@ describe('ferry export killed mid-way, then --resume', () => {
   let expected: string;
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
     work = tempDir('ferry-export-kill-');
     const keyFile = join(work, 'admin.key');
     writeFileSync(keyFile, h.adminKey, { mode: 0o600 });

@@ -9,7 +9,8 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { linkedCompany, readAll, startHarness, waitFor, type Harness, type Linked } from '../helpers/sync.js';
+import { linkedCompany, readAll, waitFor, type Linked } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const BIG = 50_000;
 const SMALL = 300;
@@ -48,7 +49,7 @@ describe('ferry export against a real service', () => {
   let smallRecords: any[];
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
     work = tempDir('ferry-export-');
     const keyFile = join(work, 'admin.key');
     writeFileSync(keyFile, h.adminKey, { mode: 0o600 });
@@ -330,7 +331,7 @@ describe('ferry export --state', () => {
   let company: Linked;
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
     work = tempDir('ferry-export-state-');
     const keyFile = join(work, 'admin.key');
     writeFileSync(keyFile, h.adminKey, { mode: 0o600 });

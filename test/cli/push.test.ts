@@ -5,12 +5,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arrayElementLines } from '../../src/ops/push/records.js';
-import { startStack, type Stack } from '../../src/stack.js';
+import type { Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import {
-  apiClient, createClient, linkedCompany, patchSandbox, startHarness, waitFor, type Api, type Harness, type Linked,
-  sampleInvoice, trustSandbox } from '../helpers/sync.js';
+  apiClient, createClient, linkedCompany, patchSandbox, waitFor, type Api, type Linked,
+  sampleInvoice } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol';
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -54,7 +55,7 @@ describe('ferry push (harness, sync platform)', () => {
   let target: string[];
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
     work = tempDir('ferry-push-cli-');
     const key = await createClient(h.api, h.adminKey, 'Push CLI Ltd', 'Paid');
     api = asClient(h.api, key);
@@ -208,8 +209,7 @@ describe('ferry push --wait with the real push worker (async platform)', () => {
   let args: string[];
 
   beforeAll(async () => {
-    stack = await startStack({ dataDir, rateLimit: 0 });
-    trustSandbox(stack.sandboxUrl, stack.adminKey);
+    stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
     const admin = apiClient(stack.baseUrl, stack.adminKey);
     const key = await createClient(admin, stack.adminKey, 'Async Push Ltd', 'Paid');
     writeFileSync(join(work, 'key'), key, { mode: 0o600 });

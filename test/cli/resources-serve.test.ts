@@ -5,8 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
+import { runFerry } from '../helpers/cli.js';
 import { basic, tempDir } from '../helpers/service.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 describe('resource commands against ferry serve', () => {
   const dataDir = tempDir();
@@ -16,7 +17,7 @@ describe('resource commands against ferry serve', () => {
   let admin: string[];
 
   beforeAll(async () => {
-    serve = await startServe(['--data-dir', dataDir]);
+    serve = await startTestStack('process', { dataDir });
     baseUrl = serve.listening.baseUrl!;
     admin = ['--base-url', baseUrl, '--api-key-file', join(dataDir, 'admin.key')];
   });

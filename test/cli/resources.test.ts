@@ -13,7 +13,8 @@ import { ApiClient } from '../../src/client/client.js';
 import { INTEGRATIONS } from '../../src/platforms/registry.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { createClient, createTenant, startHarness, waitFor, type Harness } from '../helpers/sync.js';
+import { createClient, createTenant, waitFor } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -23,7 +24,7 @@ let work: string;
 const envFor = (apiKey: string) => ({ FERRY_BASE_URL: h.baseUrl, FERRY_API_KEY: apiKey });
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startTestStack('fake-clocks');
   work = tempDir('ferry-resources-');
 });
 afterAll(async () => {

@@ -3,9 +3,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
+import { runFerry } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
 import { integrationByKey } from '../../src/platforms/registry.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 describe('ferry sandbox against a remote ferry serve', () => {
   const dataDir = tempDir();
@@ -13,7 +14,7 @@ describe('ferry sandbox against a remote ferry serve', () => {
   let serve: ServeProcess;
   let remote: string[];
   beforeAll(async () => {
-    serve = await startServe(['--data-dir', dataDir]);
+    serve = await startTestStack('process', { dataDir });
     remote = ['--base-url', serve.listening.baseUrl!, '--api-key-file', join(dataDir, 'admin.key')];
   });
   afterAll(async () => {

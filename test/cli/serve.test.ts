@@ -3,8 +3,9 @@
 import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
+import { runFerry } from '../helpers/cli.js';
 import { basic, tempDir } from '../helpers/service.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 describe('ferry serve', () => {
   const dataDir = tempDir();
@@ -14,7 +15,7 @@ describe('ferry serve', () => {
   });
 
   it('prints the listening line, creates admin.key 0600 and serves the API', async () => {
-    serve = await startServe(['--data-dir', dataDir]);
+    serve = await startTestStack('process', { dataDir });
     expect(serve.listening).toMatchObject({ event: 'listening', dataDir });
     expect(serve.listening.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const keyFile = join(dataDir, 'admin.key');
@@ -61,7 +62,7 @@ describe('ferry serve', () => {
   });
 
   it('stops gracefully on SIGINT with exit 0 and keeps the data for the next start', async () => {
-    const again = await startServe(['--data-dir', dataDir]);
+    const again = await startTestStack('process', { dataDir });
     const key = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
     const clients = (await (await fetch(`${again.listening.baseUrl}/admin/clients`, { headers: { authorization: basic(key) } })).json()) as any;
     expect(clients.results.map((c: { name: string }) => c.name)).toContain('Acme');
@@ -69,7 +70,7 @@ describe('ferry serve', () => {
   });
 
   it('--maintenance answers 503 with the error envelope', async () => {
-    const maintenance = await startServe(['--data-dir', tempDir(), '--maintenance']);
+    const maintenance = await startTestStack('process', { dataDir: tempDir(), args: ['--maintenance'] });
     const response = await fetch(`${maintenance.listening.baseUrl}/companies`);
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ statusCode: 503, service: 'PublicApi' });
@@ -78,7 +79,7 @@ describe('ferry serve', () => {
 
   it('--rate-limit gives 429 with Retry-After past the limit', async () => {
     const dir = tempDir();
-    const limited = await startServe(['--data-dir', dir, '--rate-limit', '1']);
+    const limited = await startTestStack('process', { dataDir: dir, args: ['--rate-limit', '1'] });
     const auth = { authorization: basic(readFileSync(join(dir, 'admin.key'), 'utf8').trim()) };
     const first = await fetch(`${limited.listening.baseUrl}/companies`, { headers: auth });
     const second = await fetch(`${limited.listening.baseUrl}/companies`, { headers: auth });
@@ -91,7 +92,7 @@ describe('ferry serve', () => {
 
   it('a port in use is a clear error', async () => {
     const dir = tempDir();
-    const first = await startServe(['--data-dir', dir]);
+    const first = await startTestStack('process', { dataDir: dir });
     const port = new URL(first.listening.baseUrl!).port;
     const clash = await runFerry(['serve', '--port', port, '--data-dir', tempDir()]);
     expect(clash.code).toBe(1);

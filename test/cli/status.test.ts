@@ -8,7 +8,8 @@ import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS as TTL } from '../../src/sandbox/index
 import { integrationByKey } from '../../src/platforms/registry.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { ISO_Z, createClient, linkedCompany, sandboxCall, startHarness, type Api, type Harness, type Linked } from '../helpers/sync.js';
+import { ISO_Z, createClient, linkedCompany, sandboxCall, type Api, type Linked } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol';
 const SUPPORTED = integrationByKey(PLATFORM)!.dataTypes;
@@ -27,7 +28,7 @@ describe('ferry status', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
     work = tempDir('ferry-status-cli-');
     const key = await createClient(h.api, h.adminKey, 'Status CLI Ltd', 'Paid');
     api = { ...h.api, call: (method, path, options = {}) => h.api.call(method, path, { apiKey: key, ...options }) };

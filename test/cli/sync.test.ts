@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS as TTL } from '../../src/sandbox/index.js';
 import { integrationByKey } from '../../src/platforms/registry.js';
-import { startStack, type Stack } from '../../src/stack.js';
+import type { Stack } from '../../src/stack.js';
 import { parseDuration } from '../../src/lib/duration.js';
-import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
+import { runFerry } from '../helpers/cli.js';
 import { ferry, type InProcessResult } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import {
-  apiClient, createClient, linkedCompany, sandboxCall, startHarness, waitFor, type Api, type Harness, trustSandbox } from '../helpers/sync.js';
+  apiClient, createClient, linkedCompany, sandboxCall, waitFor, type Api } from '../helpers/sync.js';
+import { type Harness, type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol';
 const SUPPORTED = integrationByKey(PLATFORM)!.dataTypes;
@@ -62,7 +63,7 @@ describe('ferry sync on the harness (fake clocks, worker driven by the test)', (
   let work: string;
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
     work = tempDir('ferry-sync-cli-');
     const key = await createClient(h.api, h.adminKey, 'Sync CLI Ltd', 'Paid');
     api = asClient(h.api, key);
@@ -237,8 +238,7 @@ describe('ferry sync --wait with the real worker (startStack)', () => {
   let remote: string[];
 
   beforeAll(async () => {
-    stack = await startStack({ dataDir, rateLimit: 0 });
-    trustSandbox(stack.sandboxUrl, stack.adminKey);
+    stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
     const admin = apiClient(stack.baseUrl, stack.adminKey);
     const key = await createClient(admin, stack.adminKey, 'Stack Sync Ltd', 'Paid');
     api = asClient(admin, key);
@@ -300,7 +300,7 @@ describe('ferry sync as a child process against ferry serve', () => {
 
   beforeAll(async () => {
     execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
-    serve = await startServe(['--data-dir', dataDir]);
+    serve = await startTestStack('process', { dataDir });
     const adminKey = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
     const admin = apiClient(serve.listening.baseUrl!, adminKey);
     const key = await createClient(admin, adminKey, 'Serve Sync Ltd', 'Paid');

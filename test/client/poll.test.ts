@@ -1,6 +1,6 @@
 // The one polling loop every waiting command uses: it stops when done, at the deadline or
 // on Ctrl-C (ending a pause at once), backs off, and leaves no listener on the signal.
-import { getEventListeners } from 'node:events';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { pause, pollDelays, pollUntil } from '../../src/client/poll.js';
 
@@ -33,6 +33,8 @@ describe('pollUntil', () => {
 
   it('many waits at once leave no listener behind', async () => {
     const signal = new AbortController().signal;
+    // As runCli does for a command's signal: 50 waits at once are not a leak.
+    setMaxListeners(100, signal);
     await Promise.all(Array.from({ length: 50 }, () => pause(2, signal)));
     expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });

@@ -2,14 +2,9 @@
 // Deterministic mode runs both in-process on fake clocks with the worker off, and the
 // test drives syncOnce() itself; the real-worker tests use startStack() or the `ferry
 // serve` child and wait on conditions with deadlines (never fixed sleeps).
-import { rmSync } from 'node:fs';
 import { expect } from 'vitest';
-import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
-import { createService, type Service, type ServiceOptions } from '../../src/service/app.js';
 import type { Clock } from '../../src/lib/clock.js';
-import type { SyncDeps } from '../../src/service/sync/deps.js';
-import { syncOnce, type PassResult } from '../../src/service/sync/sync-once.js';
-import { basic, callApi, tempDir, type CallOptions, type CallResult } from './service.js';
+import { basic, callApi, type CallOptions, type CallResult } from './service.js';
 
 export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
@@ -179,70 +174,3 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
-export interface Harness {
-  dataDir: string;
-  clock: FakeClock;
-  sandboxClock: FakeClock;
-  sandbox: Sandbox;
-  sandboxUrl: string;
-  service: Service;
-  baseUrl: string;
-  adminKey: string;
-  /** Client of the service, with the admin key by default. */
-  api: Api;
-  /** One pass of the sync and push workers, in-process, on the fake clock. */
-  sync(extra?: Partial<SyncDeps>): Promise<PassResult>;
-  /** Passes until none claims a pull (those waiting for a retry time stay queued); returns the pulls run. */
-  drain(extra?: Partial<SyncDeps>): Promise<number>;
-  stop(): Promise<void>;
-}
-
-export interface HarnessOptions {
-  sandbox?: Omit<Partial<SandboxOptions>, 'dataDir' | 'clock'>;
-  service?: Omit<Partial<ServiceOptions>, 'dataDir' | 'clock' | 'platformUrl' | 'startWorker'>;
-  /** Give the sandbox a clock of its own (frozen unless the test moves it). */
-  separateSandboxClock?: boolean;
-}
-
-/** Sandbox and service in-process over one data dir, both on fake clocks, no worker thread. */
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const dataDir = tempDir('ferry-sync-');
-  const clock = new FakeClock();
-  const sandboxClock = options.separateSandboxClock ? new FakeClock(clock.now().getTime()) : clock;
-  // As in the stack: the sandbox's admin routes take the service's admin keys.
-  const made: { service?: Service } = {};
-  const adminAuth = async (authorization: string | undefined) => made.service?.checkAdmin(authorization) ?? 'unauthenticated';
-  const sandbox = createSandbox({ rateLimit: 0, ...options.sandbox, dataDir, clock: sandboxClock, adminAuth });
-  const sandboxUrl = await sandbox.listen({ port: 0, host: '127.0.0.1' });
-  const service = made.service = createService({ rateLimit: 0, ...options.service, dataDir, clock, platformUrl: sandboxUrl, startWorker: false });
-  const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
-  trustSandbox(sandboxUrl, service.adminKey);
-  const { store, sealer, platform } = service.context;
-  const sync = (extra: Partial<SyncDeps> = {}) => syncOnce({ store, clock, sealer, adapter: platform!, ...extra });
-  return {
-    dataDir,
-    clock,
-    sandboxClock,
-    sandbox,
-    sandboxUrl,
-    service,
-    baseUrl,
-    adminKey: service.adminKey,
-    api: apiClient(baseUrl, service.adminKey),
-    sync,
-    async drain(extra = {}) {
-      let total = 0;
-      for (let pass = 0; pass < 100; pass++) {
-        const { pulls } = await sync(extra);
-        if (pulls === 0) return total;
-        total += pulls;
-      }
-      throw new Error('drain: pulls still claimable after 100 passes');
-    },
-    async stop() {
-      await service.close();
-      await sandbox.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}

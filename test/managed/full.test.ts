@@ -5,10 +5,11 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
+import { runFerry } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
 import { waitFor } from '../helpers/sync.js';
 import { managedFixture, spawnFerry, type Fixture } from './helpers.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 const COUNT = 200;
 
@@ -24,7 +25,7 @@ describe('ferry managed: 200 companies end to end in child processes', () => {
   const readPlan = () => JSON.parse(readFileSync(plan, 'utf8'));
 
   beforeAll(async () => {
-    serve = await startServe(['--data-dir', dataDir]);
+    serve = await startTestStack('process', { dataDir });
     target = ['--base-url', serve.listening.baseUrl!, '--api-key-file', join(dataDir, 'admin.key')];
     fixture = await managedFixture(ferry, {
       baseUrl: serve.listening.baseUrl!, sandboxUrl: serve.listening.sandboxUrl!, work, name: 'Acme & Sons Accounting', count: COUNT, invoices: 5,

@@ -5,11 +5,12 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../src/stack.js';
+import type { Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { sandboxCall, trustSandbox } from '../helpers/sync.js';
+import { sandboxCall } from '../helpers/sync.js';
 import { interactive, keyFile, managedFixture, type Fixture } from './helpers.js';
+import { startTestStack } from '../helpers/stack.js';
 
 describe('ferry managed (in-process, real stack)', () => {
   const work = tempDir('ferry-managed-steps-');
@@ -33,8 +34,7 @@ describe('ferry managed (in-process, real stack)', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack({ dataDir: join(work, 'data'), rateLimit: 0 });
-    trustSandbox(stack.sandboxUrl, stack.adminKey);
+    stack = await startTestStack('threads', { dataDir: join(work, 'data'), rateLimit: 0 });
     target = ['--base-url', stack.baseUrl, '--api-key-file', keyFile(work, stack.adminKey)];
   });
   afterAll(async () => {

@@ -8,14 +8,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
 import { waitFor } from '../helpers/sync.js';
 import {
-  byRow, countBy, expectMigratedOnce, extKeys, leakedSecrets, makeTenants, readResults, secretsOf, seededRandom, spawnFerry, startStack, testSeed, tokensCsv,
-  writeCsv, type FerryChild, type Stack,
+  byRow, countBy, expectMigratedOnce, extKeys, leakedSecrets, makeTenants, readResults, secretsOf, seededRandom, spawnFerry, stopCleanly, testSeed,
+  tokensCsv, writeCsv, type FerryChild,
 } from './support.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
-let stack: Stack | undefined;
+let stack: ServeProcess | undefined;
 
 afterEach(async () => {
-  await stack?.stop();
+  await stopCleanly(stack);
   stack = undefined;
 });
 
@@ -49,7 +50,7 @@ describe('migrate tokens: kill -9 and resume', () => {
     const seed = testSeed();
     const random = seededRandom(seed);
     const replay = `seed ${seed} (FERRY_TEST_SEED=${seed} replays the kill schedule)`;
-    stack = await startStack();
+    stack = await startTestStack('process');
     const tenants = await makeTenants(stack.sandboxUrl, 300, { seed: 2000 });
     const input = writeCsv(stack.dir, 'tokens.csv', tokensCsv(tenants));
     const results = `${input}.results.csv`;
@@ -62,11 +63,12 @@ describe('migrate tokens: kill -9 and resume', () => {
       let point: string;
       let running: boolean;
       if (round === 0) {
-        // Somewhere in start-up or the validation pass: before the journal exists, or just after.
+        // Somewhere in start-up or the validation pass: before the journal exists, or just
+        // after (at the latest once its first rows are written: 300 rows can finish in a second).
         const delayMs = Math.floor(random() * 1500);
         point = `${delayMs} ms after start`;
         const at = Date.now() + delayMs;
-        running = await until(child, () => Date.now() >= at, point);
+        running = await until(child, () => Date.now() >= at || sizeOf(journal) > 0, point);
       } else {
         // Once the journal has grown by a random number of bytes (one row is ~700).
         const grow = 1 + Math.floor(random() * 40_000);
@@ -116,7 +118,7 @@ describe('migrate tokens: kill -9 and resume', () => {
   }, 150_000);
 
   it('Ctrl-C: in-flight rows finish, exit 130, results written; the rerun resumes; a second Ctrl-C exits at once', async () => {
-    stack = await startStack();
+    stack = await startTestStack('process');
     const tenants = await makeTenants(stack.sandboxUrl, 200, { seed: 3000 });
     const input = writeCsv(stack.dir, 'tokens.csv', tokensCsv(tenants));
     const results = `${input}.results.csv`;

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { startHarness, type Harness } from '../helpers/sync.js';
 import { byRow, leakedSecrets, makeTenants, readResults, secretsOf, tokensCsv, type ResultRow } from './support.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const H = 'companyName,externalId,platformKey,accessToken,refreshToken,tenantId';
 /** A row that passes validation (a dry run never shows the tokens to the platform). */
@@ -278,7 +278,7 @@ let keyFile: string;
 let dir: string;
 
 beforeAll(async () => {
-  harness = await startHarness();
+  harness = await startTestStack('fake-clocks');
   dir = tempDir('ferry-migrate-corpus-');
   keyFile = join(dir, 'admin.key');
   writeFileSync(keyFile, harness.adminKey, { mode: 0o600 });

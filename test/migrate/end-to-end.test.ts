@@ -8,19 +8,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
 import type { Tenant } from '../helpers/sync.js';
 import {
-  UUID, allCompanies, byRow, expectMigratedOnce, extKeys, leakedSecrets, makeTenants, readResults, secretsOf, startStack, tokensCsv, writeCsv, type Stack,
+  allCompanies, byRow, expectMigratedOnce, extKeys, leakedSecrets, makeTenants, readResults, secretsOf, stopCleanly, tokensCsv, UUID, writeCsv,
 } from './support.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 const ROWS = 2000;
 
-let stack: Stack;
+let stack: ServeProcess;
 let tenants: Tenant[];
 let input: string;
 let results: string;
 let firstResults: string;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startTestStack('process');
   tenants = await makeTenants(stack.sandboxUrl, ROWS, { seed: 1 });
   expect(new Set(tenants.map((t) => t.id)).size).toBe(ROWS);
   input = writeCsv(stack.dir, 'tokens.csv', tokensCsv(tenants));
@@ -28,7 +29,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await stack?.stop();
+  await stopCleanly(stack);
 });
 
 async function dataStatus(companyId: string): Promise<Record<string, { currentStatus: string }>> {

@@ -11,22 +11,23 @@ import { ferry } from '../helpers/in-process.js';
 import { waitFor } from '../helpers/sync.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import {
-  byRow, expectMigratedOnce, extKeys, leakedSecrets, makeTenants, readResults, secretsOf, spawnFerry, startStack, tokensCsv, writeCsv, type Stack,
+  byRow, expectMigratedOnce, extKeys, leakedSecrets, makeTenants, readResults, secretsOf, spawnFerry, stopCleanly, tokensCsv, writeCsv,
 } from './support.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
-let stack: Stack | undefined;
+let stack: ServeProcess | undefined;
 let proxy: FaultProxy | undefined;
 
 afterEach(async () => {
   await proxy?.close();
   proxy = undefined;
-  await stack?.stop();
+  await stopCleanly(stack);
   stack = undefined;
 });
 
 describe('migrate tokens: faults from the service', () => {
   it('a low rate limit (ferry serve --rate-limit 20): one job paces itself; two jobs on one key get 429s and retry; every row migrated', async () => {
-    stack = await startStack(['--rate-limit', '20']);
+    stack = await startTestStack('process', { args: ['--rate-limit', '20'] });
     const tenants = await makeTenants(stack.sandboxUrl, 60, { seed: 4000 });
     const httpLines = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('[http] '));
     const tooMany = (lines: string[]) => lines.filter((line) => / → 429 /.test(line));
@@ -55,7 +56,7 @@ describe('migrate tokens: faults from the service', () => {
   }, 90_000);
 
   it('injected 429, 500, 503 and resets, before and after the service acts: all rows migrated, no duplicates', async () => {
-    stack = await startStack();
+    stack = await startTestStack('process');
     const tenants = await makeTenants(stack.sandboxUrl, 64, { seed: 5000 });
     const input = writeCsv(stack.dir, 'tokens.csv', tokensCsv(tenants));
     proxy = await startFaultProxy(stack.baseUrl, {
@@ -87,7 +88,7 @@ describe('migrate tokens: faults from the service', () => {
   }, 120_000);
 
   it('a 401 mid-run stops the run (exit 4); rows not done resume with a working key', async () => {
-    stack = await startStack();
+    stack = await startTestStack('process');
     const tenants = await makeTenants(stack.sandboxUrl, 60, { seed: 6000 });
     const input = writeCsv(stack.dir, 'tokens.csv', tokensCsv(tenants));
     const results = join(stack.dir, 'results.csv');
@@ -118,7 +119,7 @@ describe('migrate tokens: faults from the service', () => {
   }, 90_000);
 
   it('a key revoked mid-run (403) stops the run (exit 4) and the client\'s other key resumes it', async () => {
-    stack = await startStack();
+    stack = await startTestStack('process');
     const client = await stack.api.call('POST', '/admin/clients', { body: { name: 'Revoked Ltd', plan: 'Paid' } });
     expect(client.status, client.text).toBe(201);
     const second = await stack.api.call('POST', `/admin/clients/${client.body.id}/apiKeys`);
@@ -163,7 +164,7 @@ describe('migrate tokens: faults from the service', () => {
   }, 90_000);
 
   it('a key refused from the start: exit 4 with a hint, no results and no journal', async () => {
-    stack = await startStack();
+    stack = await startTestStack('process');
     const input = writeCsv(stack.dir, 'tokens.csv', 'companyName,platformKey,accessToken,refreshToken,tenantId\nAcme,gbol,a,r,t\n');
     const badKey = join(stack.dir, 'bad.key');
     writeFileSync(badKey, 'not-a-key\n', { mode: 0o600 });

@@ -7,19 +7,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
 import { ferry } from '../helpers/in-process.js';
 import {
-  allCompanies, byRow, expectMigratedOnce, extKeys, makeTenants, readResults, spawnFerry, startStack, tokensCsv, writeCsv, type Stack,
+  allCompanies, byRow, expectMigratedOnce, extKeys, makeTenants, readResults, spawnFerry, stopCleanly, tokensCsv, writeCsv,
 } from './support.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
-let stack: Stack | undefined;
+let stack: ServeProcess | undefined;
 
 afterEach(async () => {
-  await stack?.stop();
+  await stopCleanly(stack);
   stack = undefined;
 });
 
 describe('migrate tokens: the Free plan\'s company limit', () => {
   it('dry run reports the headroom (exit 5); the run migrates 50, fails 10 at company with 402, rows with existing companies go on', async () => {
-    stack = await startStack();
+    stack = await startTestStack('process');
     const created = await ferry([...stack.target(), '--json', 'admin', 'clients', 'create', '--name', 'Free Trial Ltd', '--plan', 'Free']);
     expect(created.code, created.stderr).toBe(0);
     const { apiKey, plan } = JSON.parse(created.stdout) as { apiKey: string; plan: string };
@@ -91,7 +92,7 @@ describe('migrate tokens: the Free plan\'s company limit', () => {
 
 describe('migrate tokens: shards and --fail-fast', () => {
   it('two shards of one file in parallel: every row exactly once, no overlap, separate results', async () => {
-    stack = await startStack();
+    stack = await startTestStack('process');
     const tenants = await makeTenants(stack.sandboxUrl, 100, { seed: 9000 });
     const input = writeCsv(stack.dir, 'tokens.csv', tokensCsv(tenants));
     const shards = [1, 2].map((i) => spawnFerry([...stack!.target(), 'migrate', 'tokens', input, '--yes', '--no-sync', '--shard', `${i}/2`]));
@@ -112,7 +113,7 @@ describe('migrate tokens: shards and --fail-fast', () => {
   }, 60_000);
 
   it('--fail-fast stops after the first failed row (exit 3); a rerun goes on from there', async () => {
-    stack = await startStack();
+    stack = await startTestStack('process');
     const tenants = await makeTenants(stack.sandboxUrl, 20, { seed: 10_000 });
     // Row 6's access token is one the platform never issued: authorize fails with 400.
     tenants[4]!.tokens.accessToken = 'at_never_issued_by_the_platform';

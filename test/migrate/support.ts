@@ -2,66 +2,24 @@
 // sandbox), sandbox tenants and the CSV of their tokens, the results file parsed, the
 // service's companies read back, a killable `ferry` child, and a seeded random source.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { expect } from 'vitest';
-import { FERRY_BIN, cleanEnv, startServe, type RunResult, type ServeProcess } from '../helpers/cli.js';
-import { tempDir } from '../helpers/service.js';
-import { apiClient, sandboxCall, type Api, type Tenant } from '../helpers/sync.js';
+import { FERRY_BIN, cleanEnv, type RunResult } from '../helpers/cli.js';
+import type { ServeProcess } from '../helpers/stack.js';
+import { sandboxCall, type Api, type Tenant } from '../helpers/sync.js';
 
 export const RESULT_HEADER = 'row,externalId,companyName,platformKey,companyId,connectionId,status,step,httpStatus,error,correlationId';
 export const XERO_TOKENS = ['accessToken', 'refreshToken', 'tenantId', 'expiresAt'];
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export interface Stack {
-  /** Scratch directory for the test's CSVs and results. */
-  dir: string;
-  dataDir: string;
-  baseUrl: string;
-  sandboxUrl: string;
-  adminKey: string;
-  /** The admin key's file (mode 0600, written by `ferry serve`). */
-  adminKeyFile: string;
-  api: Api;
-  serve: ServeProcess;
-  /** `--base-url URL --api-key-file FILE` for this service (the admin key by default). */
-  target(keyFile?: string, baseUrl?: string): string[];
-  /** Writes a key to a file in `dir` and returns its path. */
-  keyFile(name: string, key: string): string;
-  stop(): Promise<void>;
-}
-
-/** A `ferry serve` child over a fresh data dir (port 0), and a scratch dir for the test. */
-export async function startStack(serveArgs: string[] = []): Promise<Stack> {
-  const dir = tempDir('ferry-migrate-');
-  const dataDir = join(dir, 'data');
-  const serve = await startServe(['--data-dir', dataDir, ...serveArgs]);
-  const adminKeyFile = join(dataDir, 'admin.key');
-  const adminKey = readFileSync(adminKeyFile, 'utf8').trim();
-  const baseUrl = serve.listening.baseUrl!;
-  return {
-    dir,
-    dataDir,
-    baseUrl,
-    sandboxUrl: serve.listening.sandboxUrl!,
-    adminKey,
-    adminKeyFile,
-    api: apiClient(baseUrl, adminKey),
-    serve,
-    target: (keyFile = adminKeyFile, url = baseUrl) => ['--base-url', url, '--api-key-file', keyFile],
-    keyFile(name, key) {
-      const path = join(dir, name);
-      writeFileSync(path, `${key}\n`, { mode: 0o600 });
-      return path;
-    },
-    async stop() {
-      const stopped = await serve.stop();
-      expect(stopped.code, stopped.stderr).toBe(0);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+/** Stops the `ferry serve` child and expects it to exit cleanly. */
+export async function stopCleanly(stack: ServeProcess | undefined): Promise<void> {
+  if (!stack) return;
+  const stopped = await stack.stop();
+  expect(stopped.code, stopped.stderr).toBe(0);
 }
 
 /** `count` sandbox tenants (1000 per request), seeds apart so every token differs. */

@@ -1,170 +1,28 @@
-// One contract suite, run through the HTTP adapter for every integration in the
-// registry: what the service's sync worker, push worker and authorization endpoint rely on.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError, type StoredTokens } from '../../src/service/integrations/adapter.js';
-import { DATA_TYPES } from '../../src/platforms/data-types.js';
-import { INTEGRATIONS } from '../../src/platforms/registry.js';
-import { createSandboxAdapter, type SandboxAdapter } from '../../src/service/integrations/sandbox-adapter.js';
-import { INTERNAL_ACCESS_FIELD, accessFieldOf, credentialRoles, expiryFieldOf } from '../../src/sandbox/index.js';
-import { startSandbox, type TestSandbox } from './support.js';
+// The platform adapter contract, run against the sandbox platforms over HTTP.
+import { createSandboxAdapter } from '../../src/service/integrations/sandbox-adapter.js';
+import { startTestStack } from '../helpers/stack.js';
+import { runAdapterContract } from './adapter-contract.js';
 
-const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-
-let sb: TestSandbox;
-let adapter: SandboxAdapter;
-beforeAll(async () => {
-  sb = await startSandbox();
-  adapter = createSandboxAdapter(sb.url, { clock: sb.clock });
-});
-afterAll(async () => {
-  await adapter.close();
-  await sb.stop();
-});
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
-
-describe.each(INTEGRATIONS.map((i) => [i.key, i] as const))('%s contract', (key, integration) => {
-  const roles = credentialRoles(integration);
-  const refreshable = roles.refresh !== undefined;
-  let tenant: { id: string; orgId?: string; tokens: Record<string, string> };
-  let tokens: StoredTokens;
-
-  it('verifies the migrated tokens and names the organisation', async () => {
-    tenant = (await sb.tenants(key, { invoices: 12, seed: 1000 }))[0]!;
-    const verified = await adapter.verify(key, tenant.tokens);
-    tokens = verified.tokens;
-    expect(verified.connectionInfo?.organisationId).toBe(tenant.orgId ?? tenant.id);
-    // Every client field survives; only the credential fields may have rotated.
-    expect(Object.keys(tokens)).toEqual(expect.arrayContaining(Object.keys(tenant.tokens)));
-    if (refreshable) expect(tokens[expiryFieldOf(roles)]).toMatch(ISO_Z);
-    if (!roles.access) expect(tokens[INTERNAL_ACCESS_FIELD]).toBeTruthy();
-  });
-
-  it('fetches the first page of every supported data type', async () => {
-    for (const dataType of integration.dataTypes) {
-      const page = await adapter.fetchPage(key, tokens, dataType, undefined, 5);
-      expect(page.records.length, dataType).toBeGreaterThan(0);
-      expect(page.records.length, dataType).toBeLessThanOrEqual(5);
-      for (const record of page.records) {
-        expect(typeof record.id, dataType).toBe('string');
-        expect(record.modifiedDate, dataType).toMatch(ISO_Z);
-      }
-      if (page.total !== undefined && page.total > 5) {
-        const next = await adapter.fetchPage(key, tokens, dataType, page.next, 5);
-        expect(next.records[0]?.id).not.toBe(page.records[0]?.id);
-      } else {
-        expect(page.next).toBeUndefined();
-      }
-    }
-  });
-
-  it('refreshes an expired access token in ensureFresh, rotating it', async () => {
-    if (!refreshable) {
-      sb.clock.advance(24 * 3600);
-      expect(await adapter.ensureFresh(key, tokens, 300)).toBe(tokens);
-      return;
-    }
-    expect(await adapter.ensureFresh(key, tokens, 60)).toBe(tokens);
-    sb.clock.advance(30 * 60 + 1);
-    const expired = await rejection(adapter.fetchPage(key, tokens, integration.dataTypes[0]!, undefined, 1));
-    expect(expired).toBeInstanceOf(PlatformAuthError);
-    expect((expired as PlatformAuthError).revoked).toBe(false);
-    const fresh = await adapter.ensureFresh(key, tokens, 60);
-    const access = accessFieldOf(roles);
-    expect(fresh[access]).not.toBe(tokens[access]);
-    expect(fresh[roles.refresh!]).not.toBe(tokens[roles.refresh!]);
-    expect(Date.parse(fresh[expiryFieldOf(roles)]!)).toBeGreaterThan(sb.clock.now().getTime());
-    if (roles.refreshExpiresAt) expect(fresh[roles.refreshExpiresAt]).toMatch(ISO_Z);
-    tokens = fresh;
-    expect((await adapter.fetchPage(key, tokens, integration.dataTypes[0]!, undefined, 1)).records).toHaveLength(1);
-  });
-
-  it('reports the grant revoked once the legacy application refreshes', async () => {
-    let dead = tokens;
-    if (refreshable) {
-      const legacy = await sb.call('POST', `/admin/tenants/${tenant.id}/legacy-refresh`);
-      expect(legacy.body.outcome).toBe('grant-revoked');
-    } else {
-      // Without refresh tokens there is nothing to reuse; a revoked credential stands in.
-      expect((await sb.call('POST', `/admin/tenants/${tenant.id}/legacy-refresh`)).status).toBe(400);
-      dead = (await sb.call('POST', `/admin/tenants/${tenant.id}/tokens`, { body: { state: 'revoked' } })).body.tokens;
-    }
-    const err = await rejection(adapter.fetchPage(key, dead, integration.dataTypes[0]!, undefined, 1));
-    expect(err).toBeInstanceOf(PlatformAuthError);
-    expect((err as PlatformAuthError).revoked).toBe(true);
-    const verify = await rejection(adapter.verify(key, dead));
-    expect((verify as PlatformAuthError).revoked).toBe(true);
-    if (refreshable) {
-      const refresh = await rejection(adapter.ensureFresh(key, dead, Number.MAX_SAFE_INTEGER));
-      expect((refresh as PlatformAuthError).revoked).toBe(true);
-    }
-  });
-
-  it('rejects a data type the platform does not support', async () => {
-    const [fresh] = await sb.tenants(key, { invoices: 1 });
-    const { tokens: live } = await adapter.verify(key, fresh!.tokens);
-    const unsupported = DATA_TYPES.find((t) => !integration.dataTypes.includes(t.key))?.key ?? 'timesheets';
-    const err = await rejection(adapter.fetchPage(key, live, unsupported, undefined, 10));
-    expect(err).toBeInstanceOf(PlatformFetchError);
-    expect((err as PlatformFetchError).status).toBe(404);
-    expect((err as Error).message).toBe(`Datatype ${unsupported} not supported by platform(s) ${integration.name}`);
-  });
-});
-
-describe('adapter error mapping and pushes', () => {
-  it('maps 429 and 5xx, and reports pushes as Success, Pending then settled, or Failed', async () => {
-    const [tenant] = await sb.tenants('mqjo', { invoices: 3 });
-    const { tokens } = await adapter.verify('mqjo', tenant!.tokens);
-
-    await sb.call('PATCH', '/admin/settings', { body: { rateLimit: 1 } });
-    await adapter.fetchPage('mqjo', tokens, 'invoices', undefined, 1);
-    const limited = await rejection(adapter.fetchPage('mqjo', tokens, 'invoices', undefined, 1));
-    expect(limited).toBeInstanceOf(PlatformRateLimitError);
-    expect((limited as PlatformRateLimitError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    await sb.call('PATCH', '/admin/settings', { body: { rateLimit: 0, faultRate: 1 } });
-    const fault = await rejection(adapter.fetchPage('mqjo', tokens, 'invoices', undefined, 1));
-    expect(fault).toBeInstanceOf(PlatformFetchError);
-    expect([500, 503]).toContain((fault as PlatformFetchError).status);
-    await sb.call('PATCH', '/admin/settings', { body: { faultRate: 0 } });
-
-    const customer = (await adapter.fetchPage('mqjo', tokens, 'customers', undefined, 1)).records[0]!;
-    const invoice = {
-      customerRef: { id: customer.id }, issueDate: '2026-11-01T00:00:00Z', status: 'Draft', totalTaxAmount: 0, totalAmount: 10, amountDue: 10,
-    };
-    const created = await adapter.push('mqjo', tokens, 'invoices', invoice);
-    expect(created.status).toBe('Success');
-    const invalid = await adapter.push('mqjo', tokens, 'invoices', { ...invoice, customerRef: undefined });
-    expect(invalid).toMatchObject({ status: 'Failed', statusCode: 400, errors: [{ field: 'customerRef.id', message: 'customerRef.id is required.' }] });
-
-    await sb.call('PATCH', '/admin/settings', { body: { pushMode: 'async', pushDelaySeconds: 10 } });
-    const pending = await adapter.push('mqjo', tokens, 'invoices', invoice);
-    expect(pending.status).toBe('Pending');
-    const id = (pending as { platformPushId: string }).platformPushId;
-    expect(await adapter.pushStatus('mqjo', tokens, id)).toEqual({ status: 'Pending', platformPushId: id });
-    sb.clock.advance(10);
-    const settled = await adapter.pushStatus('mqjo', tokens, id);
-    expect(settled.status).toBe('Success');
-    expect((settled as { record: Record<string, unknown> }).record.customerRef).toEqual({ id: customer.id });
-    await sb.call('PATCH', '/admin/settings', { body: { pushMode: 'sync' } });
-  });
-
-  it('turns an unreachable platform into PlatformFetchError', async () => {
-    const own = await startSandbox();
-    const url = own.url;
-    await own.stop();
-    const offline = createSandboxAdapter(url);
-    try {
-      const err = await rejection(offline.fetchPage('mqjo', { accessToken: 'x', tenantId: 'y' }, 'invoices', undefined, 1));
-      expect(err).toBeInstanceOf(PlatformFetchError);
-    } finally {
-      await offline.close();
-    }
-  });
+runAdapterContract(async () => {
+  const sb = await startTestStack('sandbox');
+  const adapter = createSandboxAdapter(sb.url, { clock: sb.clock });
+  return {
+    adapter,
+    platform: {
+      clock: sb.clock,
+      tenants: (platformKey, extra) => sb.tenants(platformKey, extra),
+      legacyRefresh: (tenantId) => sb.call('POST', `/admin/tenants/${tenantId}/legacy-refresh`),
+      revokedTokens: async (tenantId) => (await sb.call('POST', `/admin/tenants/${tenantId}/tokens`, { body: { state: 'revoked' } })).body.tokens,
+      settings: async (changes) => void (await sb.call('PATCH', '/admin/settings', { body: changes })),
+    },
+    async unreachable() {
+      const gone = await startTestStack('sandbox');
+      await gone.stop();
+      return createSandboxAdapter(gone.url);
+    },
+    async close() {
+      await adapter.close();
+      await sb.stop();
+    },
+  };
 });

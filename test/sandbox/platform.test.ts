@@ -4,7 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkTokenFields } from '../../src/service/integrations/token-schema.js';
 import { INTEGRATIONS, integrationByKey } from '../../src/platforms/registry.js';
 import { CREDENTIAL_ROLES, credentialRoles, generateRecords, type Invoice } from '../../src/sandbox/index.js';
-import { bearer, startSandbox, type TestSandbox } from './support.js';
+import { bearer } from './support.js';
+import { type TestSandbox, startTestStack } from '../helpers/stack.js';
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const INVOICE_KEYS = ['id', 'invoiceNumber', 'customerRef', 'issueDate', 'dueDate', 'paidOnDate', 'currency', 'currencyRate', 'lineItems',
@@ -15,7 +16,7 @@ const twoDp = (n: number) => expect(Math.abs(n * 100 - Math.round(n * 100))).toB
 
 let sb: TestSandbox;
 beforeAll(async () => {
-  sb = await startSandbox();
+  sb = await startTestStack('sandbox');
 });
 afterAll(async () => {
   await sb.stop();
@@ -338,7 +339,7 @@ describe('push', () => {
 
 describe('restart', () => {
   it('keeps apps, tenants and tokens as they were', async () => {
-    const own = await startSandbox();
+    const own = await startTestStack('sandbox');
     try {
       const [tenant] = await own.tenants('qhyg', { invoices: 10, seed: 5 });
       const path = `/platforms/qhyg/tenants/${tenant!.orgId}/invoices`;

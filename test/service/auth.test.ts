@@ -4,8 +4,9 @@ import Database from 'better-sqlite3';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { basic, startService, tempDir, type TestService } from '../helpers/service.js';
+import { basic, tempDir } from '../helpers/service.js';
 import { createCompany, createConnection, daysAgo, expectErrorBody, EXPIRED_402, FORBIDDEN, JSON_TYPE } from './support.js';
+import { type TestService, startTestStack } from '../helpers/stack.js';
 
 interface Account {
   id: string;
@@ -129,7 +130,7 @@ describe('authentication and accounts', () => {
   }
 
   beforeAll(async () => {
-    t = await startService();
+    t = await startTestStack('service');
     const alice = await t.createClient('Alice Ltd', 'Free');
     const company = await createCompany(t, alice.apiKey, { name: 'Alice Trading' });
     const connection = await createConnection(t, alice.apiKey, company.id, 'gbol');
@@ -211,7 +212,7 @@ describe('admin.key and secret.key in the data dir', () => {
   });
 
   it('writes admin.key (0600) on first start, and the key works', async () => {
-    first = await startService({ dataDir, env: {} });
+    first = await startTestStack('service', { dataDir, env: {} });
     const file = join(dataDir, 'admin.key');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8').trim()).toBe(first.adminKey);
@@ -241,7 +242,7 @@ describe('admin.key and secret.key in the data dir', () => {
     const secret = readFileSync(join(dataDir, 'secret.key'), 'utf8');
     await first!.stop();
     first = undefined;
-    second = await startService({ dataDir, env: {} });
+    second = await startTestStack('service', { dataDir, env: {} });
     expect(second.adminKey).toBe(adminKey);
     expect(readFileSync(join(dataDir, 'admin.key'), 'utf8').trim()).toBe(adminKey);
     expect(readFileSync(join(dataDir, 'secret.key'), 'utf8')).toBe(secret);

@@ -3,17 +3,17 @@
 import { randomUUID } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { CallResult } from '../helpers/service.js';
-import { startService, type TestService } from '../helpers/service.js';
 import {
   COMPANY_LIMIT_402, createCompany, createConnection, expectErrorBody, ISO_Z, itemIds, JSON_TYPE, nullPaths, UUID,
 } from './support.js';
+import { type TestService, startTestStack } from '../helpers/stack.js';
 
 let t: TestService;
 /** A Paid client, so the tests here never meet the company limit by accident. */
 let key: string;
 
 beforeAll(async () => {
-  t = await startService();
+  t = await startTestStack('service');
   key = (await t.createClient('Companies Test Ltd', 'Paid')).apiKey;
 });
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createSealer, loadSecretKey } from '../../src/service/secrets.js';
 import type { CallResult } from '../helpers/service.js';
-import { startService, type TestService } from '../helpers/service.js';
 import { createCompany, createConnection, expectErrorBody, ISO_Z, itemIds, JSON_TYPE, nullPaths, UUID, type Body } from './support.js';
+import { type TestService, startTestStack } from '../helpers/stack.js';
 
 const MANAGED = { fbrh: 'FreeAgent', vxvy: 'FreshBooks', qhyg: 'QuickBooks Online', fztf: 'Shopify', pbtz: 'Wave', rwuv: 'Zoho Books' };
 const XERO_TOKENS = { accessToken: 'at_xero_1', refreshToken: 'rt_xero_1', tenantId: 'tenant-1' };
@@ -19,7 +19,7 @@ let client: { id: string; apiKey: string };
 let companyId: string;
 
 beforeAll(async () => {
-  t = await startService({ env: {} });
+  t = await startTestStack('service', { env: {} });
   client = await t.createClient('Connections Ltd', 'Free');
   companyId = (await createCompany(t, client.apiKey, { name: 'Connected Co' })).id;
 });

@@ -7,8 +7,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { CallResult } from '../helpers/service.js';
-import { startService, type TestService } from '../helpers/service.js';
 import { createCompany, createConnection, daysAgo, expectErrorBody, EXPIRED_402, FORBIDDEN, JSON_TYPE, MALFORMED, ManualClock, UUID } from './support.js';
+import { type TestService, startTestStack } from '../helpers/stack.js';
 
 const INTERNAL = 'Internal server error. Retry later, and quote the correlation id to support if it persists.';
 const MAINTENANCE = 'Service unavailable: offline for maintenance. Retry later.';
@@ -197,11 +197,11 @@ describe('status codes', () => {
   const correlationIds: string[] = [];
 
   beforeAll(async () => {
-    env.main = await startService();
+    env.main = await startTestStack('service');
     env.limitedClock = new ManualClock(new Date());
-    env.limited = await startService({ rateLimit: 2, clock: env.limitedClock });
-    env.broken = await startService({ onInternalError: (err, correlationId) => internalErrors.push({ err, correlationId }) });
-    env.maintenance = await startService({ maintenance: true });
+    env.limited = await startTestStack('service', { rateLimit: 2, clock: env.limitedClock });
+    env.broken = await startTestStack('service', { onInternalError: (err, correlationId) => internalErrors.push({ err, correlationId }) });
+    env.maintenance = await startTestStack('service', { maintenance: true });
     env.alice = await env.main.createClient('Alice Ltd', 'Paid');
     env.bob = await env.main.createClient('Bob Ltd', 'Paid');
     env.expired = await env.main.createClient('Expired Ltd', 'Free', daysAgo(400));
@@ -299,7 +299,7 @@ describe('kill safety of the store', () => {
   let t: TestService;
 
   beforeAll(async () => {
-    t = await startService();
+    t = await startTestStack('service');
   });
 
   afterAll(async () => {

@@ -7,10 +7,11 @@ import { networkInterfaces } from 'node:os';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../src/stack.js';
-import { runFerry, startServe, type ServeProcess } from '../helpers/cli.js';
+import type { Stack } from '../../src/stack.js';
+import { runFerry } from '../helpers/cli.js';
 import { basic, tempDir } from '../helpers/service.js';
 import { apiClient, createClient } from '../helpers/sync.js';
+import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 /** GET with a Host header of our choosing (fetch does not allow setting it). */
 function getWithHost(url: string, path: string, apiKey: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
@@ -33,7 +34,7 @@ describe('the sandbox admin routes', () => {
   let clientKey: string;
 
   beforeAll(async () => {
-    stack = await startStack({ dataDir, rateLimit: 0 });
+    stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
     clientKey = await createClient(apiClient(stack.baseUrl, stack.adminKey), stack.adminKey, 'Not Admin', 'Paid');
   });
   afterAll(async () => {
@@ -83,7 +84,7 @@ describe('ferry serve --host 0.0.0.0', () => {
   const outside = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
 
   beforeAll(async () => {
-    serve = await startServe(['--data-dir', dataDir, '--host', '0.0.0.0', '--public-url', 'https://ferry.example.com/']);
+    serve = await startTestStack('process', { dataDir, args: ['--host', '0.0.0.0', '--public-url', 'https://ferry.example.com/'] });
   });
   afterAll(async () => {
     await serve?.stop();
@@ -115,8 +116,8 @@ describe('--trust-proxy and the default public URL', () => {
   let trusting: Stack;
   let plain: Stack;
   beforeAll(async () => {
-    trusting = await startStack({ dataDir: join(dataDir, 'a'), rateLimit: 0, trustProxy: true, publicUrl: 'https://public.example.com' });
-    plain = await startStack({ dataDir: join(dataDir, 'b'), rateLimit: 0 });
+    trusting = await startTestStack('threads', { dataDir: join(dataDir, 'a'), rateLimit: 0, trustProxy: true, publicUrl: 'https://public.example.com' });
+    plain = await startTestStack('threads', { dataDir: join(dataDir, 'b'), rateLimit: 0 });
   });
   afterAll(async () => {
     await trusting?.close();

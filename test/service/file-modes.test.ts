@@ -4,9 +4,9 @@
 import { chmodSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStack } from '../../src/stack.js';
 import { runFerry } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
+import { startTestStack } from '../helpers/stack.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const dirs: string[] = [];
@@ -36,7 +36,7 @@ describe('data dir permissions', () => {
     const previous = process.umask(0o022);
     const notices: string[] = [];
     try {
-      const stack = await startStack({ dataDir, rateLimit: 0, onNotice: (m) => notices.push(m) });
+      const stack = await startTestStack('threads', { dataDir, rateLimit: 0, onNotice: (m) => notices.push(m) });
       try {
         expectPrivate(dataDir);
       } finally {
@@ -50,12 +50,12 @@ describe('data dir permissions', () => {
 
   it('an existing 0755 dir with 0644 files is tightened at start, and said so once', async () => {
     const dataDir = newDir();
-    await (await startStack({ dataDir, rateLimit: 0 })).close();
+    await (await startTestStack('threads', { dataDir, rateLimit: 0 })).close();
     chmodSync(dataDir, 0o755);
     for (const name of readdirSync(dataDir)) chmodSync(join(dataDir, name), 0o644);
 
     const notices: string[] = [];
-    const stack = await startStack({ dataDir, rateLimit: 0, onNotice: (m) => notices.push(m) });
+    const stack = await startTestStack('threads', { dataDir, rateLimit: 0, onNotice: (m) => notices.push(m) });
     try {
       expectPrivate(dataDir);
     } finally {
@@ -65,7 +65,7 @@ describe('data dir permissions', () => {
     expect(notices[0]).toContain(`tightened permissions in ${dataDir}`);
 
     const again: string[] = [];
-    await (await startStack({ dataDir, rateLimit: 0, onNotice: (m) => again.push(m) })).close();
+    await (await startTestStack('threads', { dataDir, rateLimit: 0, onNotice: (m) => again.push(m) })).close();
     expect(again).toEqual([]);
   });
 

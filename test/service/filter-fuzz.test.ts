@@ -5,9 +5,10 @@
 import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../src/stack.js';
+import type { Stack } from '../../src/stack.js';
 import { tempDir, type CallResult } from '../helpers/service.js';
-import { apiClient, createClient, linkedCompany, readAll, sampleInvoice, waitFor, type Api, type Linked, trustSandbox } from '../helpers/sync.js';
+import { apiClient, createClient, linkedCompany, readAll, sampleInvoice, waitFor, type Api, type Linked } from '../helpers/sync.js';
+import { startTestStack } from '../helpers/stack.js';
 
 const SEED = 20261123;
 const RUNS = 400;
@@ -67,8 +68,7 @@ describe('every list filter of every list route, fuzzed by another client', () =
   const victimMarks: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack({ dataDir, rateLimit: 0 });
-    trustSandbox(stack.sandboxUrl, stack.adminKey);
+    stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
     admin = apiClient(stack.baseUrl, stack.adminKey);
     const victim = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Victim Ltd', 'Paid'));
     victimClientId = ((await admin.call('GET', '/admin/clients?query=name%3DVictim%20Ltd')).body.results[0].id);

@@ -5,15 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companiesPage, jsonPath } from '../../src/service/store/companies.js';
 import { listRecords } from '../../src/service/store/datasets.js';
 import { openDatabase } from '../../src/service/store/db.js';
-import { startService, tempDir, type TestService } from '../helpers/service.js';
+import { tempDir } from '../helpers/service.js';
 import { expectErrorBody } from './support.js';
+import { type TestService, startTestStack } from '../helpers/stack.js';
 
 let t: TestService;
 let victimKey: string;
 let attackerKey: string;
 
 beforeAll(async () => {
-  t = await startService();
+  t = await startTestStack('service');
   victimKey = (await t.createClient('Victim Ltd', 'Paid')).apiKey;
   attackerKey = (await t.createClient('Attacker Ltd', 'Free')).apiKey;
   for (const name of ['Victim One', 'Victim Two']) {

@@ -4,11 +4,12 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../../src/stack.js';
+import type { Stack } from '../../src/stack.js';
 import { runFerry } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
-import { apiClient, createClient, createTenant, linkedCompany, sampleInvoice, type Api, type Linked, trustSandbox } from '../helpers/sync.js';
+import { apiClient, createClient, createTenant, linkedCompany, sampleInvoice, type Api, type Linked } from '../helpers/sync.js';
 import { expectErrorBody, itemIds } from './support.js';
+import { startTestStack } from '../helpers/stack.js';
 
 const dataDir = tempDir('ferry-limits-');
 let stack: Stack;
@@ -17,8 +18,7 @@ let apiKey: string;
 let linked: Linked;
 
 beforeAll(async () => {
-  stack = await startStack({ dataDir, rateLimit: 0 });
-  trustSandbox(stack.sandboxUrl, stack.adminKey);
+  stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
   const admin = apiClient(stack.baseUrl, stack.adminKey);
   apiKey = await createClient(admin, stack.adminKey, 'Limits Ltd', 'Paid');
   api = apiClient(stack.baseUrl, apiKey);

@@ -3,8 +3,8 @@
 // _links, walking `next`, orderBy, and every query operator with its 400 texts.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { CallResult } from '../helpers/service.js';
-import { startService, type TestService } from '../helpers/service.js';
 import { createCompany, expectErrorBody, itemIds, MALFORMED, ManualClock, unknownProperty } from './support.js';
+import { type TestService, startTestStack } from '../helpers/stack.js';
 
 interface Seed {
   name: string;
@@ -44,7 +44,7 @@ const q = (query: string, pageSize = 100): string => `/companies?pageSize=${page
 
 beforeAll(async () => {
   const clock = new ManualClock(new Date('2025-12-31T00:00:00Z'));
-  t = await startService({ clock });
+  t = await startTestStack('service', { clock });
   key = (await t.createClient('Paging Ltd', 'Paid')).apiKey;
   for (const seed of SEEDS) {
     clock.set(new Date(seed.created));

@@ -7,14 +7,14 @@ import { FairQueue } from '../../src/service/read-pool/fair-queue.js';
 import { ReadPool } from '../../src/service/read-pool/pool.js';
 import type { PagePlan } from '../../src/service/store/paging.js';
 import { join } from 'node:path';
-import { startService, type TestService } from '../helpers/service.js';
 import { expectErrorBody } from './support.js';
+import { type TestService, startTestStack } from '../helpers/stack.js';
 
 let t: TestService;
 let key: string;
 
 beforeAll(async () => {
-  t = await startService();
+  t = await startTestStack('service');
   key = (await t.createClient('Reader Ltd', 'Paid')).apiKey;
   for (let i = 0; i < 30; i++) await t.call('POST', '/companies', { apiKey: key, body: { name: `Company ${i}`, tags: { group: i % 2 ? 'odd' : 'even' } } });
 });
@@ -26,29 +26,30 @@ afterAll(async () => {
 const list = (search: string) => t.call('GET', `/companies?${search}`, { apiKey: key });
 
 describe('the cost of one request is bounded', () => {
-  const clause = (i: number) => `name!=x${i}`;
-  it('at most 20 clauses in a query', async () => {
-    expect((await list(`query=${encodeURIComponent(Array.from({ length: 20 }, (_, i) => clause(i)).join('&&'))}`)).status).toBe(200);
-    const result = await list(`query=${encodeURIComponent(Array.from({ length: 21 }, (_, i) => clause(i)).join('&&'))}`);
-    expectErrorBody(result, 400, 'Error parsing query - At most 20 clauses in query per request; split the search into several requests.');
-  });
-
-  it('at most 3 ~ clauses', async () => {
-    expect((await list(`query=${encodeURIComponent('name~a||name~b||name~c')}`)).status).toBe(200);
-    const result = await list(`query=${encodeURIComponent('name~a||name~b||name~c||name~d')}`);
-    expectErrorBody(result, 400, 'Error parsing query - At most 3 ~ (contains) clauses in query per request; split the search into several requests.');
-  });
-
-  it('at most 3 orderBy fields', async () => {
-    expect((await list('orderBy=name,-created,id')).status).toBe(200);
-    expectErrorBody(await list('orderBy=name,-created,id,lastSync'), 400, 'Error parsing query - At most 3 orderBy fields per request; split the search into several requests.');
+  const clauses = (n: number) => `query=${encodeURIComponent(Array.from({ length: n }, (_, i) => `name!=x${i}`).join('&&'))}`;
+  it.each([
+    {
+      limit: 'at most 20 clauses in a query', allowed: clauses(20), refused: clauses(21),
+      message: 'Error parsing query - At most 20 clauses in query per request; split the search into several requests.',
+    },
+    {
+      limit: 'at most 3 ~ clauses', allowed: `query=${encodeURIComponent('name~a||name~b||name~c')}`, refused: `query=${encodeURIComponent('name~a||name~b||name~c||name~d')}`,
+      message: 'Error parsing query - At most 3 ~ (contains) clauses in query per request; split the search into several requests.',
+    },
+    {
+      limit: 'at most 3 orderBy fields', allowed: 'orderBy=name,-created,id', refused: 'orderBy=name,-created,id,lastSync',
+      message: 'Error parsing query - At most 3 orderBy fields per request; split the search into several requests.',
+    },
+  ])('$limit', async ({ allowed, refused, message }) => {
+    expect((await list(allowed)).status).toBe(200);
+    expectErrorBody(await list(refused), 400, message);
   });
 });
 
 describe('reads through the reader threads', () => {
   it('answer exactly what the request thread answers: rows, order, totals, links', async () => {
     const searches = ['query=tags.group%3Dodd&orderBy=-name&pageSize=4&page=2', 'orderBy=name&pageSize=7', 'query=name~1&pageSize=3'];
-    const inline = await startService({ dataDir: t.dataDir, readThreads: 0 });
+    const inline = await startTestStack('service', { dataDir: t.dataDir, readThreads: 0 });
     try {
       for (const search of searches) {
         const pooled = await list(search);

@@ -3,12 +3,12 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type TestService } from '../helpers/service.js';
+import { type TestService, startTestStack } from '../helpers/stack.js';
 
 describe('companies list response cache', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startService();
+    t = await startTestStack('service');
   });
   afterAll(async () => {
     await t.stop();
@@ -56,7 +56,7 @@ describe('companies list response cache: bounded in bytes, keyed by what the pag
   let flooder: { id: string; apiKey: string };
   let bystander: { id: string; apiKey: string };
   beforeAll(async () => {
-    t = await startService({ responseCache: LIMITS });
+    t = await startTestStack('service', { responseCache: LIMITS });
     flooder = await t.createClient('Flooder', 'Paid');
     bystander = await t.createClient('Bystander', 'Paid');
     // Names as long as the API allows, so each cached page is as large as it gets.

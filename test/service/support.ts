@@ -2,7 +2,8 @@
 import { expect } from 'vitest';
 import type { Clock } from '../../src/lib/clock.js';
 import { ERRORS_DOC_URL } from '../../src/service/errors.js';
-import type { CallResult, TestService } from '../helpers/service.js';
+import type { CallResult } from '../helpers/service.js';
+import type { TestService } from '../helpers/stack.js';
 
 /** A parsed JSON response body (the helper types it loosely). */
 export type Body = CallResult['body'];

@@ -5,10 +5,11 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_TYPES } from '../../src/platforms/data-types.js';
 import { integrationByKey } from '../../src/platforms/registry.js';
-import { startStack, type Stack } from '../../src/stack.js';
+import type { Stack } from '../../src/stack.js';
 import { tempDir } from '../helpers/service.js';
 import {
-  DATA_STATUS_KEYS, ISO_Z, PULL_KEYS, PUSH_KEYS, apiClient, createClient, linkedCompany, readAll, waitFor, type Api, type Linked, trustSandbox } from '../helpers/sync.js';
+  DATA_STATUS_KEYS, ISO_Z, PULL_KEYS, PUSH_KEYS, apiClient, createClient, linkedCompany, readAll, waitFor, type Api, type Linked } from '../helpers/sync.js';
+import { startTestStack } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol'; // Xero: every data type
 const INVOICES = 1234; // two platform pages of 1000
@@ -47,8 +48,7 @@ describe('sync full loop (real worker thread)', () => {
   let pushedId: string;
 
   beforeAll(async () => {
-    stack = await startStack({ dataDir, rateLimit: 0 });
-    trustSandbox(stack.sandboxUrl, stack.adminKey);
+    stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
     const admin = apiClient(stack.baseUrl, stack.adminKey);
     api = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Loop Ltd', 'Paid'));
   });

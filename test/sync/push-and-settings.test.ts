@@ -9,9 +9,10 @@ import { DATA_TYPES } from '../../src/platforms/data-types.js';
 import { resetScheduleCheck } from '../../src/service/sync/schedule.js';
 import { readTokens } from '../../src/service/tokens.js';
 import {
-  ISO_Z, PUSH_KEYS, createClient, linkedCompany, patchSandbox, startHarness, type Api, type Harness, type Linked,
+  ISO_Z, PUSH_KEYS, createClient, linkedCompany, patchSandbox, type Api, type Linked,
   sampleInvoice,
 } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol';
 const INVOICES = 30;
@@ -42,7 +43,7 @@ describe('push operations', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
     api = asClient(h, await createClient(h.api, h.adminKey, 'Push Ltd', 'Paid'));
     linked = await linkedCompany(api, h.sandboxUrl, PLATFORM, INVOICES, { seed: 21 });
     customerId = (await platformPage(h, linked, 'customers')).results[0].id;
@@ -210,7 +211,7 @@ describe('sync settings and scheduled syncs', () => {
   const hourly = (...dataTypes: string[]) => ({ settings: dataTypes.map((dataType) => ({ dataType, syncSchedule: 1 })) });
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
     free = asClient(h, await createClient(h.api, h.adminKey, 'Free Ltd', 'Free'));
     paid = asClient(h, await createClient(h.api, h.adminKey, 'Paid Ltd', 'Paid'));
   });

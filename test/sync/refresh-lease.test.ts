@@ -8,12 +8,13 @@ import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS } from '../../src/sandbox/index.js';
 import { openDatabase } from '../../src/service/store/db.js';
 import { createSqliteStore } from '../../src/service/store/sqlite-store.js';
 import { freshTokens, readTokens } from '../../src/service/tokens.js';
-import { linkedCompany, startHarness, type Harness } from '../helpers/sync.js';
+import { linkedCompany } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 describe('refresh lease across database connections', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startTestStack('fake-clocks');
   });
   afterAll(async () => {
     await h.stop();

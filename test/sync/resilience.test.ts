@@ -8,11 +8,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PullRow } from '../../src/service/store/pulls.js';
-import { startServe, type ServeProcess } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
 import {
-  apiClient, createClient, linkedCompany, patchSandbox, readAll, startHarness, waitFor, type Api, type Harness,
+  apiClient, createClient, linkedCompany, patchSandbox, readAll, waitFor, type Api,
 } from '../helpers/sync.js';
+import { type Harness, type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol';
 
@@ -20,7 +20,7 @@ describe('in-process, on fake clocks', () => {
   let h: Harness;
   beforeAll(async () => {
     // The sandbox keeps a clock of its own: frozen unless a test moves it along with the service's.
-    h = await startHarness({ separateSandboxClock: true });
+    h = await startTestStack('fake-clocks', { separateSandboxClock: true });
   });
   afterAll(async () => {
     await h?.stop();
@@ -136,7 +136,7 @@ describe('a big sync in the `ferry serve` child process', () => {
   let progressAtKill = 0;
 
   const start = async () => {
-    serve = await startServe(['--data-dir', dataDir, '--rate-limit', '0']);
+    serve = await startTestStack('process', { dataDir, args: ['--rate-limit', '0'] });
     const adminKey = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
     return { adminKey, admin: apiClient(serve.listening.baseUrl!, adminKey), sandboxUrl: serve.listening.sandboxUrl! };
   };

@@ -4,13 +4,14 @@
 // it completes, and never duplicates a record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ISO_Z, PULL_KEYS, createClient, linkedCompany, patchSandbox, readAll, startHarness, type Api, type Harness,
+  ISO_Z, PULL_KEYS, createClient, linkedCompany, patchSandbox, readAll, type Api,
 } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 let h: Harness;
 let api: Api;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startTestStack('fake-clocks');
   const key = await createClient(h.api, h.adminKey, 'States Ltd', 'Paid');
   api = { ...h.api, call: (method, path, options = {}) => h.api.call(method, path, { apiKey: key, ...options }) };
 });

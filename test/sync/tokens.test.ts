@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS } from '../../src/sandbox/index.js';
 import { readTokens } from '../../src/service/tokens.js';
 import {
-  ISO_Z, createClient, createTenant, linkedCompany, sandboxCall, startHarness, type Api, type Harness, type Tenant,
+  ISO_Z, createClient, createTenant, linkedCompany, sandboxCall, type Api, type Tenant,
 } from '../helpers/sync.js';
+import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol'; // Xero: rotating refresh tokens, expiresAt in the token schema
 const TTL = DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
@@ -52,7 +53,7 @@ async function syncInvoices(companyId: string): Promise<any> {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startTestStack('fake-clocks');
   const key = await createClient(h.api, h.adminKey, 'Tokens Ltd', 'Paid');
   api = { ...h.api, call: (method, path, options = {}) => h.api.call(method, path, { apiKey: key, ...options }) };
 });

@@ -7,11 +7,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrationByKey } from '../../src/platforms/registry.js';
-import { startStack, type Stack } from '../../src/stack.js';
+import type { Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { apiClient, linkedCompany, sandboxCall, type Api, trustSandbox } from '../helpers/sync.js';
+import { apiClient, linkedCompany, sandboxCall, type Api } from '../helpers/sync.js';
 import { interactive, keyFile } from '../managed/helpers.js';
+import { startTestStack } from '../helpers/stack.js';
 
 const SUPPORTED = integrationByKey('gbol')!.dataTypes;
 
@@ -23,8 +24,7 @@ describe('ferry check (in-process, real stack)', () => {
   const check = (args: string[], options: { tty?: boolean; env?: Record<string, string> } = {}) => ferry([...target, 'check', '--poll-ms', '50', ...args], options);
 
   beforeAll(async () => {
-    stack = await startStack({ dataDir: join(work, 'data'), rateLimit: 0 });
-    trustSandbox(stack.sandboxUrl, stack.adminKey);
+    stack = await startTestStack('threads', { dataDir: join(work, 'data'), rateLimit: 0 });
     api = apiClient(stack.baseUrl, stack.adminKey);
     target = ['--base-url', stack.baseUrl, '--api-key-file', keyFile(work, stack.adminKey)];
   });
