@@ -1,12 +1,13 @@
 // `ferry check COMPANY_ID...`: the end-to-end check of migrated companies (the managed
 // migration's acceptance test, usable on its own): connection Linked; every supported data
 // type Complete after a fresh sync; no reauthorization needed; every data type readable.
+import type { ChalkInstance } from 'chalk';
 import * as api from '../../client/api.js';
 import type { WireIntegration } from '../../client/wire.js';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
-import type { IO } from '../io.js';
+import { printResult, type IO } from '../io.js';
 import type { Registrar } from '../program.js';
 import type { CheckResult } from '../../ops/verify/check.js';
 import { durationArg, wholeNumber } from '../flags.js';
@@ -89,11 +90,12 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
 }
 
 export async function printChecks(io: IO, results: CheckResult[]): Promise<void> {
-  if (io.mode === 'json') {
-    const passed = results.filter((r) => r.verdict === 'pass').length;
-    io.json({ passed, failed: results.length - passed, results });
-    return;
-  }
+  const passed = results.filter((r) => r.verdict === 'pass').length;
+  const { default: chalk } = await import('chalk');
+  printResult(io, { passed, failed: results.length - passed, results }, () => printCheckLines(io, results, chalk));
+}
+
+function printCheckLines(io: IO, results: CheckResult[], chalk: ChalkInstance): void {
   if (io.mode === 'plain') {
     for (const r of results) {
       io.out(['company', r.companyId, r.companyName ?? '', r.verdict, r.seconds, r.reasons.join('; ')].join('\t'));
@@ -101,7 +103,6 @@ export async function printChecks(io: IO, results: CheckResult[]): Promise<void>
     }
     return;
   }
-  const { default: chalk } = await import('chalk');
   const paint = (status: string, text: string) => {
     if (!io.color) return text;
     return status === 'pass' ? chalk.green(text) : status === 'fail' ? chalk.red(text) : chalk.dim(text);

@@ -7,7 +7,7 @@ import * as api from '../../client/api.js';
 import type { Command } from 'commander';
 import type { Connection, CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { IO } from '../io.js';
+import { printResult, type IO } from '../io.js';
 import type { Registrar } from '../program.js';
 import { examples } from './group.js';
 
@@ -170,11 +170,10 @@ export async function runDemo(options: DemoOptions, ctx: CommandContext): Promis
       dataDir, kept, platform: integration.key, companies: options.companies, migrated: ids.length, synced: ids.length,
       invoices, paidInvoices: paid, ...(kept ? { exportFile } : {}), stages, seconds: Math.round((Date.now() - started) / 100) / 10, next,
     };
-    if (io.mode === 'json') io.json(summary);
-    else {
+    const { printRecord } = await import('../output.js');
+    printResult(io, summary, () => {
       say('');
       say(bold(`Done in ${summary.seconds}s: ${ids.length} companies migrated from ${integration.name}, synced, and ${invoices.toLocaleString('en-US')} invoices exported.`));
-      const { printRecord } = await import('../output.js');
       printRecord(io, summary, [
         ['companies', ids.length], ['invoices', invoices], ['paid invoices', paid], ['seconds', summary.seconds],
         ['data dir', kept ? dataDir : `${dataDir} (removed)`],
@@ -182,7 +181,7 @@ export async function runDemo(options: DemoOptions, ctx: CommandContext): Promis
       say('');
       say(bold('Try next:'));
       for (const line of next) say(`  ${line}`);
-    }
+    });
   } finally {
     await clientApi?.close();
     await admin.dispose();

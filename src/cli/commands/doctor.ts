@@ -1,5 +1,6 @@
 // `ferry doctor`: is the target reachable, does the key work, is the clock right, how much
 // rate-limit headroom is left. Each check says what it found and what to do.
+import { printResult } from '../io.js';
 import * as api from '../../client/api.js';
 import type { Command } from 'commander';
 import chalk from 'chalk';
@@ -66,13 +67,12 @@ export async function runDoctor(_options: object, ctx: CommandContext): Promise<
     checks.push({ name: 'reachable/auth', ok: false, detail: (err as Error).message });
   }
   const failed = checks.filter((c) => !c.ok);
-  if (io.mode === 'json') io.json({ ok: failed.length === 0, checks });
-  else {
+  printResult(io, { ok: failed.length === 0, checks }, () => {
     for (const check of checks) {
       const mark = check.ok ? (io.color ? chalk.green('✓') : 'ok') : io.color ? chalk.red('✗') : 'FAIL';
       io.out(io.mode === 'tty' ? `${mark} ${check.name.padEnd(11)} ${check.detail}` : `${check.ok ? 'ok' : 'fail'}\t${check.name}\t${check.detail}`);
     }
-  }
+  });
   // A refused key exits 4, like every other command; other failures exit 1.
   if (failed.length > 0) throw new CliError(`${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}.`, cause ? exitCodeFor(cause) : EXIT.error);
 }

@@ -2,6 +2,7 @@
 // to ndjson, csv or one JSON document, on stdout or into a file written atomically, in
 // constant memory; --resume continues an interrupted file export, --state exports only
 // what changed since the last run. The engine lives in src/export/.
+import { printResult } from '../io.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -145,11 +146,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
     io.err(`${formatCount(summary.extraRows)} row${summary.extraRows === 1 ? '' : 's'} had fields the CSV header (taken from the first page) does not name; they are in the _extra column as JSON.`);
   }
   if (!quietNotes && summary.state) io.err(`Bookmarks saved to ${summary.state}; the next run with --state ${summary.state} exports only what changed.`);
-  if (io.mode === 'json') {
-    if (summary.out) io.json(summary);
-  } else if (summary.out) {
-    io.out(summary.out);
-  }
+  if (summary.out) printResult(io, summary, () => io.out(summary.out!));
   const notSynced = summary.skipped.filter((s) => s.reason === 'notSynced');
   const others = summary.skipped.filter((s) => s.reason !== 'notSynced');
   if (!quietNotes && others.length > 0) io.err(`Skipped ${others.length} compan${others.length === 1 ? 'y' : 'ies'} without this data set (unsupported by the platform, or deleted).`);

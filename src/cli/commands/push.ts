@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
-import type { IO } from '../io.js';
+import { printResult, type IO } from '../io.js';
 import type { Registrar } from '../program.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, endsOnce, logTo } from '../waiting.js';
 import { durationArg } from '../flags.js';
@@ -85,7 +85,7 @@ export async function runPush(options: PushOptions, ctx: CommandContext, [dataTy
     }));
   } catch (err) {
     progress.fail();
-    if (io.mode === 'json') printJson(io, options, dataType.key, results, err);
+    printResult(io, pushDocument(options, dataType.key, results, err), () => {});
     throw err;
   }
   if (results.length === 0 && !interrupted) {
@@ -107,8 +107,7 @@ export async function runPush(options: PushOptions, ctx: CommandContext, [dataTy
     for (const result of results) if (result.status === 'Pending') printer(result);
   }
 
-  if (io.mode === 'json') printJson(io, options, dataType.key, results);
-  else io.err(tally(results));
+  printResult(io, pushDocument(options, dataType.key, results), () => io.err(tally(results)));
 
   const pending = results.filter((r) => r.status === 'Pending');
   const pushes = api.pushOperationsPath(options.company);
@@ -171,11 +170,12 @@ function tally(results: PushResult[]): string {
   return `${results.length} record${results.length === 1 ? '' : 's'}: ${[...counts].map(([status, n]) => `${n} ${status}`).join(', ')}.`;
 }
 
-function printJson(io: IO, options: PushOptions, dataType: string, results: PushResult[], error?: unknown): void {
+/** The --json document of a push run: every record's outcome in file order, and the counts. */
+function pushDocument(options: PushOptions, dataType: string, results: PushResult[], error?: unknown): Record<string, unknown> {
   const sorted = [...results].sort((a, b) => a.line - b.line);
   const summary: Record<string, number> = { total: sorted.length };
   for (const r of sorted) summary[r.status] = (summary[r.status] ?? 0) + 1;
   const doc: Record<string, unknown> = { dataType, companyId: options.company, connectionId: options.connection, file: options.file, results: sorted, summary };
   if (error) doc.stoppedBy = (error as Error).message;
-  io.json(doc);
+  return doc;
 }

@@ -82,11 +82,10 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
     throw err;
   }
   const { baseUrl, sandboxUrl } = stack;
-  if (io.mode === 'json') io.json({ event: 'listening', baseUrl, sandboxUrl, dataDir });
-  else {
+  printResult(io, { event: 'listening', baseUrl, sandboxUrl, dataDir }, () => {
     io.out(`listening ${baseUrl}`);
     io.err(`sandbox platforms ${sandboxUrl}; data dir ${dataDir}; admin key in ${dataDir}/admin.key${options.maintenance ? '; maintenance mode (every request gets 503)' : ''}`);
-  }
+  });
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });

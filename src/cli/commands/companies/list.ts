@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Page } from '../../../client/client.js';
 import type { CommandContext } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import type { IO } from '../../io.js';
+import { printResult, type IO } from '../../io.js';
 import { printTable, type Column } from '../../output.js';
 import type { Registrar } from '../../program.js';
 import { examples, group } from '../group.js';
@@ -61,12 +61,10 @@ export async function runCompaniesList(options: CompaniesListOptions, ctx: Comma
   const { io } = ctx;
   if (!options.all) {
     const page = await api.companiesPage(client, query, ctx.signal);
-    if (io.mode === 'json') {
-      io.json(page);
-      return;
-    }
-    printTable(io, page.results, COMPANY_COLUMNS);
-    pageFooter(io, page);
+    printResult(io, page, () => {
+      printTable(io, page.results, COMPANY_COLUMNS);
+      pageFooter(io, page);
+    });
     return;
   }
   await listAll(api.companyPages(client, query, ctx.signal), ctx);

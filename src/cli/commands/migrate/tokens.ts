@@ -1,4 +1,5 @@
 // `ferry migrate tokens FILE|-`: bulk self-service token migration from CSV.
+import { printResult } from '../../io.js';
 import { wholeNumber } from '../../flags.js';
 import * as api from '../../../client/api.js';
 import type { IntegrationInfo } from '../../../ops/migrate/types.js';
@@ -138,8 +139,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
       throw err;
     }
     progress.done(summary.dryRun ? 'Validated.' : summary.stoppedBy ? 'Stopped.' : 'Done.');
-    if (io.mode === 'json') io.json(summaryJson(summary));
-    else printSummary(io, summary);
+    printResult(io, summaryJson(summary), () => printSummary(io, summary));
 
     if (summary.stoppedBy === 'auth') {
       throw new CliError(`The service refused the key (${summary.authError?.message}); the run stopped, since every row would fail.`, EXIT.auth,
