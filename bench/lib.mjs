@@ -213,8 +213,8 @@ export async function startSyncSetup({ invoices = 200_000, seed = 20_240_101, li
       call,
       queuePull: (dataType) => call('POST', `/companies/${company.id}/data/queue/${dataType}`),
       deps: (extra = {}) => {
-        const { db, clock, sealer, platform } = service.context;
-        return { db, clock, sealer, adapter: platform, concurrency: 1, pageSize: 1000, ...extra };
+        const { store, clock, sealer, platform } = service.context;
+        return { store, clock, sealer, adapter: platform, concurrency: 1, pageSize: 1000, ...extra };
       },
       async stop() {
         await service.close();

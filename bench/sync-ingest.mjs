@@ -96,7 +96,8 @@ async function sync(setup) {
       }
     },
   };
-  const { db } = deps;
+  // The raw handle under the store: each transaction the pull runs is timed here.
+  const { db } = setup.service;
   const transaction = db.transaction;
   db.transaction = (fn) => {
     const run = transaction.call(db, fn);
