@@ -37,9 +37,9 @@ const sec = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
 /** Every page through the adapter, each record made a row as runPull makes it; nothing stored. */
 async function fetchAll(setup) {
-  const { adapter, db, sealer } = setup.deps();
+  const { adapter, store, sealer } = setup.deps();
   // Fresh tokens (a refresh would rotate them); this setup is not synced afterwards.
-  const tokens = await adapter.ensureFresh('mqjo', readTokens(db, sealer, setup.connectionId), 300);
+  const tokens = await adapter.ensureFresh('mqjo', readTokens(store, sealer, setup.connectionId), 300);
   const rows = [];
   const started = performance.now();
   let cursor;
@@ -101,16 +101,18 @@ async function sync(setup) {
   const transaction = db.transaction;
   db.transaction = (fn) => {
     const run = transaction.call(db, fn);
-    const timed = (...args) => {
+    const time = (call) => (...args) => {
       const started = performance.now();
       try {
-        return run(...args);
+        return call(...args);
       } finally {
         timing.txMs += performance.now() - started;
         timing.txs++;
       }
     };
-    timed.immediate = run.immediate;
+    // The store runs its transactions with .immediate() (they read before they write).
+    const timed = time(run);
+    timed.immediate = time(run.immediate);
     return timed;
   };
   let ms;
