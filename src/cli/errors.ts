@@ -1,6 +1,6 @@
 // Typed CLI errors and the one mapping from any error to an exit code (CLI.md):
 // 0 success · 1 error · 2 usage · 3 partial failure · 4 auth/permission · 5 plan limit · 130 interrupted.
-import { ApiRequestError, SandboxError } from '../client/errors.js';
+import { ApiRequestError, SandboxError, UnexpectedAnswerError } from '../client/errors.js';
 import { OpError, type OpErrorKind } from '../ops/errors.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, auth: 4, planLimit: 5, interrupted: 130 } as const;
@@ -41,7 +41,7 @@ export function exitCodeFor(err: unknown): number {
 
 /** An error that speaks for itself, with an optional hint: the command line's own, an engine's, the sandbox client's. */
 export function isWorded(err: unknown): err is Error & { hint?: string } {
-  return err instanceof CliError || err instanceof OpError || err instanceof SandboxError;
+  return err instanceof CliError || err instanceof OpError || err instanceof SandboxError || err instanceof UnexpectedAnswerError;
 }
 
 /** The run was stopped by Ctrl-C (or SIGTERM) on purpose. */

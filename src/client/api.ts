@@ -2,6 +2,7 @@
 // each: the paths are spelled here and nowhere else on the client side. Each takes the
 // ApiClient first, so an engine that is handed a client needs nothing more.
 import type { ApiClient, Page, QueryValue } from './client.js';
+import { UnexpectedAnswerError } from './errors.js';
 import type {
   ApiKeyRecord, ClientRecord, CompanyRecord, ConnectionRecord, CreatedClient, DataStatus, IntegrationRecord, ProfileRecord, PullOperation, PushOperation,
 } from './wire.js';
@@ -60,8 +61,11 @@ export const authorizeConnection = (client: ApiClient, companyId: string, connec
 export const integrationRecords = <T = IntegrationRecord>(client: ApiClient, query: Query = { pageSize: MAX_PAGE_SIZE }, signal?: AbortSignal) =>
   client.records<T>('/integrations', { query, ...at(signal) });
 /** Every integration in one page (the registry is far smaller than a page). */
-export const integrations = async <T = IntegrationRecord>(client: ApiClient, signal?: AbortSignal): Promise<T[]> =>
-  (await client.get<{ results: T[] }>('/integrations', { query: { pageSize: MAX_PAGE_SIZE }, ...at(signal) })).results;
+export async function integrations<T = IntegrationRecord>(client: ApiClient, signal?: AbortSignal): Promise<T[]> {
+  const page = await client.get<{ results?: T[] } | undefined>('/integrations', { query: { pageSize: MAX_PAGE_SIZE }, ...at(signal) });
+  if (!Array.isArray(page?.results)) throw new UnexpectedAnswerError('GET', '/integrations', client.baseUrl, 'JSON without a list of results');
+  return page.results;
+}
 export const integration = <T = IntegrationRecord>(client: ApiClient, key: string, signal?: AbortSignal) =>
   client.get<T>(`/integrations/${id(key)}`, at(signal));
 

@@ -4,7 +4,7 @@
 // refused, 429, 503); anything else is the caller's decision. A timeout is never retried:
 // `timeoutMs` is how long the caller is prepared to wait for an answer.
 import { Pool } from 'undici';
-import { ApiRequestError, ConnectionError, type ErrorEnvelope } from './errors.js';
+import { ApiRequestError, ConnectionError, UnexpectedAnswerError, type ErrorEnvelope } from './errors.js';
 import { Pacer, sleep } from './pacer.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -138,13 +138,23 @@ export class ApiClient {
       const correlationId = header(headers, 'x-correlation-id');
       this.log(`${method} ${path} → ${statusCode} ${Date.now() - started}ms${correlationId ? ` ${correlationId}` : ''}`);
       if (statusCode < 400) {
-        return { status: statusCode, headers, ms: Date.now() - started, body: (chunks ?? (text === '' ? undefined : JSON.parse(text))) as T };
+        return { status: statusCode, headers, ms: Date.now() - started, body: (chunks ?? this.parse(text, method, path, headers)) as T };
       }
       const body = parseErrorBody(text, correlationId);
       const retryable = RETRY_STATUSES.has(statusCode) && (method !== 'POST' || options.idempotent || SAFE_POST_RETRY_STATUSES.has(statusCode));
       const tooLong = retryAfterSeconds !== undefined && retryAfterSeconds > maxRetryAfter;
       if (!retryable || attempt >= maxRetries || tooLong) throw new ApiRequestError(method, path, statusCode, body, retryAfterSeconds);
       await sleep(retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 + jitter(250) : backoffMs(attempt), options.signal);
+    }
+  }
+
+  /** A success body as JSON; anything else means the target is not the service. */
+  private parse(text: string, method: Method, path: string, headers: Record<string, string | string[] | undefined>): unknown {
+    if (text === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new UnexpectedAnswerError(method, path, this.baseUrl, header(headers, 'content-type'));
     }
   }
 

@@ -62,9 +62,20 @@ export class ConnectionError extends Error {
 
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-/** Errors that end a whole batch: the key is wrong or revoked, the plan expired, the service is gone. */
+/** The target answered, but not as the service does (an HTML page, a proxy's error page, text): it is not the API. */
+export class UnexpectedAnswerError extends Error {
+  readonly hint: string;
+
+  constructor(readonly method: string, readonly path: string, readonly baseUrl: string, contentType: string | undefined) {
+    super(`${baseUrl} answered ${method} ${path.split('?')[0]} with ${contentType ? contentType.split(';')[0] : 'a body'} that is not the service's JSON.`);
+    this.name = 'UnexpectedAnswerError';
+    this.hint = 'Is --base-url (or FERRY_BASE_URL) the API\'s own address, not a web page, a login page or a proxy in front of it? Nothing was written.';
+  }
+}
+
+/** Errors that end a whole batch: the key is wrong or revoked, the plan expired, the service is gone or is not the service. */
 export function isFatal(err: unknown): boolean {
-  if (err instanceof ConnectionError) return true;
+  if (err instanceof ConnectionError || err instanceof UnexpectedAnswerError) return true;
   return err instanceof ApiRequestError && (err.status === 401 || err.status === 402 || err.status === 403);
 }
 

@@ -2,8 +2,7 @@
 // migration's acceptance test, usable on its own): connection Linked; every supported data
 // type Complete after a fresh sync; no reauthorization needed; every data type readable.
 import type { ChalkInstance } from 'chalk';
-import * as api from '../../client/api.js';
-import type { WireIntegration } from '../../client/wire.js';
+import { integrationLookup } from '../../ops/platform-knowledge.js';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
@@ -70,7 +69,7 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   const results = await checkCompanies(unique.map((companyId) => ({ companyId, ...(options.platform ? { platformKey: options.platform.toLowerCase() } : {}) })), {
     sync: options.sync, timeoutMs: options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, signal, concurrency: options.concurrency,
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
-  }, { client, ...(sandbox ? { sandbox } : {}), integration: api.integrationCache<WireIntegration>(client, signal) }, (result) => {
+  }, { client, ...(sandbox ? { sandbox } : {}), integration: integrationLookup(client, signal) }, (result) => {
     done += 1;
     if (result.verdict === 'fail') failed += 1;
     progress.update(`Checking: ${rateLine(done, unique.length, started, 'companies')} · ${failed} failed`);

@@ -1,14 +1,14 @@
 // The company file as the steps read it: its valid rows (as the bulk engine validates
 // them), the pilot's reference, and the check that it has not changed since step 1.
 import { createReadStream, existsSync } from 'node:fs';
-import * as api from '../../client/api.js';
+import { targetIntegrations } from '../platform-knowledge.js';
 import type { ApiClient } from '../../client/client.js';
 import type { IntegrationInfo } from '../migrate/types.js';
 import { companiesPath, fingerprint, type PilotRef } from './plan.js';
 import { failed, type StepEnv, type StepResult } from './step-env.js';
 
 export async function integrationsOf(client: ApiClient, signal: AbortSignal): Promise<IntegrationInfo[]> {
-  return api.integrations<IntegrationInfo>(client, signal);
+  return targetIntegrations(client, signal);
 }
 
 export interface RowInfo {

@@ -1,8 +1,7 @@
 // Steps 5 and 6 share this: hold back the companies whose legacy application refreshed
 // after step 4, migrate the rest with the bulk engine, and check each end to end, saving
 // each company's outcome as it comes so that a killed step resumes where it stopped.
-import * as api from '../../client/api.js';
-import type { WireIntegration } from '../../client/wire.js';
+import { integrationLookup } from '../platform-knowledge.js';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxApi } from '../../client/sandbox-api.js';
@@ -138,7 +137,7 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
   const progress = await env.progress(`Checking ${targets.length} compan${targets.length === 1 ? 'y' : 'ies'} end to end (fresh sync of every data type)…`);
   const checks = await checkCompanies(targets.map((t) => t.target), {
     sync: true, timeoutMs: inputs.timeoutMs, signal, concurrency: Math.max(1, inputs.concurrency), ...(inputs.pollMs ? { pollMs: inputs.pollMs } : {}),
-  }, { client, ...(sandbox ? { sandbox } : {}), integration: api.integrationCache<WireIntegration>(client, signal) }, (check) => {
+  }, { client, ...(sandbox ? { sandbox } : {}), integration: integrationLookup(client, signal) }, (check) => {
     const row = byCompany.get(check.companyId)!;
     const result = migration.get(row.row)!;
     const connectionCreated = check.criteria.find((c) => c.name === 'connection')?.evidence.created;

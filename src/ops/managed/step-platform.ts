@@ -3,9 +3,9 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as api from '../../client/api.js';
+import { knowIntegration, type KnownIntegration, type TargetIntegration } from '../platform-knowledge.js';
 import { accountOf } from '../migrate/account.js';
 import { ApiRequestError } from '../../client/errors.js';
-import type { IntegrationInfo } from '../migrate/types.js';
 import { integrationsOf, listRows, pilotRef } from './company-rows.js';
 import { companiesPath, fingerprint, storedCompaniesPath, workDir } from './plan.js';
 import { failed, pilotLabel, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
@@ -18,9 +18,9 @@ export async function stepPlatformDetails(env: StepEnv, inputs: StepInputs): Pro
   const connection = await env.connection();
   const { client } = connection;
 
-  let integration: IntegrationInfo & { dataTypes: string[] };
+  let integration: KnownIntegration;
   try {
-    integration = await api.integration<IntegrationInfo & { dataTypes: string[] }>(client, key, signal);
+    integration = knowIntegration(await api.integration<TargetIntegration>(client, key, signal));
   } catch (err) {
     if (err instanceof ApiRequestError && err.status === 404) {
       return failed(`${key} is not a platform of the registry.`, 'See the keys with: ferry integrations list --route managed');

@@ -5,6 +5,8 @@ export interface IntegrationInfo {
   name: string;
   migrationRoute: 'self-service' | 'managed';
   tokenFields: Array<{ name: string; required: boolean; description: string }>;
+  /** False: ferry does not know this integration's token fields (and none were given with --token-fields). */
+  known?: boolean;
 }
 
 /** One CSV record: its row number as a spreadsheet shows it (the header is row 1). */

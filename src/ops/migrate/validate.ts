@@ -71,12 +71,17 @@ export class RowValidator {
     const integration = this.integrations.get(platformKey);
     if (!platformKey) problems.push({ field: 'platformKey', message: 'platformKey is required (add the column, or give --platform KEY)' });
     else if (!integration) problems.push({ field: 'platformKey', message: `"${platformKey}" is not an integration key (see ferry integrations list)` });
-    else if (integration.migrationRoute === 'managed' && !this.options.allowManaged) {
+    else if (integration.known === false) {
+      problems.push({
+        field: 'platformKey',
+        message: `this ferry does not know the token fields of ${integration.name} (${platformKey}): name the file's token columns with --token-fields a,b,c, or update ferry`,
+      });
+    } else if (integration.migrationRoute === 'managed' && !this.options.allowManaged) {
       problems.push({ field: 'platformKey', message: `${integration.name} tokens are migrated by the support team: use ferry managed (see ferry managed init --help)` });
     }
 
     const tokens: Record<string, string> = {};
-    if (integration) {
+    if (integration && integration.known !== false) {
       const known = new Map(integration.tokenFields.map((f) => [f.name, f]));
       for (const field of integration.tokenFields) {
         const value = text(field.name);

@@ -3,8 +3,9 @@
 // successful sync, the record count and the error of a failed pull.
 import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
-import { isFailed, reauthorizationRequired, type DataStatusEntry, type WireCompany, type WireConnection, type WireIntegration } from '../../client/wire.js';
+import { isFailed, reauthorizationRequired, type DataStatusEntry, type WireCompany, type WireConnection } from '../../client/wire.js';
 import { DATA_TYPES, dataTypeByKey } from '../../platforms/data-types.js';
+import { integrationLookup } from '../platform-knowledge.js';
 
 /** One data set of the --json output. */
 export interface DataSetStatus {
@@ -44,8 +45,9 @@ export const NOT_REQUESTED = 'NotRequested';
 export async function companyStatus(client: ApiClient, companyId: string, signal?: AbortSignal): Promise<CompanyStatus> {
   const company = await api.company<WireCompany>(client, companyId, signal);
   const keys = [...new Set(company.dataConnections.map((c) => c.integrationKey))];
+  const lookup = integrationLookup(client, signal);
   const [integrations, dataStatus] = await Promise.all([
-    Promise.all(keys.map((key) => api.integration<WireIntegration>(client, key, signal).catch(() => undefined))),
+    Promise.all(keys.map((key) => lookup(key).catch(() => undefined))),
     api.dataStatus(client, companyId, signal),
   ]);
   const supported = new Set(integrations.flatMap((i) => i?.dataTypes ?? []));

@@ -1,9 +1,9 @@
 // `ferry sync` as an engine: start syncs (pulls) for many companies, a few at a time, and
 // with `wait` follow them until every data type is Complete or errored. It returns every
 // company's summary and why it stopped early, if it did; the caller decides what that means.
-import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
-import { isFailed as isFailedStatus, type WireIntegration } from '../../client/wire.js';
+import { isFailed as isFailedStatus } from '../../client/wire.js';
+import { integrationLookup } from '../platform-knowledge.js';
 import type { Progress } from '../progress.js';
 import { label, startCompany, summarize, type CompanyRun, type CompanySummary } from './runs.js';
 import { waitForRuns } from './wait.js';
@@ -42,7 +42,7 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
   const started = Date.now();
   const { default: pLimit } = await import('p-limit');
   const limit = pLimit(SYNC_CONCURRENCY);
-  const integration = api.integrationCache<WireIntegration>(client, signal);
+  const integration = integrationLookup(client, signal);
 
   const runs: CompanyRun[] = companyIds.map((companyId) => ({ companyId, started: false, dataTypes: new Map() }));
   let stopped: 'interrupted' | 'timeout' | undefined;

@@ -3,7 +3,7 @@
 import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { describeError, isFatal } from '../../client/errors.js';
-import { isFailed as isFailedStatus, isRunning as isRunningStatus, type PullOperation, type WireCompany, type WireIntegration } from '../../client/wire.js';
+import { isFailed as isFailedStatus, isRunning as isRunningStatus, type PullOperation, type WireCompany } from '../../client/wire.js';
 
 /** One company's line of the summary; the --json output is an array of these. */
 export interface CompanySummary {
@@ -44,7 +44,7 @@ export async function startCompany(
   client: ApiClient,
   run: CompanyRun,
   dataType: string | undefined,
-  integration: (key: string) => Promise<WireIntegration>,
+  integration: (key: string) => Promise<{ dataTypes: string[] }>,
   signal: AbortSignal,
 ): Promise<void> {
   try {

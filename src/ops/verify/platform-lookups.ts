@@ -1,6 +1,7 @@
 // What the managed migration asks the platform itself, where the platform can be asked:
 // the sandbox platforms' admin surface (found through GET /admin/sandbox). A real
 // platform has no such surface, so every answer here may be "cannot tell".
+import { capabilitiesOf } from '../../client/capabilities.js';
 import { ApiRequestError } from '../../client/errors.js';
 import type { Connection } from '../../client/connection.js';
 import type { SandboxApi } from '../../client/sandbox-api.js';
@@ -19,8 +20,13 @@ export type AppLookup =
   | { found: false }
   | { found: true; platform: string; callbackUrls: string[]; registered: boolean };
 
-/** The sandbox of this service, or undefined when it has none (a real deployment) or the key may not ask (not admin). */
+/**
+ * The sandbox of this service, or undefined when it has none: the public API alone (its
+ * admin routes are not asked at all), a deployment without sandbox platforms, or a key
+ * that may not ask (not admin).
+ */
 export async function optionalSandbox(connection: Connection): Promise<SandboxApi | undefined> {
+  if (!(await capabilitiesOf(connection.client)).ferryRoutes) return undefined;
   const { sandboxApi } = await import('../../client/sandbox-api.js');
   try {
     return await sandboxApi(connection);

@@ -24,7 +24,8 @@ export async function runIntegrationsGet(_options: object, ctx: CommandContext, 
   const { client } = await ctx.connect();
   let integration: IntegrationRecord;
   try {
-    integration = await api.integration(client, (key ?? '').trim(), ctx.signal);
+    const { withKnowledge } = await import('../../../ops/platform-knowledge.js');
+    integration = withKnowledge(await api.integration(client, (key ?? '').trim(), ctx.signal));
   } catch (err) {
     const { ApiRequestError } = await import('../../../client/errors.js');
     if (err instanceof ApiRequestError && err.status === 404) {

@@ -27,9 +27,13 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runIntegrationsList(options: IntegrationsListOptions, ctx: CommandContext): Promise<void> {
   const { client } = await ctx.connect();
-  const query = { pageSize: 5000, query: options.route ? `migrationRoute=${options.route}` : undefined };
+  const { withKnowledge } = await import('../../../ops/platform-knowledge.js');
+  // The route is ferry's knowledge (the public API's records do not carry it), so it is filtered here.
   const rows: IntegrationRecord[] = [];
-  for await (const row of api.integrationRecords(client, query, ctx.signal)) rows.push(row);
+  for await (const record of api.integrationRecords(client, undefined, ctx.signal)) {
+    const row = withKnowledge(record);
+    if (!options.route || row.migrationRoute === options.route) rows.push(row);
+  }
   const { io } = ctx;
   printList(io, rows, [
     { header: 'key', value: (r) => r.key },

@@ -1,8 +1,6 @@
 // `ferry migrate tokens FILE|-`: bulk self-service token migration from CSV.
 import { printResult } from '../../io.js';
 import { wholeNumber } from '../../flags.js';
-import * as api from '../../../client/api.js';
-import type { IntegrationInfo } from '../../../ops/migrate/types.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../../errors.js';
@@ -22,6 +20,8 @@ export interface MigrateTokensOptions {
   /** commander's negatable --no-csv-escape. */
   csvEscape?: boolean;
   encoding?: 'utf8' | 'latin1';
+  /** Token columns of an integration this ferry does not know. */
+  tokenFields?: string[];
   yes?: boolean;
 }
 
@@ -31,6 +31,14 @@ function shard(value: string) {
   const count = Number(match?.[2]);
   if (!match || count < 1 || index < 1 || index > count) throw new InvalidArgumentError('--shard takes I/N with 1 <= I <= N, e.g. --shard 2/4.');
   return { index, count };
+}
+
+function tokenFieldList(value: string): string[] {
+  const names = value.split(',').map((n) => n.trim()).filter(Boolean);
+  if (names.length === 0 || names.some((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n))) {
+    throw new InvalidArgumentError('--token-fields takes the token column names, e.g. --token-fields accessToken,refreshToken,tenantId.');
+  }
+  return names;
 }
 
 function delimiter(value: string) {
@@ -54,6 +62,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--fail-fast', 'stop at the first failed row')
     .option('--delimiter <c>', 'field delimiter (one character, or "tab")', delimiter, ',')
     .addOption(new Option('--encoding <encoding>', 'encoding of the file (utf8 is checked; latin1 for files saved as Latin-1)').choices(['utf8', 'latin1']).default('utf8'))
+    .option('--token-fields <a,b,c>', 'token columns of an integration this ferry does not know (the target lists it, the bundled registry not)', tokenFieldList)
     .option('--yes', 'do not ask for confirmation before writing')
     .option('--no-csv-escape', "results: keep text starting with = + - @ as it is (by default it gets a leading ' so spreadsheets do not run it)")
     .addHelpText('after', `${examples(
@@ -94,7 +103,8 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
 
   const connection = await ctx.connect();
   const { client } = connection;
-  const integrations = await api.integrations<IntegrationInfo>(client);
+  const { targetIntegrations } = await import('../../../ops/platform-knowledge.js');
+  const integrations = await targetIntegrations(client, ctx.signal, options.tokenFields);
   const spooled = fromStdin ? await spoolStdin(io.stdin) : undefined;
   const inputPath = spooled ?? file!;
   try {
