@@ -141,6 +141,8 @@ export class ApiClient {
         return { status: statusCode, headers, ms: Date.now() - started, body: (chunks ?? this.parse(text, method, path, headers)) as T };
       }
       const body = parseErrorBody(text, correlationId);
+      // A 404 page that is not the service's error JSON: the base URL points at something else (a web site, a proxy).
+      if (statusCode === 404 && body?.error === undefined && text.trim() !== '') throw new UnexpectedAnswerError(method, path, this.baseUrl, header(headers, 'content-type'), 404);
       const retryable = RETRY_STATUSES.has(statusCode) && (method !== 'POST' || options.idempotent || SAFE_POST_RETRY_STATUSES.has(statusCode));
       const tooLong = retryAfterSeconds !== undefined && retryAfterSeconds > maxRetryAfter;
       if (!retryable || attempt >= maxRetries || tooLong) throw new ApiRequestError(method, path, statusCode, body, retryAfterSeconds);

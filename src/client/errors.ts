@@ -66,8 +66,8 @@ const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
 export class UnexpectedAnswerError extends Error {
   readonly hint: string;
 
-  constructor(readonly method: string, readonly path: string, readonly baseUrl: string, contentType: string | undefined) {
-    super(`${baseUrl} answered ${method} ${path.split('?')[0]} with ${contentType ? contentType.split(';')[0] : 'a body'} that is not the service's JSON.`);
+  constructor(readonly method: string, readonly path: string, readonly baseUrl: string, contentType: string | undefined, status?: number) {
+    super(`${baseUrl} answered ${method} ${path.split('?')[0]} with ${status ? `${status} and ` : ''}${contentType ? contentType.split(';')[0] : 'a body'} that is not the service's JSON.`);
     this.name = 'UnexpectedAnswerError';
     this.hint = 'Is --base-url (or FERRY_BASE_URL) the API\'s own address, not a web page, a login page or a proxy in front of it? Nothing was written.';
   }

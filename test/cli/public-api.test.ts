@@ -19,7 +19,7 @@ let target: string[];
 
 beforeAll(async () => {
   stack = await startTestStack('process');
-  proxy = await startPublicApiProxy(stack.baseUrl);
+  proxy = await startPublicApiProxy(stack.baseUrl, { latencyMs: 3 });
   const key = await createClient(stack.api, stack.adminKey, 'Public Api Ltd', 'Paid');
   target = ['--base-url', proxy.url, '--api-key-file', stack.keyFile('client.key', key)];
 });
@@ -173,6 +173,24 @@ describe('the managed migration against the public API alone', () => {
     const report = JSON.parse(readFileSync(join(stack.dir, 'managed', 'plan-report', 'report.json'), 'utf8')) as { verdict: string };
     expect(report.verdict).toBe('pass');
     expect(adminCalls()).toEqual([]);
+  });
+});
+
+describe('an integration the target lists and this ferry does not know', () => {
+  it('is a row-level error naming the platform and --token-fields; with --token-fields the row is valid', async () => {
+    const newer = await startPublicApiProxy(stack.baseUrl, { extraIntegrations: [{ key: 'zzzz', name: 'Future Ledger', sourceType: 'Accounting', enabled: true }] });
+    try {
+      const csv = writeCsv(stack.dir, 'future.csv', 'companyName,externalId,platformKey,apiKey,orgId\nAcme,f1,zzzz,k-1,o-1\n');
+      const args = ['--base-url', newer.url, '--api-key-file', target[3]!, 'migrate', 'tokens', csv, '--dry-run'];
+      const unknown = await runFerry(args);
+      expect(unknown.code).toBe(3);
+      expect(unknown.stderr).toContain("row 2, platformKey: this ferry does not know the token fields of Future Ledger (zzzz): name the file's token columns with --token-fields a,b,c, or update ferry");
+      const given = await runFerry([...args, '--token-fields', 'apiKey,orgId']);
+      expect(given.code, given.stderr).toBe(0);
+      expect(readResults(`${csv}.dry-run.results.csv`).map((r) => r.status)).toEqual(['valid']);
+    } finally {
+      await newer.close();
+    }
   });
 });
 

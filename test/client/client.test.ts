@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, backoffMs, type ClientOptions } from '../../src/client/client.js';
-import { ApiRequestError, ConnectionError } from '../../src/client/errors.js';
+import { ApiRequestError, ConnectionError, UnexpectedAnswerError } from '../../src/client/errors.js';
 import { Pacer, PROBE_WAIT_MS, type Permit } from '../../src/client/pacer.js';
 
 interface Seen {
@@ -170,6 +170,22 @@ describe('ApiClient: typed errors', () => {
     const err = (await rejection(client(s.url).get('/x'))) as ApiRequestError;
     expect(err).toBeInstanceOf(ApiRequestError);
     expect(err).toMatchObject({ status: 418, message: 'HTTP 418', correlationId: 'cid-header', validation: [] });
+  });
+
+  it.each([
+    { status: 200, type: 'text/html', body: '<html>Sign in</html>', message: 'answered GET /integrations with text/html that is not the service\'s JSON.' },
+    { status: 200, type: 'application/json', body: 'not json at all', message: 'answered GET /integrations with application/json that is not the service\'s JSON.' },
+    { status: 404, type: 'text/html', body: '<html>Not Found</html>', message: 'answered GET /integrations with 404 and text/html that is not the service\'s JSON.' },
+  ])('a $status $type page where the API should be is not the service: one error naming the URL, not retried', async ({ status, type, body, message }) => {
+    const s = await serve((_req, res) => {
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    });
+    const err = await rejection(client(s.url).get('/integrations', { query: { pageSize: 5 } }));
+    expect(err).toBeInstanceOf(UnexpectedAnswerError);
+    expect((err as Error).message).toBe(`${s.url} ${message}`);
+    expect((err as UnexpectedAnswerError).hint).toMatch(/^Is --base-url/);
+    expect(s.seen).toHaveLength(1);
   });
 });
 

@@ -20,12 +20,12 @@ function publicIntegration(record: Record<string, unknown>): Record<string, unkn
   return Object.fromEntries(Object.entries(record).filter(([k]) => PUBLIC_INTEGRATION_FIELDS.includes(k)));
 }
 
-/** The body the public API would send: integration records stripped to their public fields. */
-function publicBody(path: string, body: Buffer, contentType: string | undefined): Buffer {
+/** The body the public API would send: integration records stripped to their public fields (and `extra` ones listed too). */
+function publicBody(path: string, body: Buffer, contentType: string | undefined, extra: Array<Record<string, unknown>>): Buffer {
   if (!/^\/integrations(\/[^/?]+)?(\?|$)/.test(path) || !contentType?.includes('json') || body.length === 0) return body;
   const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
   const stripped = Array.isArray(parsed.results)
-    ? { ...parsed, results: (parsed.results as Array<Record<string, unknown>>).map(publicIntegration) }
+    ? { ...parsed, results: [...(parsed.results as Array<Record<string, unknown>>).map(publicIntegration), ...extra], totalResults: Number(parsed.totalResults) + extra.length }
     : 'key' in parsed ? publicIntegration(parsed) : parsed;
   return Buffer.from(JSON.stringify(stripped));
 }
@@ -36,7 +36,13 @@ function notFound(req: IncomingMessage, res: ServerResponse): void {
   res.end(body);
 }
 
-export async function startPublicApiProxy(target: string, options: { latencyMs?: number } = {}): Promise<PublicApiProxy> {
+export interface PublicApiProxyOptions {
+  latencyMs?: number;
+  /** Integrations the target lists beyond ferry's (ones a newer service knows and this ferry does not). */
+  extraIntegrations?: Array<Record<string, unknown>>;
+}
+
+export async function startPublicApiProxy(target: string, options: PublicApiProxyOptions = {}): Promise<PublicApiProxy> {
   const upstream = new URL(target);
   const requests: PublicApiProxy['requests'] = [];
   const server = createServer((req, res) => {
@@ -52,7 +58,7 @@ export async function startPublicApiProxy(target: string, options: { latencyMs?:
           const body: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => body.push(chunk));
           answer.on('end', () => {
-            const sent = publicBody(path, Buffer.concat(body), answer.headers['content-type']);
+            const sent = publicBody(path, Buffer.concat(body), answer.headers['content-type'], options.extraIntegrations ?? []);
             const replyHeaders = { ...answer.headers, 'content-length': String(sent.length) };
             delete replyHeaders['transfer-encoding'];
             res.writeHead(answer.statusCode ?? 502, replyHeaders);
