@@ -13,6 +13,14 @@ const onSignal = (signal: NodeJS.Signals) => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
+// `ferry … | head`: the reader has all it wants. Stop as a pipeline expects, quietly and
+// with success, instead of crashing on the next write (work in flight is abandoned as on Ctrl-C).
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  controller.abort('SIGPIPE');
+  process.exit(EXIT.ok);
+});
+
 const code = await runCli(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }, controller.signal);
 // Let stdout drain before exiting, so piped output is never cut short.
 process.stdout.write('', () => process.exit(code));

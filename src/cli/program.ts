@@ -124,6 +124,7 @@ export function reportError(io: IO, err: unknown): void {
     say(`error: ${err.message} (HTTP ${err.status} from ${err.method} ${err.path.split('?')[0]})`);
     for (const item of err.validation) say(`  - ${item.itemId ? `${item.itemId}: ` : ''}${item.message}`);
     if (err.status === 401) say('hint: check the API key (--api-key-file, FERRY_API_KEY or the profile).');
+    if (err.status === 404 && /^\/admin(\/|$)/.test(err.path) && !hintOf(err)) say('hint: admin and sandbox commands need ferry\'s own service (ferry serve); this target has no /admin routes (ferry doctor says what it is).');
     const hint = hintOf(err);
     if (hint) say(`hint: ${hint}`);
     else if (err.status === 403) say('hint: the key was revoked, or the resource belongs to another account.');

@@ -194,6 +194,21 @@ describe('an integration the target lists and this ferry does not know', () => {
   });
 });
 
+describe('a pipeline that stops reading', () => {
+  it('`ferry … | head`: ferry stops quietly with exit 0, no stack trace', async () => {
+    const { spawn } = await import('node:child_process');
+    const { FERRY_BIN, cleanEnv } = await import('../helpers/cli.js');
+    const child = spawn(process.execPath, [FERRY_BIN, ...target, 'integrations', 'get', 'gbol'], { env: cleanEnv(), stdio: 'pipe' });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // The reader is gone before ferry writes its first line (it asks the service first).
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|at .*\.js:\d+/);
+    expect(code).toBe(0);
+  });
+});
+
 describe('a target that is not the service', () => {
   it('an HTML page where the API should be: one clear error naming the URL, nothing written', async () => {
     const { createServer } = await import('node:http');
