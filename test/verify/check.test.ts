@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/client/client.js';
+import { checkCompany } from '../../src/ops/verify/check.js';
 import { integrationByKey } from '../../src/platforms/registry.js';
 import type { Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
@@ -31,6 +33,21 @@ describe('ferry check (in-process, real stack)', () => {
   afterAll(async () => {
     await stack?.close();
     rmSync(work, { recursive: true, force: true });
+  });
+
+  it('a platform whose data types this ferry does not know fails the sync criterion instead of passing on nothing', async () => {
+    const { companyId } = await linkedCompany(api, stack.sandboxUrl, 'gbol', 2, { name: 'Unknown Types Ltd' });
+    const client = new ApiClient({ baseUrl: stack.baseUrl, apiKey: stack.adminKey });
+    try {
+      const result = await checkCompany({ companyId }, { sync: true, timeoutMs: 30_000, pollMs: 50, signal: new AbortController().signal }, {
+        client, integration: async () => ({ key: 'gbol', name: 'Xero', dataTypes: [] }),
+      });
+      expect(result.verdict).toBe('fail');
+      expect(result.criteria.find((c) => c.name === 'sync')).toMatchObject({ status: 'fail', summary: 'this ferry does not know which data types gbol supports (update ferry)' });
+      expect(result.reasons).toContain('sync: this ferry does not know which data types gbol supports (update ferry)');
+    } finally {
+      await client.close();
+    }
   });
 
   it('passes a healthy company, with evidence for each criterion, in every output mode', async () => {

@@ -65,6 +65,8 @@ export async function startCompany(
       const types = new Set<string>();
       for (const c of linked) for (const t of (await integration(c.integrationKey)).dataTypes) types.add(t);
       const status = await api.dataStatus(client, run.companyId, signal);
+      // An integration ferry does not know: follow whatever the service queued for it.
+      if (types.size === 0) for (const [t, entry] of Object.entries(status)) if (entry?.latestSyncId) types.add(t);
       for (const t of types) {
         const entry = status[t];
         run.dataTypes.set(t, entry?.latestSyncId

@@ -152,6 +152,10 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
   let syncCriterion: Criterion;
   if (connection.status !== 'Linked') {
     syncCriterion = { name: 'sync', status: 'skipped', summary: 'not run: the connection is not Linked', evidence: {} };
+  } else if (supported.length === 0) {
+    // Nothing to judge is no pass: this ferry does not know the platform's data types.
+    syncCriterion = { name: 'sync', status: 'fail', summary: `this ferry does not know which data types ${connection.integrationKey} supports (update ferry)`, evidence: { platform: connection.integrationKey } };
+    reasons.push(`sync: ${syncCriterion.summary}`);
   } else if (options.sync) {
     syncCriterion = await freshSync(client, target.companyId, supported, tracked, options);
     if (syncCriterion.status === 'fail') {

@@ -1,0 +1,41 @@
+// The sync engine's start of one company, on the fake-clock stack (no worker: what the
+// service queued stays queued, so the test sees exactly what was asked).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/client/client.js';
+import { startCompany, type CompanyRun } from '../../src/ops/syncs/runs.js';
+import { integrationByKey } from '../../src/platforms/registry.js';
+import { startTestStack, type Harness } from '../helpers/stack.js';
+import { linkedCompany } from '../helpers/sync.js';
+
+let h: Harness;
+let client: ApiClient;
+beforeAll(async () => {
+  h = await startTestStack('fake-clocks');
+  client = new ApiClient({ baseUrl: h.baseUrl, apiKey: h.adminKey });
+});
+afterAll(async () => {
+  await client?.close();
+  await h?.stop();
+});
+
+describe('startCompany', () => {
+  const signal = new AbortController().signal;
+  const fresh = (companyId: string): CompanyRun => ({ companyId, started: false, dataTypes: new Map() });
+
+  it('follows every data type ferry knows the platform supports', async () => {
+    const { companyId } = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 2);
+    const run = fresh(companyId);
+    await startCompany(client, run, undefined, async () => ({ dataTypes: integrationByKey('gbol')!.dataTypes }), signal);
+    expect(run.started).toBe(true);
+    expect([...run.dataTypes.keys()].sort()).toEqual([...integrationByKey('gbol')!.dataTypes].sort());
+  });
+
+  it('for a platform whose data types ferry does not know, follows what the service queued', async () => {
+    const { companyId } = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 2);
+    const run = fresh(companyId);
+    await startCompany(client, run, undefined, async () => ({ dataTypes: [] }), signal);
+    expect(run.started).toBe(true);
+    expect([...run.dataTypes.keys()].sort()).toEqual([...integrationByKey('gbol')!.dataTypes].sort());
+    expect([...run.dataTypes.values()].every((t) => t.id !== undefined)).toBe(true);
+  });
+});
