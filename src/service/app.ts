@@ -19,6 +19,7 @@ import { platformAdapter, type ClosablePlatform } from './integrations/platforms
 import { schemaOnlyVerifier, type TokenVerifier } from './integrations/verifier.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerCompanyRoutes } from './routes/companies.js';
+import { registerCompanyProductRoutes } from './routes/company-products.js';
 import { registerConnectionRoutes } from './routes/connections.js';
 import { registerDataRoutes } from './routes/data.js';
 import { registerIntegrationRoutes } from './routes/integrations.js';
@@ -155,6 +156,8 @@ export function createService(options: ServiceOptions): Service {
     const forwarded = options.trustProxy && request.headers['x-forwarded-host'] !== undefined;
     request.baseUrl = forwarded || !publicUrl ? `${request.protocol}://${request.host}` : publicUrl;
     const clientId = request.headers['x-client-id'];
+    // Branding images go into <img> tags, which cannot send a key; they hold no data.
+    if (request.url.startsWith('/branding/') && request.method === 'GET' && !maintenance) return limit(reply, `ip:${request.ip}`);
     try {
       if (maintenance) throw errors.maintenance();
       request.auth = authCache.authenticate(request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
@@ -177,6 +180,7 @@ export function createService(options: ServiceOptions): Service {
 
   registerAdminRoutes(app, ctx);
   registerProfileRoutes(app, ctx);
+  registerCompanyProductRoutes(app, ctx);
   registerCompanyRoutes(app, ctx);
   registerConnectionRoutes(app, ctx);
   registerIntegrationRoutes(app);

@@ -589,7 +589,8 @@ describe('ferry integrations', () => {
     expect(tty.stdout).toContain(`Data types (${gbol.dataTypes.length}): invoices`);
     const json = JSON.parse((await ferry(['--json', 'integrations', 'get', 'gbol'], { env })).stdout);
     expect(json).toEqual({
-      key: 'gbol', name: 'Xero', sourceType: 'Accounting', migrationRoute: 'self-service',
+      key: 'gbol', logoUrl: expect.stringMatching(/\/branding\/gbol\/logo-full\.svg$/), name: 'Xero', enabled: true, sourceId: expect.any(String),
+      sourceType: 'Accounting', integrationId: expect.any(String), isOfflineConnector: false, isBeta: false, dataProvidedBy: 'Xero', migrationRoute: 'self-service',
       tokenFields: gbol.tokenFields.map(({ name, required, description }) => ({ name, required, description })), dataTypes: gbol.dataTypes,
     });
   });

@@ -40,7 +40,11 @@ describe('GET /integrations', () => {
     check: (result: CallResult) => void;
   }
 
-  const INTEGRATION_KEYS = ['dataTypes', 'key', 'migrationRoute', 'name', 'sourceType', 'tokenFields'];
+  // The public Integration fields (key, logoUrl, name and enabled required), then ferry's own.
+  const INTEGRATION_KEYS = [
+    'dataProvidedBy', 'dataTypes', 'enabled', 'integrationId', 'isBeta', 'isOfflineConnector', 'key', 'logoUrl', 'migrationRoute', 'name', 'sourceId',
+    'sourceType', 'tokenFields',
+  ];
 
   const scenarios: RegistryScenario[] = [
     {

@@ -1,54 +1,40 @@
 // Field checks before a record is sent to a platform: one validation item per problem,
-// so the client fixes everything in one go.
+// so the client fixes everything in one go. The rules come from the push field table
+// (fields.ts), the same one the push options route shows.
 import type { ValidationItem } from '../errors.js';
-
-type Rule = (record: Record<string, unknown>) => ValidationItem[];
+import { PUSH_FIELDS, type PushField } from './fields.js';
 
 const item = (itemId: string, message: string): ValidationItem => ({ itemId, message, validatorName: 'PushValidation' });
 
-function text(field: string): Rule {
-  return (r) => (typeof r[field] === 'string' && (r[field] as string).trim() !== '' ? [] : [item(field, `${field} is required and must be a non-empty string.`)]);
+function check(name: string, spec: PushField, value: unknown): ValidationItem[] {
+  switch (spec.type) {
+    case 'String':
+      if (!spec.required) return [];
+      return typeof value === 'string' && value.trim() !== '' ? [] : [item(name, `${name} is required and must be a non-empty string.`)];
+    case 'Object': {
+      // A reference: its id is what the platform needs.
+      if (!spec.required || !spec.properties?.id) return [];
+      const ref = value as { id?: unknown } | undefined;
+      return ref && typeof ref === 'object' && typeof ref.id === 'string' && ref.id !== '' ? [] : [item(`${name}.id`, `${name}.id is required.`)];
+    }
+    case 'DateTime':
+      if (value === undefined) return spec.required ? [item(name, `${name} is required (ISO 8601 date).`)] : [];
+      return typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? [] : [item(name, `${name} must be an ISO 8601 date.`)];
+    case 'Array': {
+      if (!Array.isArray(value) || value.length === 0) return spec.required ? [item(name, `${name} must be a non-empty array.`)] : [];
+      const numbers = Object.entries(spec.properties ?? {}).filter(([, f]) => f.type === 'Number' && f.required).map(([k]) => k);
+      return value.flatMap((line: Record<string, unknown>, i) => numbers
+        .filter((n) => typeof line?.[n] !== 'number' || !Number.isFinite(line[n] as number))
+        .map((n) => item(`${name}[${i}].${n}`, `${n} must be a number.`)));
+    }
+    case 'Number':
+      if (spec.minimum === undefined || value === undefined) return [];
+      return typeof value === 'number' && value >= spec.minimum ? [] : [item(name, `${name} must be a number of at least ${spec.minimum}.`)];
+    default:
+      return [];
+  }
 }
-
-function ref(field: string): Rule {
-  return (r) => {
-    const value = r[field] as { id?: unknown } | undefined;
-    return value && typeof value === 'object' && typeof value.id === 'string' && value.id !== '' ? [] : [item(`${field}.id`, `${field}.id is required.`)];
-  };
-}
-
-function date(field: string, required: boolean): Rule {
-  return (r) => {
-    if (r[field] === undefined) return required ? [item(field, `${field} is required (ISO 8601 date).`)] : [];
-    return typeof r[field] === 'string' && !Number.isNaN(Date.parse(r[field] as string)) ? [] : [item(field, `${field} must be an ISO 8601 date.`)];
-  };
-}
-
-function lineItems(field: string): Rule {
-  return (r) => {
-    const lines = r[field];
-    if (!Array.isArray(lines) || lines.length === 0) return [item(field, `${field} must be a non-empty array.`)];
-    const problems: ValidationItem[] = [];
-    lines.forEach((line: Record<string, unknown>, i) => {
-      for (const numeric of ['unitAmount', 'quantity']) {
-        if (typeof line?.[numeric] !== 'number' || !Number.isFinite(line[numeric] as number)) problems.push(item(`${field}[${i}].${numeric}`, `${numeric} must be a number.`));
-      }
-    });
-    return problems;
-  };
-}
-
-function nonNegative(field: string): Rule {
-  return (r) => (r[field] === undefined || (typeof r[field] === 'number' && (r[field] as number) >= 0) ? [] : [item(field, `${field} must be a number of at least 0.`)]);
-}
-
-const RULES: Record<string, Rule[]> = {
-  invoices: [ref('customerRef'), date('issueDate', true), date('dueDate', false), lineItems('lineItems'), nonNegative('totalAmount'), nonNegative('amountDue')],
-  bills: [ref('supplierRef'), date('issueDate', true), date('dueDate', false), lineItems('lineItems'), nonNegative('totalAmount'), nonNegative('amountDue')],
-  customers: [text('customerName')],
-  suppliers: [text('supplierName')],
-};
 
 export function validatePush(dataType: string, record: Record<string, unknown>): ValidationItem[] {
-  return (RULES[dataType] ?? []).flatMap((rule) => rule(record));
+  return Object.entries(PUSH_FIELDS[dataType] ?? {}).flatMap(([name, spec]) => check(name, spec, record[name]));
 }

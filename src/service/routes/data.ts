@@ -14,6 +14,10 @@ import type { Store } from '../store/store.js';
 import type { PullRow } from '../store/pulls.js';
 import { queueAll, queuePull } from '../sync/enqueue.js';
 import { ownedCompany } from './companies.js';
+import { ownedConnection } from './connections.js';
+
+/** The data types the public API reads under a connection. */
+const CONNECTION_SCOPED = new Set(['bankAccounts', 'accountTransactions', 'directCosts', 'directIncomes']);
 
 function companyConnections(store: Store, companyId: string): ConnectionRow[] {
   return store.listConnections(companyId, { page: 1, pageSize: 5000 }).rows;
@@ -119,6 +123,36 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       return sendRawPage(reply, rows.map((r) => r.data), envelope([], total, page, request.url));
     },
   });
+
+  // The data types the public API reads per connection (a company's bank accounts come from
+  // each of its connections): the same snapshot, only the records this connection synced.
+  defineRoute(app, '/companies/:companyId/connections/:connectionId/data/:dataPath', {
+    GET: async (request, reply) => {
+      const { connection, dataType, generation } = connectionDataSet(request);
+      const page = parsePageRequest(queryOf(request));
+      const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, store.recordsPage(connection.company_id, dataType.key, generation, page, connection.id));
+      return sendRawPage(reply, rows.map((r) => r.data), envelope([], total, page, request.url));
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/connections/:connectionId/data/:dataPath/:recordId', {
+    GET: async (request, reply) => {
+      const { connection, dataType, generation } = connectionDataSet(request);
+      const { recordId = '' } = params(request);
+      const data = store.getRecord(connection.company_id, dataType.key, generation, recordId, connection.id);
+      if (!data) throw errors.notFound(`No ${dataType.key} record ${recordId} for connection ${connection.id}.`);
+      return reply.type('application/json; charset=utf-8').send(data);
+    },
+  });
+
+  const connectionDataSet = (request: FastifyRequest) => {
+    const connection = ownedConnection(ctx, request);
+    const dataType = dataTypeFromPath(request);
+    if (!CONNECTION_SCOPED.has(dataType.key)) {
+      throw errors.notFound(`${dataType.key} is read per company: GET /companies/${connection.company_id}/data/${dataType.path}.`);
+    }
+    return { connection, dataType, generation: readableGeneration(store, connection.company_id, dataType) };
+  };
 
   defineRoute(app, '/companies/:companyId/data/:dataPath/:recordId', {
     GET: async (request, reply) => {

@@ -1,24 +1,146 @@
-// /profile: who the key acts for, in the public API's profile shape plus ferry's account fields.
-import type { FastifyInstance } from 'fastify';
+// The account's own surface: /profile (who the key acts for, and the settings an account
+// keeps: redirect URL, logo, allowed URLs), /corsSettings (the origins allowed to embed
+// the connection flows; its old path answers the same) and /apiKeys (an account manages
+// its own keys; the admin routes in admin.ts manage anyone's). Keys are shown once.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
-import { baseUrlOf } from '../http/body.js';
+import { errors } from '../errors.js';
+import { baseUrlOf, failIfAny, objectBody, params } from '../http/body.js';
 import { defineRoute } from '../http/route.js';
+import type { ValidationItem } from '../errors.js';
 
-export function registerProfileRoutes(app: FastifyInstance, _ctx: ServiceContext): void {
+const MAX_KEY_NAME = 50;
+const MAX_URL = 2048;
+
+interface StoredProfile {
+  name?: string;
+  logoUrl?: string;
+  iconUrl?: string;
+  redirectUrl?: string;
+  whiteListUrls?: string[];
+  confirmCompanyName?: boolean;
+  allowedOrigins?: string[];
+}
+
+function isOrigin(value: unknown): boolean {
+  if (!isUrl(value)) return false;
+  const url = new URL(value as string);
+  return url.origin === (value as string).replace(/\/$/, '');
+}
+
+function isUrl(value: unknown, template = false): boolean {
+  if (typeof value !== 'string' || value.length > MAX_URL) return false;
+  try {
+    // A redirect URL may hold {companyId} and other placeholders the service fills in.
+    const url = new URL(template ? value.replace(/\{[A-Za-z]+\}/g, 'x') : value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+function parseProfile(body: Record<string, unknown>): StoredProfile {
+  const items: ValidationItem[] = [];
+  const problem = (itemId: string, message: string) => items.push({ itemId, message, validatorName: 'Profile' });
+  const profile: StoredProfile = {};
+  if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 255) problem('name', 'name is required: 1 to 255 characters.');
+  else profile.name = body.name.trim();
+  if (!isUrl(body.redirectUrl, true)) problem('redirectUrl', 'redirectUrl is required: an http(s) URL, {companyId} allowed.');
+  else profile.redirectUrl = body.redirectUrl as string;
+  for (const field of ['logoUrl', 'iconUrl'] as const) {
+    if (body[field] === undefined || body[field] === null) continue;
+    if (!isUrl(body[field])) problem(field, `${field} must be an http(s) URL.`);
+    else profile[field] = body[field] as string;
+  }
+  if (body.whiteListUrls !== undefined && body.whiteListUrls !== null) {
+    if (!Array.isArray(body.whiteListUrls) || body.whiteListUrls.length > 50 || !body.whiteListUrls.every((u) => isUrl(u))) problem('whiteListUrls', 'whiteListUrls must be a list of at most 50 http(s) URLs.');
+    else profile.whiteListUrls = body.whiteListUrls as string[];
+  }
+  if (body.confirmCompanyName !== undefined && body.confirmCompanyName !== null) {
+    if (typeof body.confirmCompanyName !== 'boolean') problem('confirmCompanyName', 'confirmCompanyName must be true or false.');
+    else profile.confirmCompanyName = body.confirmCompanyName;
+  }
+  failIfAny(items, 'The profile is not valid.');
+  return profile;
+}
+
+export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { store, clock } = ctx;
+  const storedOf = (request: FastifyRequest) => (request.auth.client.profile ? JSON.parse(request.auth.client.profile) : {}) as StoredProfile;
+  const save = (request: FastifyRequest, stored: StoredProfile) => {
+    store.setProfile(request.auth.client.id, { ...stored });
+    request.auth.client.profile = JSON.stringify(stored);
+  };
+  const profileOf = (request: FastifyRequest) => {
+    const { client, caller } = request.auth;
+    const stored = storedOf(request);
+    return {
+      name: stored.name ?? client.name,
+      ...(stored.logoUrl ? { logoUrl: stored.logoUrl } : {}),
+      ...(stored.iconUrl ? { iconUrl: stored.iconUrl } : {}),
+      redirectUrl: stored.redirectUrl ?? `${baseUrlOf(request)}/link`,
+      whiteListUrls: stored.whiteListUrls ?? [],
+      confirmCompanyName: stored.confirmCompanyName ?? false,
+      clientId: client.id,
+      plan: client.plan,
+      created: client.created,
+      isAdmin: caller.is_admin === 1,
+      actingAsClient: caller.id !== client.id,
+    };
+  };
+
   defineRoute(app, '/profile', {
+    GET: async (request) => profileOf(request),
+    PUT: async (request) => {
+      const profile = parseProfile(objectBody(request));
+      const { allowedOrigins } = storedOf(request);
+      save(request, { ...profile, ...(allowedOrigins ? { allowedOrigins } : {}) });
+      return profileOf(request);
+    },
+  });
+
+  const cors = {
+    GET: async (request: FastifyRequest) => ({ allowedOrigins: storedOf(request).allowedOrigins ?? [] }),
+    POST: async (request: FastifyRequest) => {
+      const { allowedOrigins } = objectBody(request);
+      if (!Array.isArray(allowedOrigins) || allowedOrigins.length > 50 || !allowedOrigins.every(isOrigin)) {
+        throw errors.badRequest('The CORS settings are not valid.', [{ itemId: 'allowedOrigins', message: 'allowedOrigins must be a list of at most 50 origins such as https://app.example.com (scheme, host and port only).', validatorName: 'CorsSettings' }]);
+      }
+      save(request, { ...storedOf(request), allowedOrigins: allowedOrigins as string[] });
+      return { allowedOrigins };
+    },
+  };
+  defineRoute(app, '/corsSettings', cors);
+  // Deprecated in the public API in favour of /corsSettings; it answers the same here.
+  defineRoute(app, '/connectionManagement/corsSettings', cors);
+
+  const keyRecord = (row: { id: string; name?: string | null; created: string }) => ({ id: row.id, name: row.name ?? null, createdDate: row.created });
+
+  defineRoute(app, '/apiKeys', {
     GET: async (request) => {
-      const { client, caller } = request.auth;
-      return {
-        name: client.name,
-        redirectUrl: `${baseUrlOf(request)}/link`,
-        whiteListUrls: [],
-        confirmCompanyName: false,
-        clientId: client.id,
-        plan: client.plan,
-        created: client.created,
-        isAdmin: caller.is_admin === 1,
-        actingAsClient: caller.id !== client.id,
-      };
+      const keys = store.listApiKeys(request.auth.client.id, { page: 1, pageSize: 5000 }).rows.filter((k) => !k.revoked);
+      return { results: keys.map(keyRecord) };
+    },
+    POST: async (request, reply) => {
+      const body = request.body === undefined || request.body === null ? {} : objectBody(request);
+      const name = body.name === undefined || body.name === null ? null : body.name;
+      if (name !== null && (typeof name !== 'string' || name.length > MAX_KEY_NAME)) {
+        throw errors.badRequest('The API key is not valid.', [{ itemId: 'name', message: `name must be text of at most ${MAX_KEY_NAME} characters.`, validatorName: 'ApiKey' }]);
+      }
+      const created = isoSeconds(clock.now());
+      const key = store.insertApiKey(request.auth.client.id, created, name);
+      return reply.code(201).send({ id: key.id, name, apiKey: key.apiKey, createdDate: created });
+    },
+  });
+
+  defineRoute(app, '/apiKeys/:apiKeyId', {
+    DELETE: async (request, reply) => {
+      const { apiKeyId = '' } = params(request);
+      const key = store.getApiKey(request.auth.client.id, apiKeyId);
+      if (!key || key.revoked) throw errors.keyNotFound(apiKeyId);
+      store.revokeApiKey(key.id, isoSeconds(clock.now()));
+      return reply.code(204).send();
     },
   });
 }

@@ -10,8 +10,9 @@ import { envelope, parsePageRequest } from '../http/paging.js';
 import { defineRoute } from '../http/route.js';
 import { pushRecord } from '../http/sync-records.js';
 import { PlatformAuthError, PlatformRateLimitError } from '../integrations/adapter.js';
-import { dataTypeByKey } from '../../platforms/data-types.js';
+import { dataTypeByKey, dataTypeByPath } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';
+import { pushOption } from '../push/fields.js';
 import { validatePush } from '../push/validate.js';
 import type { PushRow } from '../store/pushes.js';
 import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';
@@ -28,12 +29,27 @@ function timeoutParam(raw: unknown): number | null {
 export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store, clock, sealer } = ctx;
 
+  // What a push of the data type accepts on this connection's platform (the same table the checks below use).
+  defineRoute(app, '/companies/:companyId/connections/:connectionId/options/:dataType', {
+    GET: async (request) => {
+      const connection = ownedConnection(ctx, request);
+      const integration = integrationByKey(connection.integration_key);
+      const { dataType: given = '' } = params(request);
+      const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
+      if (!dataType || !integration?.dataTypes.includes(dataType.key)) throw errors.dataTypeNotSupported(given, integration?.name ?? connection.integration_key);
+      if (!dataType.pushable) throw errors.badRequest(`Datatype ${dataType.key} cannot be pushed.`);
+      return pushOption(dataType.key, dataType.name);
+    },
+  });
+
   defineRoute(app, '/companies/:companyId/connections/:connectionId/push/:dataType', {
     POST: async (request) => {
       const connection = ownedConnection(ctx, request);
       const integration = integrationByKey(connection.integration_key);
-      const { dataType: key = '' } = params(request);
-      const dataType = dataTypeByKey(key);
+      const { dataType: given = '' } = params(request);
+      // The public key of a type, or its read path where they differ (push/accounts is chartOfAccounts).
+      const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
+      const key = dataType?.key ?? given;
       if (!dataType || !integration?.dataTypes.includes(key)) throw errors.dataTypeNotSupported(key, integration?.name ?? connection.integration_key);
       if (!dataType.pushable) throw errors.badRequest(`Datatype ${key} cannot be pushed.`);
       const timeoutMinutes = timeoutParam(queryOf(request).timeoutInMinutes);

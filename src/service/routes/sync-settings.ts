@@ -75,20 +75,21 @@ export function registerSyncSettingsRoutes(app: FastifyInstance, ctx: ServiceCon
 
   defineRoute(app, '/profile/syncSettings', {
     GET: async (request) => ({ clientId: request.auth.client.id, ...effectiveSettings(store, request.auth.client.id) }),
-    POST: async (request) => {
+    // As the public API: 204 and no body; GET reads the settings back.
+    POST: async (request, reply) => {
       const client = request.auth.client;
       store.writeSettings(client.id, '', parseSettings(objectBody(request), client));
-      return { clientId: client.id, ...effectiveSettings(store, client.id) };
+      return reply.code(204).send();
     },
   });
 
   defineRoute(app, '/companies/:companyId/syncSettings', {
     GET: async (request) => companyView(request).view,
-    POST: async (request) => {
+    POST: async (request, reply) => {
       const { company } = companyView(request);
       // The plan that counts is the company owner's, also when an admin key sets it.
       store.writeSettings(company.client_id, company.id, parseSettings(objectBody(request), store.getClient(company.client_id)!));
-      return companyView(request).view;
+      return reply.code(204).send();
     },
   });
 }

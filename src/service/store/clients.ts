@@ -15,6 +15,8 @@ export interface ClientRow {
   plan: Plan;
   created: string;
   is_admin: number;
+  /** PUT /profile's fields, as JSON; null until set. */
+  profile: string | null;
 }
 
 export interface ApiKeyRow {
@@ -22,6 +24,7 @@ export interface ApiKeyRow {
   client_id: string;
   created: string;
   revoked: string | null;
+  name?: string | null;
 }
 
 export function insertClient(db: Db, client: { name: string; plan: Plan; created: string; isAdmin?: boolean }): ClientRow {
@@ -52,12 +55,16 @@ export function listClients(db: Db, request: PageRequest): Page<ClientRow> {
   }, request);
 }
 
-export function insertApiKey(db: Db, clientId: string, created: string): { id: string; apiKey: string } {
+export function insertApiKey(db: Db, clientId: string, created: string, name: string | null = null): { id: string; apiKey: string } {
   const id = randomUUID();
   const apiKey = generateApiKey();
-  prepared(db, 'INSERT INTO api_keys (id, client_id, key_hash, created) VALUES (?, ?, ?, ?)')
-    .run(id, clientId, hashApiKey(apiKey), created);
+  prepared(db, 'INSERT INTO api_keys (id, client_id, key_hash, created, name) VALUES (?, ?, ?, ?, ?)')
+    .run(id, clientId, hashApiKey(apiKey), created, name);
   return { id, apiKey };
+}
+
+export function setProfile(db: Db, clientId: string, profile: Record<string, unknown>): void {
+  prepared(db, 'UPDATE clients SET profile = ? WHERE id = ?').run(JSON.stringify(profile), clientId);
 }
 
 export function findApiKeyByHash(db: Db, keyHash: string): ApiKeyRow | undefined {
@@ -87,6 +94,6 @@ const keyFields: FieldResolver = (path) => {
 
 export function listApiKeys(db: Db, clientId: string, request: PageRequest): Page<ApiKeyRow> {
   return selectPage<ApiKeyRow>(db, {
-    columns: 'id, client_id, created, revoked', from: 'api_keys', scope: 'client_id = ?', scopeParams: [clientId], resolve: keyFields, defaultOrder: 'seq',
+    columns: 'id, client_id, created, revoked, name', from: 'api_keys', scope: 'client_id = ?', scopeParams: [clientId], resolve: keyFields, defaultOrder: 'seq',
   }, request);
 }

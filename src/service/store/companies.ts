@@ -85,6 +85,10 @@ export function replaceCompany(db: Db, id: string, input: CompanyInput): Company
   return getCompany(db, id)!;
 }
 
+export function setCompanyProducts(db: Db, id: string, products: string[]): void {
+  prepared(db, 'UPDATE companies SET products = ? WHERE id = ?').run(JSON.stringify(products), id);
+}
+
 export function deleteCompany(db: Db, id: string): void {
   prepared(db, 'DELETE FROM companies WHERE id = ?').run(id);
 }

@@ -69,9 +69,10 @@ export function countRecords(db: Db, companyId: string, dataType: string, genera
     .get(companyId, dataType, generation) as { n: number }).n;
 }
 
-export function getRecord(db: Db, companyId: string, dataType: string, generation: number, id: string): string | undefined {
-  const row = prepared(db, 'SELECT data FROM records WHERE company_id = ? AND data_type = ? AND generation = ? AND id = ?')
-    .get(companyId, dataType, generation, id) as { data: string } | undefined;
+export function getRecord(db: Db, companyId: string, dataType: string, generation: number, id: string, connectionId?: string): string | undefined {
+  const row = (connectionId
+    ? prepared(db, 'SELECT data FROM records WHERE company_id = ? AND data_type = ? AND generation = ? AND id = ? AND connection_id = ?').get(companyId, dataType, generation, id, connectionId)
+    : prepared(db, 'SELECT data FROM records WHERE company_id = ? AND data_type = ? AND generation = ? AND id = ?').get(companyId, dataType, generation, id)) as { data: string } | undefined;
   return row?.data;
 }
 
@@ -92,7 +93,7 @@ const DATA_TYPE_KEY = /^[A-Za-z]+$/;
  * literal so SQLite can use the partial indexes. Both are spliced into SQL text, so both
  * are checked here against the only shapes that are safe, whatever the caller checked.
  */
-export function recordsPage(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): PagePlan {
+export function recordsPage(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): PagePlan {
   if (!DATA_TYPE_KEY.test(dataType)) throw new Error('Unsafe data type key reached listRecords.');
   const fields = recordFields(db, dataType);
   const resolve: FieldResolver = (path) => {
@@ -102,8 +103,8 @@ export function recordsPage(db: Db, companyId: string, dataType: string, generat
   return planPage({
     columns: 'data',
     from: 'records',
-    scope: `company_id = ? AND data_type = '${dataType}' AND generation = ?`,
-    scopeParams: [companyId, generation],
+    scope: `company_id = ? AND data_type = '${dataType}' AND generation = ?${connectionId ? ' AND connection_id = ?' : ''}`,
+    scopeParams: connectionId ? [companyId, generation, connectionId] : [companyId, generation],
     resolve,
     defaultOrder: 'seq',
   }, request);

@@ -19,7 +19,8 @@ export interface ClientStore {
   insertClient(client: { name: string; plan: Plan; created: string; isAdmin?: boolean }): ClientRow;
   getClient(id: string): ClientRow | undefined;
   listClients(request: PageRequest): Page<ClientRow>;
-  insertApiKey(clientId: string, created: string): { id: string; apiKey: string };
+  insertApiKey(clientId: string, created: string, name?: string | null): { id: string; apiKey: string };
+  setProfile(clientId: string, profile: Record<string, unknown>): void;
   findApiKeyByHash(keyHash: string): ApiKeyRow | undefined;
   getApiKey(clientId: string, keyId: string): ApiKeyRow | undefined;
   revokeApiKey(keyId: string, revoked: string): void;
@@ -34,6 +35,7 @@ export interface CompanyStore {
   countCompanies(clientId: string): number;
   replaceCompany(id: string, input: CompanyInput): CompanyRow;
   deleteCompany(id: string): void;
+  setCompanyProducts(id: string, products: string[]): void;
 }
 
 /** Connections: status, sealed tokens, the refresh lease. */
@@ -71,7 +73,8 @@ export interface DatasetStore {
   /** Deletes up to `limit` records of older generations; returns how many went. */
   pruneGenerations(companyId: string, dataType: string, keep: number, limit: number): number;
   countRecords(companyId: string, dataType: string, generation: number): number;
-  getRecord(companyId: string, dataType: string, generation: number, id: string): string | undefined;
+  /** One record; with `connectionId`, only if that connection synced it. */
+  getRecord(companyId: string, dataType: string, generation: number, id: string, connectionId?: string): string | undefined;
   recordFields(dataType: string): Map<string, FieldType>;
   rememberFields(dataType: string, fields: Map<string, FieldType>): void;
   /**
@@ -79,7 +82,8 @@ export interface DatasetStore {
    * literal so SQLite can use the partial indexes. Both are spliced into SQL text, so both
    * are checked here against the only shapes that are safe, whatever the caller checked.
    */
-  recordsPage(companyId: string, dataType: string, generation: number, request: PageRequest): PagePlan;
+  /** With `connectionId`: only the records that connection synced (the connection-scoped data paths). */
+  recordsPage(companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): PagePlan;
   listRecords(companyId: string, dataType: string, generation: number, request: PageRequest): Page<{ data: string }>;
   /** Data sets synced before and with no pull open now: the ones a schedule may queue again. */
   scheduleCandidates(): ScheduleCandidate[];

@@ -1,0 +1,87 @@
+// What a push of each data type accepts: its fields, their types, which are required and
+// the bounds the service checks. One table serves both the push options route
+// (GET …/options/{dataType}, in the public API's PushOption shape) and the checks made
+// before a record is sent (validate.ts), so the two never disagree.
+
+export type PushFieldType = 'Object' | 'Array' | 'String' | 'Number' | 'Boolean' | 'DateTime';
+
+export interface PushField {
+  type: PushFieldType;
+  displayName: string;
+  description: string;
+  required: boolean;
+  /** Number: the least value accepted. */
+  minimum?: number;
+  /** Object, or Array of objects: the fields of each. */
+  properties?: Record<string, PushField>;
+}
+
+const field = (type: PushFieldType, displayName: string, description: string, required = false, extra: Partial<PushField> = {}): PushField => ({
+  type, displayName, description, required, ...extra,
+});
+
+const reference = (displayName: string, what: string, required: boolean): PushField => field('Object', displayName, `The ${what} the record belongs to.`, required, {
+  properties: { id: field('String', 'Id', `Id of the ${what} (from its data set).`, true), name: field('String', 'Name', `Name of the ${what}.`) },
+});
+
+const lineItems = (what: string): PushField => field('Array', 'Line items', `The lines of the ${what}: at least one.`, true, {
+  properties: {
+    description: field('String', 'Description', 'What the line is for.'),
+    unitAmount: field('Number', 'Unit amount', 'Price of one unit, before tax.', true),
+    quantity: field('Number', 'Quantity', 'How many units.', true),
+    subTotal: field('Number', 'Sub total', 'unitAmount × quantity, before tax.'),
+    taxAmount: field('Number', 'Tax amount', 'Tax on the line.'),
+    totalAmount: field('Number', 'Total amount', 'The line with its tax.'),
+  },
+});
+
+const money = (displayName: string, description: string) => field('Number', displayName, description, false, { minimum: 0 });
+
+const document = (party: 'customer' | 'supplier', what: string): Record<string, PushField> => ({
+  [`${party}Ref`]: reference(party === 'customer' ? 'Customer' : 'Supplier', party, true),
+  issueDate: field('DateTime', 'Issue date', `When the ${what} was issued (ISO 8601).`, true),
+  dueDate: field('DateTime', 'Due date', `When the ${what} is due (ISO 8601).`),
+  currency: field('String', 'Currency', 'ISO 4217 currency code, e.g. GBP.'),
+  lineItems: lineItems(what),
+  subTotal: field('Number', 'Sub total', 'The lines before tax.'),
+  totalTaxAmount: field('Number', 'Total tax amount', 'Tax over every line.'),
+  totalAmount: money('Total amount', 'What the document comes to, with tax.'),
+  amountDue: money('Amount due', 'What is still to pay.'),
+  status: field('String', 'Status', 'Draft, Submitted, PartiallyPaid, Paid or Void.'),
+});
+
+const party = (kind: 'customer' | 'supplier'): Record<string, PushField> => ({
+  [`${kind}Name`]: field('String', `${kind === 'customer' ? 'Customer' : 'Supplier'} name`, `The ${kind}'s name as it appears on documents.`, true),
+  emailAddress: field('String', 'Email address', `Where the ${kind} gets documents.`),
+  phone: field('String', 'Phone', `The ${kind}'s phone number.`),
+  defaultCurrency: field('String', 'Default currency', 'ISO 4217 currency code.'),
+  status: field('String', 'Status', 'Active or Archived.'),
+});
+
+/** The fields of every data type ferry checks before a push; other pushable types pass their record on as it is. */
+export const PUSH_FIELDS: Readonly<Record<string, Record<string, PushField>>> = {
+  invoices: document('customer', 'invoice'),
+  bills: document('supplier', 'bill'),
+  customers: party('customer'),
+  suppliers: party('supplier'),
+};
+
+/** The data type's push option in the public API's shape: an Object whose properties are its fields. */
+export function pushOption(dataType: string, displayName: string): Record<string, unknown> {
+  const fields = PUSH_FIELDS[dataType] ?? {};
+  const shape = (f: PushField): Record<string, unknown> => ({
+    type: f.type,
+    displayName: f.displayName,
+    description: f.description,
+    required: f.required,
+    ...(f.properties ? { properties: Object.fromEntries(Object.entries(f.properties).map(([k, v]) => [k, shape(v)])) } : {}),
+    ...(f.minimum !== undefined ? { validation: { warnings: [], information: [{ field: f.displayName, details: `At least ${f.minimum}.` }] } } : {}),
+  });
+  return {
+    type: 'Object',
+    displayName,
+    description: `A ${displayName.toLowerCase()} record to create${Object.keys(fields).length === 0 ? ': the platform checks its fields' : ''}.`,
+    required: true,
+    properties: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, shape(v)])),
+  };
+}
