@@ -94,12 +94,32 @@ export const dataStatus = (client: ApiClient, companyId: string, signal?: AbortS
   client.get<DataStatus>(`${companyPath(companyId)}/dataStatus`, at(signal));
 export const pull = (client: ApiClient, companyId: string, pullId: string, signal?: AbortSignal) =>
   client.get<PullOperation>(`${companyPath(companyId)}/data/history/${id(pullId)}`, at(signal));
+/**
+ * Company info is one record, answered as itself at /data/info (as the public API does);
+ * the engines read every data set page by page, so it comes back as a page of one.
+ */
+const COMPANY_INFO = 'info';
+
+function infoPage<T>(record: T, companyId: string, query: Query): Page<T> {
+  const pageNumber = Number(query.page ?? 1);
+  const pageSize = Number(query.pageSize ?? 100);
+  const href = `${companyPath(companyId)}/data/${COMPANY_INFO}?page=${pageNumber}&pageSize=${pageSize}`;
+  return { results: pageNumber === 1 ? [record] : [], pageNumber, pageSize, totalResults: 1, _links: { self: { href }, current: { href } } };
+}
+
 /** One page of a data set by its path (`invoices`, `accounts`). */
-export const dataPage = <T = unknown>(client: ApiClient, companyId: string, dataPath: string, query: Query, signal?: AbortSignal) =>
-  client.get<Page<T>>(`${companyPath(companyId)}/data/${id(dataPath)}`, { query, ...at(signal) });
+export const dataPage = async <T = unknown>(client: ApiClient, companyId: string, dataPath: string, query: Query, signal?: AbortSignal): Promise<Page<T>> => {
+  if (dataPath === COMPANY_INFO) return infoPage(await client.get<T>(`${companyPath(companyId)}/data/${COMPANY_INFO}`, at(signal)), companyId, query);
+  return client.get<Page<T>>(`${companyPath(companyId)}/data/${id(dataPath)}`, { query, ...at(signal) });
+};
 /** The same page as the bytes arrived, for engines that stream records through (export). */
-export const rawDataPage = (client: ApiClient, companyId: string, dataPath: string, query: Query, signal?: AbortSignal) =>
-  client.get<Buffer[]>(`${companyPath(companyId)}/data/${id(dataPath)}`, { query, raw: true, ...at(signal) });
+export const rawDataPage = async (client: ApiClient, companyId: string, dataPath: string, query: Query, signal?: AbortSignal): Promise<Buffer[]> => {
+  if (dataPath === COMPANY_INFO) {
+    const record: unknown = JSON.parse(Buffer.concat(await client.get<Buffer[]>(`${companyPath(companyId)}/data/${COMPANY_INFO}`, { raw: true, ...at(signal) })).toString('utf8'));
+    return [Buffer.from(JSON.stringify(infoPage(record, companyId, query)))];
+  }
+  return client.get<Buffer[]>(`${companyPath(companyId)}/data/${id(dataPath)}`, { query, raw: true, ...at(signal) });
+};
 /** A page the service linked to (`_links.next`), as bytes. */
 export const rawLinkedPage = (client: ApiClient, href: string, signal?: AbortSignal) =>
   client.get<Buffer[]>(href, { raw: true, ...at(signal) });

@@ -31,6 +31,11 @@ export const DATA_TYPES = [
   { key: 'directIncomes', path: 'directIncomes', name: 'Direct incomes', pushable: true },
   { key: 'purchaseOrders', path: 'purchaseOrders', name: 'Purchase orders', pushable: true },
   { key: 'trackingCategories', path: 'trackingCategories', name: 'Tracking categories', pushable: false },
+  { key: 'billCreditNotes', path: 'billCreditNotes', name: 'Bill credit notes', pushable: true },
+  { key: 'journals', path: 'journals', name: 'Journals', pushable: true },
+  { key: 'paymentMethods', path: 'paymentMethods', name: 'Payment methods', pushable: false },
+  { key: 'salesOrders', path: 'salesOrders', name: 'Sales orders', pushable: false },
+  { key: 'transfers', path: 'transfers', name: 'Transfers', pushable: true },
 ] as const satisfies readonly DataType[];
 
 export type DataTypeKey = (typeof DATA_TYPES)[number]['key'];

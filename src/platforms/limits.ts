@@ -32,5 +32,24 @@ export function tokenValueProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** One attachment file (docs/api.md, "Attachments"): a scanned invoice or a contract, with room to spare. */
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** An attachment's file name, in characters: what file systems allow. */
+export const MAX_ATTACHMENT_NAME = 255;
+
+/** What is wrong with an attachment's file name, or undefined when it is fine. */
+export function attachmentNameProblem(name: string): string | undefined {
+  if (name.trim() === '') return 'is empty';
+  if ([...name].length > MAX_ATTACHMENT_NAME) return `is longer than ${MAX_ATTACHMENT_NAME} characters`;
+  if (name.includes('/') || name.includes('\\')) return 'contains a path separator (/ or \\); send the file name alone';
+  // C1 controls too: the name goes into a Content-Disposition header on download.
+  for (const char of name) {
+    const code = char.codePointAt(0)!;
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return 'contains a control character (NUL, newline, tab…)';
+  }
+  if (name === '.' || name === '..') return 'is not a file name';
+  return undefined;
+}
+
 /** The only tag keys a filter may name: the store splices this text into its queries, so nothing else gets in. */
 export const FILTERABLE_TAG_KEY = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -90,7 +90,7 @@ export const INTEGRATIONS: readonly Integration[] = [
       field('bcCompanyId', 'Company id from GET /api/v2.0/companies in that environment', '00000000-0000-4000-8000-00000000bc01'),
       expiresAt('Microsoft'),
     ],
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories'),
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories', 'billCreditNotes', 'journals', 'paymentMethods', 'salesOrders'),
   },
   {
     key: 'qudb', name: 'Exact (Netherlands)', sourceType: 'Accounting', migrationRoute: 'self-service',
@@ -99,7 +99,8 @@ export const INTEGRATIONS: readonly Integration[] = [
       field('division', 'Division number, CurrentDivision from GET /api/v1/current/Me', '1234567'),
       expiresAt('Exact Online'),
     ],
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'trackingCategories'),
+    // Exact books every entry to one of several journals.
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'trackingCategories', 'billCreditNotes', 'journals', 'salesOrders'),
   },
   {
     key: 'pbbf', name: 'Exact (UK)', sourceType: 'Accounting', migrationRoute: 'self-service',
@@ -108,13 +109,13 @@ export const INTEGRATIONS: readonly Integration[] = [
       field('division', 'Division number, CurrentDivision from GET /api/v1/current/Me', '7654321'),
       expiresAt('Exact Online'),
     ],
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'trackingCategories'),
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'trackingCategories', 'billCreditNotes', 'journals', 'salesOrders'),
   },
   {
     key: 'fbrh', name: 'FreeAgent', sourceType: 'Accounting', migrationRoute: 'managed',
     // FreeAgent tokens are bound to one company, so there is no organisation id.
     tokenFields: [...oauth('FreeAgent', 'frag'), expiresAt('FreeAgent')],
-    dataTypes: supports(...CORE, 'journalEntries', 'bankAccounts', 'accountTransactions'),
+    dataTypes: supports(...CORE, 'journalEntries', 'bankAccounts', 'accountTransactions', 'transfers'),
   },
   {
     key: 'vxvy', name: 'FreshBooks', sourceType: 'Accounting', migrationRoute: 'managed',
@@ -145,7 +146,7 @@ export const INTEGRATIONS: readonly Integration[] = [
       field('companyFilePassword', 'Company file password for that user, if the file has one', 'pw_example_myob_0a4b1e', false),
       expiresAt('MYOB'),
     ],
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories'),
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories', 'billCreditNotes', 'salesOrders'),
   },
   {
     key: 'akxx', name: 'Oracle NetSuite', sourceType: 'Accounting', migrationRoute: 'self-service',
@@ -159,7 +160,7 @@ export const INTEGRATIONS: readonly Integration[] = [
       field('tokenSecret', 'Token secret of that access token', 'ts_example_ns_e81f72'),
       field('subsidiaryId', 'Internal id of the subsidiary to sync, for OneWorld accounts', '1', false),
     ],
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories'),
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories', 'billCreditNotes', 'journals', 'paymentMethods', 'salesOrders', 'transfers'),
   },
   {
     key: 'vjms', name: 'Pandle', sourceType: 'Accounting', migrationRoute: 'self-service',
@@ -210,7 +211,7 @@ export const INTEGRATIONS: readonly Integration[] = [
       expiresAt('Sage ID'),
     ],
     // Deliberately lacks trackingCategories.
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders'),
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'billCreditNotes', 'salesOrders'),
   },
   {
     key: 'tgff', name: 'Sage Business Cloud Accounting', sourceType: 'Accounting', migrationRoute: 'self-service',
@@ -219,7 +220,7 @@ export const INTEGRATIONS: readonly Integration[] = [
       field('businessId', 'Business id (X-Business header), from GET /businesses with the access token', 'example0business0id'),
       expiresAt('Sage'),
     ],
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'directCosts', 'directIncomes'),
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'directCosts', 'directIncomes', 'billCreditNotes', 'paymentMethods', 'transfers'),
   },
   {
     key: 'knfz', name: 'Sage Intacct', sourceType: 'Accounting', migrationRoute: 'self-service',
@@ -233,7 +234,8 @@ export const INTEGRATIONS: readonly Integration[] = [
       field('entityId', 'Entity (location) id to sync, for multi-entity companies', 'US-EAST', false),
     ],
     // Deliberately lacks directCosts and directIncomes.
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories'),
+    // Intacct books every entry to one of several journals.
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories', 'billCreditNotes', 'journals', 'paymentMethods', 'transfers'),
   },
   {
     key: 'mqjo', name: 'Sandbox', sourceType: 'Accounting', migrationRoute: 'self-service',
@@ -312,7 +314,7 @@ export const INTEGRATIONS: readonly Integration[] = [
       field('dataCenter', 'Zoho data centre of the account: com, eu, in, com.au, jp or ca (from api_domain)', 'eu'),
       expiresAt('Zoho'),
     ],
-    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories'),
+    dataTypes: supports(...CORE, 'journalEntries', 'items', 'bankAccounts', 'purchaseOrders', 'trackingCategories', 'billCreditNotes', 'salesOrders', 'transfers'),
   },
 ];
 

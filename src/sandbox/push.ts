@@ -1,15 +1,16 @@
-// Creating records on a platform. A sync push is validated at once (200 with the new
-// record, or 400 with field errors). An async push answers 202 and is due
-// `pushDelaySeconds` later by the sandbox clock; it settles when first seen due (its
-// status read, or its data type listed): validated then, Success (record created) or
-// Failed (field errors), as a platform's queue would.
+// Creating, updating and deleting records on a platform. A sync push is carried out at
+// once (200 with the record, 400 with field errors, 404 for an unknown record). An async
+// push answers 202 and is due `pushDelaySeconds` later by the sandbox clock; it settles
+// when first seen due (its status read, or its data type listed): carried out then,
+// Success or Failed (field errors), as a platform's queue would.
 import { randomUUID } from 'node:crypto';
 import { isoSeconds } from '../lib/clock.js';
 import type { DataTypeKey } from '../platforms/data-types.js';
 import type { SandboxContext } from './context.js';
-import { fail, type FieldError } from './errors.js';
+import { applyDelete, applyUpdate, editable, staleCopy } from './edits.js';
+import { fail, SandboxError, type FieldError } from './errors.js';
 import { generatedContactIds } from './generate/records.js';
-import type { PushRow, TenantRow } from './store.js';
+import type { PushOp, PushRow, TenantRow } from './store.js';
 
 type Json = Record<string, unknown>;
 type RefType = 'customers' | 'suppliers';
@@ -36,7 +37,7 @@ const RULES: Partial<Record<DataTypeKey, Rule>> = {
   },
   bills: { required: ['supplierRef.id', 'issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, refs: [['supplierRef.id', 'suppliers']], dates: DOCUMENT_DATES },
   creditNotes: { required: ['customerRef.id', 'issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, refs: [['customerRef.id', 'customers']], dates: ['issueDate'] },
-  purchaseOrders: { required: ['supplier.id', 'issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, refs: [['supplier.id', 'suppliers']], dates: ['issueDate'] },
+  purchaseOrders: { required: ['supplierRef.id', 'issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, refs: [['supplierRef.id', 'suppliers']], dates: ['issueDate'] },
   directCosts: { required: ['issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, dates: ['issueDate'] },
   directIncomes: { required: ['issueDate', 'totalAmount'], amounts: DOCUMENT_AMOUNTS, dates: ['issueDate'] },
   customers: { required: ['customerName'] },
@@ -47,6 +48,19 @@ const RULES: Partial<Record<DataTypeKey, Rule>> = {
   journalEntries: { required: ['journalLines', 'postedOn'], dates: ['postedOn'] },
   items: { required: ['name'] },
   bankAccounts: { required: ['accountName'] },
+  billCreditNotes: {
+    required: ['supplierRef.id', 'issueDate', 'status', 'totalAmount'],
+    amounts: ['subTotal', 'totalTaxAmount', 'totalAmount', 'totalDiscount', 'remainingCredit'],
+    refs: [['supplierRef.id', 'suppliers']],
+    enums: [['status', ['Unknown', 'Draft', 'Submitted', 'Paid', 'Void', 'PartiallyPaid']]],
+    dates: ['issueDate', 'allocatedOnDate'],
+  },
+  journals: { required: ['name'], enums: [['status', ['Unknown', 'Active', 'Archived']]], dates: ['createdOn'] },
+  transfers: {
+    required: ['date', 'from.accountRef.id', 'from.amount', 'to.accountRef.id', 'to.amount'],
+    amounts: ['from.amount', 'to.amount'],
+    dates: ['date'],
+  },
 };
 
 function at(record: Json, path: string): unknown {
@@ -123,11 +137,53 @@ export function pushNow(ctx: SandboxContext, tenant: TenantRow, dataType: string
   return createRecord(ctx, tenant, dataType, payload).record;
 }
 
-export function queuePush(ctx: SandboxContext, tenant: TenantRow, dataType: string, payload: Json): PushRow {
+/** A sync update: the record as it now stands, a 404 for an unknown record, or a 400. */
+export function updateNow(ctx: SandboxContext, tenant: TenantRow, dataType: string, id: string, payload: Json, force: boolean): Json {
+  const current = editable(ctx, tenant, dataType, id);
+  const errors = [...staleCopy(current, payload, force), ...validateRecord(ctx, tenant, dataType, payload)];
+  if (errors.length > 0) throw fail.validation(errors);
+  return applyUpdate(ctx, tenant, dataType, id, payload);
+}
+
+/** A sync delete: the record as deleted (still listed, marked isDeleted), or a 404. */
+export function deleteNow(ctx: SandboxContext, tenant: TenantRow, dataType: string, id: string): Json {
+  return applyDelete(ctx, tenant, dataType, editable(ctx, tenant, dataType, id));
+}
+
+export interface QueuedPush {
+  op: PushOp;
+  dataType: string;
+  recordId?: string;
+  force?: boolean;
+  payload: Json;
+}
+
+export function queuePush(ctx: SandboxContext, tenant: TenantRow, push: QueuedPush): PushRow {
   const id = randomUUID();
   const now = ctx.clock.now().getTime();
-  ctx.store.insertPush(id, tenant.id, dataType, payload, now, now + ctx.settings.pushDelaySeconds * 1000);
+  ctx.store.insertPush({
+    id, tenantId: tenant.id, dataType: push.dataType, op: push.op, recordId: push.recordId ?? null, force: push.force ?? false,
+    payload: push.payload, at: now, completeAt: now + ctx.settings.pushDelaySeconds * 1000,
+  });
   return ctx.store.getPush(id) as PushRow;
+}
+
+/** What a queued push does when it comes due: the record it leaves, or why it failed. */
+function carryOut(ctx: SandboxContext, tenant: TenantRow, push: PushRow): { recordSeq?: number; result?: Json; errors?: FieldError[] } {
+  if (push.op === 'Create') {
+    const errors = validateRecord(ctx, tenant, push.dataType, push.payload);
+    return errors.length > 0 ? { errors } : { recordSeq: createRecord(ctx, tenant, push.dataType, push.payload).seq };
+  }
+  try {
+    const id = push.recordId ?? '';
+    const result = push.op === 'Update'
+      ? updateNow(ctx, tenant, push.dataType, id, push.payload, push.force)
+      : deleteNow(ctx, tenant, push.dataType, id);
+    return { result };
+  } catch (err) {
+    if (err instanceof SandboxError) return { errors: err.options.errors ?? [{ field: 'id', message: err.message }] };
+    throw err;
+  }
 }
 
 /** Settles a pending push once it is due; returns its current state. */
@@ -135,9 +191,8 @@ export function settlePush(ctx: SandboxContext, tenant: TenantRow, push: PushRow
   const now = ctx.clock.now().getTime();
   if (push.status !== 'Pending' || now < push.completeAt) return push;
   ctx.store.transaction(() => {
-    const errors = validateRecord(ctx, tenant, push.dataType, push.payload);
-    if (errors.length > 0) ctx.store.completePush(push.id, 'Failed', now, null, errors);
-    else ctx.store.completePush(push.id, 'Success', now, createRecord(ctx, tenant, push.dataType, push.payload).seq, null);
+    const outcome = carryOut(ctx, tenant, push);
+    ctx.store.completePush(push.id, outcome.errors ? 'Failed' : 'Success', now, outcome);
   });
   return ctx.store.getPush(push.id) as PushRow;
 }
@@ -150,7 +205,8 @@ export function settleDuePushes(ctx: SandboxContext, tenant: TenantRow, dataType
 export function pushView(ctx: SandboxContext, push: PushRow): Json {
   const view: Json = { id: push.id, dataType: push.dataType, status: push.status, requestedOn: isoSeconds(new Date(push.requested)) };
   if (push.completed !== null) view.completedOn = isoSeconds(new Date(push.completed));
-  if (push.recordSeq !== null) view.record = ctx.store.recordBySeq(push.recordSeq);
+  const record = push.result ?? (push.recordSeq !== null ? ctx.store.recordBySeq(push.recordSeq) : undefined);
+  if (record) view.record = record;
   if (push.errors) view.errors = push.errors;
   return view;
 }

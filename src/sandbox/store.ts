@@ -39,16 +39,25 @@ export interface TokenRow {
   platform: string;
 }
 
+export type PushOp = 'Create' | 'Update' | 'Delete';
+
 export interface PushRow {
   id: string;
   tenantId: string;
   dataType: string;
+  op: PushOp;
+  /** The record an update or delete names. */
+  recordId: string | null;
+  /** An update that skips the sourceModifiedDate check. */
+  force: boolean;
   status: 'Pending' | 'Success' | 'Failed';
   payload: Record<string, unknown>;
   requested: number;
   completeAt: number;
   completed: number | null;
   recordSeq: number | null;
+  /** The record as an update or delete left it. */
+  result: Record<string, unknown> | null;
   errors: Array<{ field: string; message: string }> | null;
 }
 
@@ -68,12 +77,16 @@ interface RawPush {
   id: string;
   tenant_id: string;
   data_type: string;
+  op: PushOp;
+  record_id: string | null;
+  force: number;
   status: PushRow['status'];
   payload: string;
   requested: number;
   complete_at: number;
   completed: number | null;
   record_seq: number | null;
+  result: string | null;
   errors: string | null;
 }
 
@@ -93,12 +106,16 @@ const pushOf = (r: RawPush): PushRow => ({
   id: r.id,
   tenantId: r.tenant_id,
   dataType: r.data_type,
+  op: r.op,
+  recordId: r.record_id,
+  force: r.force === 1,
   status: r.status,
   payload: JSON.parse(r.payload) as Record<string, unknown>,
   requested: r.requested,
   completeAt: r.complete_at,
   completed: r.completed,
   recordSeq: r.record_seq,
+  result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
   errors: r.errors === null ? null : (JSON.parse(r.errors) as PushRow['errors']),
 });
 
@@ -133,12 +150,17 @@ export function openSandboxStore(file: string) {
     pageRecords: db.prepare('SELECT body FROM pushed_records WHERE tenant_id = ? AND data_type = ? ORDER BY seq LIMIT ? OFFSET ?'),
     recordExists: db.prepare('SELECT 1 FROM pushed_records WHERE tenant_id = ? AND data_type = ? AND record_id = ?'),
     recordBySeq: db.prepare('SELECT body FROM pushed_records WHERE seq = ?'),
-    insertPush: db.prepare(`INSERT INTO pushes (id, tenant_id, data_type, status, payload, requested, complete_at)
-      VALUES (?, ?, ?, 'Pending', ?, ?, ?)`),
+    pushedRecord: db.prepare('SELECT body FROM pushed_records WHERE tenant_id = ? AND data_type = ? AND record_id = ? ORDER BY seq LIMIT 1'),
+    getEdit: db.prepare('SELECT body FROM record_edits WHERE tenant_id = ? AND data_type = ? AND record_id = ?'),
+    anyEdit: db.prepare('SELECT 1 FROM record_edits WHERE tenant_id = ? AND data_type = ? LIMIT 1'),
+    putEdit: db.prepare(`INSERT INTO record_edits (tenant_id, data_type, record_id, body) VALUES (?, ?, ?, ?)
+      ON CONFLICT (tenant_id, data_type, record_id) DO UPDATE SET body = excluded.body`),
+    insertPush: db.prepare(`INSERT INTO pushes (id, tenant_id, data_type, op, record_id, force, status, payload, requested, complete_at)
+      VALUES (@id, @tenantId, @dataType, @op, @recordId, @force, 'Pending', @payload, @at, @completeAt)`),
     getPush: db.prepare('SELECT * FROM pushes WHERE id = ?'),
     duePushes: db.prepare(`SELECT * FROM pushes WHERE tenant_id = ? AND data_type = ? AND status = 'Pending' AND complete_at <= ?
       ORDER BY requested, rowid`),
-    completePush: db.prepare(`UPDATE pushes SET status = ?, completed = ?, record_seq = ?, errors = ?
+    completePush: db.prepare(`UPDATE pushes SET status = ?, completed = ?, record_seq = ?, result = ?, errors = ?
       WHERE id = ? AND status = 'Pending'`),
     insertLegacy: db.prepare('INSERT INTO legacy_refreshes (tenant_id, at, outcome) VALUES (?, ?, ?)'),
     listLegacy: db.prepare('SELECT at, outcome FROM legacy_refreshes WHERE tenant_id = ? AND at >= ? ORDER BY at, id'),
@@ -199,16 +221,29 @@ export function openSandboxStore(file: string) {
       return row && (JSON.parse(row.body) as Record<string, unknown>);
     },
 
-    insertPush(id: string, tenantId: string, dataType: string, payload: Record<string, unknown>, at: number, completeAt: number): void {
-      q.insertPush.run(id, tenantId, dataType, JSON.stringify(payload), at, completeAt);
+    pushedRecord(tenantId: string, dataType: string, id: string): Record<string, unknown> | undefined {
+      const row = q.pushedRecord.get(tenantId, dataType, id) as { body: string } | undefined;
+      return row && (JSON.parse(row.body) as Record<string, unknown>);
+    },
+    getEdit(tenantId: string, dataType: string, id: string): Record<string, unknown> | undefined {
+      const row = q.getEdit.get(tenantId, dataType, id) as { body: string } | undefined;
+      return row && (JSON.parse(row.body) as Record<string, unknown>);
+    },
+    hasEdits: (tenantId: string, dataType: string) => q.anyEdit.get(tenantId, dataType) !== undefined,
+    putEdit(tenantId: string, dataType: string, record: Record<string, unknown> & { id: string }): void {
+      q.putEdit.run(tenantId, dataType, record.id, JSON.stringify(record));
+    },
+
+    insertPush(push: { id: string; tenantId: string; dataType: string; op: PushOp; recordId: string | null; force: boolean; payload: Record<string, unknown>; at: number; completeAt: number }): void {
+      q.insertPush.run({ ...push, force: push.force ? 1 : 0, payload: JSON.stringify(push.payload) });
     },
     getPush(id: string): PushRow | undefined {
       const row = q.getPush.get(id) as RawPush | undefined;
       return row && pushOf(row);
     },
     duePushes: (tenantId: string, dataType: string, now: number) => (q.duePushes.all(tenantId, dataType, now) as RawPush[]).map(pushOf),
-    completePush(id: string, status: 'Success' | 'Failed', at: number, recordSeq: number | null, errors: PushRow['errors']): void {
-      q.completePush.run(status, at, recordSeq, errors && JSON.stringify(errors), id);
+    completePush(id: string, status: 'Success' | 'Failed', at: number, outcome: { recordSeq?: number; result?: Record<string, unknown>; errors?: PushRow['errors'] }): void {
+      q.completePush.run(status, at, outcome.recordSeq ?? null, outcome.result ? JSON.stringify(outcome.result) : null, outcome.errors ? JSON.stringify(outcome.errors) : null, id);
     },
 
     insertLegacyRefresh(tenantId: string, at: number, outcome: string): void {

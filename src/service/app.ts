@@ -18,11 +18,14 @@ import { platformVerifier } from './integrations/platform-verifier.js';
 import { platformAdapter, type ClosablePlatform } from './integrations/platforms.js';
 import { schemaOnlyVerifier, type TokenVerifier } from './integrations/verifier.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerAttachmentRoutes } from './routes/attachments.js';
 import { registerCompanyRoutes } from './routes/companies.js';
 import { registerCompanyProductRoutes } from './routes/company-products.js';
 import { registerConnectionRoutes } from './routes/connections.js';
+import { registerDataConfigRoutes } from './routes/data-configs.js';
 import { registerDataRoutes } from './routes/data.js';
 import { registerIntegrationRoutes } from './routes/integrations.js';
+import { registerInvoicePdfRoutes } from './routes/invoice-pdf.js';
 import { registerProfileRoutes } from './routes/profile.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerSyncSettingsRoutes } from './routes/sync-settings.js';
@@ -140,6 +143,13 @@ export function createService(options: ServiceOptions): Service {
     }
   });
 
+  // A body of any other type is refused, but an empty one is no body at all: some clients
+  // (the public SDKs among them) label a bodiless POST as a form.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
+    if ((body as Buffer).length === 0) done(null, undefined);
+    else done(errors.unsupportedMediaType(), undefined);
+  });
+
   // Requests without a valid key are counted per address, so every response carries the
   // rate-limit headers and unauthenticated floods are limited too.
   const authCache = new AuthCache(store, clock);
@@ -185,7 +195,10 @@ export function createService(options: ServiceOptions): Service {
   registerConnectionRoutes(app, ctx);
   registerIntegrationRoutes(app);
   registerDataRoutes(app, ctx);
+  registerDataConfigRoutes(app, ctx);
+  registerInvoicePdfRoutes(app, ctx);
   registerPushRoutes(app, ctx);
+  registerAttachmentRoutes(app, ctx);
   registerSyncSettingsRoutes(app, ctx);
 
   return {

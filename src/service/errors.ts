@@ -2,6 +2,8 @@
 // so texts stay word for word as the contract says and internals never leak.
 
 export interface ValidationItem {
+  /** Which rule found it (the read validation results name their rules). */
+  ruleId?: string;
   itemId?: string;
   message: string;
   validatorName?: string;
@@ -37,6 +39,11 @@ export const errors = {
   bodyTooLarge: (limit: number) => new ApiError(400, `The request body is larger than the limit of ${limit} bytes.`),
   bodyTooDeep: (limit: number) => new ApiError(400, `The request body nests objects and arrays more than ${limit} levels deep.`),
   unsupportedMediaType: () => new ApiError(400, 'Request bodies must be JSON (Content-Type: application/json).'),
+  /** `counted`: the file itself (a raw upload) or the whole multipart body that carried it. */
+  attachmentTooLarge: (limit: number, received: number, counted: 'file' | 'request body') => new ApiError(400,
+    `The attachment is larger than the limit of ${limit} bytes (${limit / (1024 * 1024)} MiB) per file: the ${counted} received was ${received} bytes.`, {
+      validation: [{ itemId: 'file', message: `must be at most ${limit} bytes`, validatorName: 'Attachment' }],
+    }),
   invalidParameter: (name: string, rule: string) => new ApiError(400, `Invalid value for parameter ${name}: ${rule}`, {
     validation: [{ itemId: name, message: rule, validatorName: 'QueryParameters' }],
   }),

@@ -35,8 +35,9 @@ describe('push operations', () => {
   let customerId: string;
   let pushPath: string;
   const invoice = (overrides: Record<string, unknown> = {}) => sampleInvoice(customerId, overrides);
-  const expectPushRecord = (push: Record<string, unknown>) => {
-    const keys = push.status === 'Pending' ? PUSH_KEYS : [...PUSH_KEYS, 'completedOnUtc'];
+  /** A push operation as listed; the answer to a create also carries the record (`data`). */
+  const expectPushRecord = (push: Record<string, unknown>, answer = false) => {
+    const keys = [...PUSH_KEYS, ...(push.status === 'Pending' ? [] : ['completedOnUtc']), ...(answer ? ['data'] : [])];
     expect(Object.keys(push).sort()).toEqual([...keys].sort());
     expect(push.requestedOnUtc).toMatch(ISO_Z);
     expect(push).toMatchObject({ companyId: linked.companyId, dataConnectionKey: linked.connectionId, dataType: 'invoices' });
@@ -76,8 +77,10 @@ describe('push operations', () => {
   ])('the platform\'s 400 for $case is a Failed push with its validation', async ({ body, itemId, says }) => {
     const result = await api.call('POST', pushPath, { body: body() });
     expect(result.status, result.text).toBe(200);
-    expectPushRecord(result.body);
+    expectPushRecord(result.body, true);
     expect(result.body).toMatchObject({ status: 'Failed', statusCode: 400, changes: null, timeoutInMinutes: null });
+    // A record the platform did not take is answered as it was sent.
+    expect(result.body.data).toEqual(JSON.parse(JSON.stringify(body())));
     expect(result.body.completedOnUtc).toBe(result.body.requestedOnUtc);
     expect(result.body.validation).toEqual({ errors: [{ itemId, message: expect.stringContaining(says), validatorName: 'Platform' }], warnings: [] });
     expect(result.body.errorMessage).toContain(itemId);
@@ -91,7 +94,7 @@ describe('push operations', () => {
     const before = (await platformPage(h, linked, 'invoices')).totalResults;
     const pending = await api.call('POST', pushPath, { body: body() });
     expect(pending.status, pending.text).toBe(200);
-    expectPushRecord(pending.body);
+    expectPushRecord(pending.body, true);
     expect(pending.body).toMatchObject({ status: 'Pending', statusCode: 202, errorMessage: null, changes: null });
     expect(pending.body).not.toHaveProperty('completedOnUtc');
     const one = `/companies/${linked.companyId}/push/${pending.body.pushOperationKey}`;
@@ -174,13 +177,16 @@ describe('push operations', () => {
   it('a sync push succeeds at once; GET /push lists every push, newest first, and /push/{key} reads one', async () => {
     const ok = await api.call('POST', pushPath, { body: invoice({ invoiceNumber: 'SYNC-1' }) });
     expect(ok.body).toMatchObject({ status: 'Success', statusCode: 200, errorMessage: null });
-    expectPushRecord(ok.body);
+    expectPushRecord(ok.body, true);
+    // The record as the platform created it: its new id, the fields sent.
+    expect(ok.body.data).toMatchObject({ id: ok.body.changes[0].recordRef.id, invoiceNumber: 'SYNC-1' });
+    const { data: _created, ...operation } = ok.body;
 
     const list = await api.call('GET', `/companies/${linked.companyId}/push?pageSize=100`);
     expect(list.status, list.text).toBe(200);
     // 3 Failed, 2 async, 2 timed out, 2 after expiry, and this one.
     expect(list.body.totalResults).toBe(10);
-    expect(list.body.results[0]).toEqual(ok.body);
+    expect(list.body.results[0]).toEqual(operation);
     for (const push of list.body.results) {
       expectPushRecord(push);
       const one = await api.call('GET', `/companies/${linked.companyId}/push/${push.pushOperationKey}`);

@@ -3,7 +3,7 @@
 // is its subtotal plus tax, a document's totals are the sums of its lines, so every
 // amount is exact to 2 dp and the totals always add up.
 import {
-  DAY_SPAN, EXPENSE_ACCOUNTS, INCOME_ACCOUNTS, NOTES, PRODUCTS, accountRef, amount, baseCurrency, contactIdentity, customerCount,
+  BANK_ACCOUNTS, DAY_SPAN, EXPENSE_ACCOUNTS, INCOME_ACCOUNTS, NOTES, PRODUCTS, accountRef, amount, baseCurrency, contactIdentity, customerCount,
   isoDay, itemCount, itemIdentity, supplierCount, CURRENCIES, type Ref, type TenantSeed,
 } from './catalog.js';
 import { chance, int, pick, recordRng, uuidFrom, type Rng } from './prng.js';
@@ -215,8 +215,67 @@ export function creditNote(tenant: TenantSeed, index: number): Json {
     ...money(d),
     totalTaxAmount: amount(d.taxCents),
     totalAmount: amount(totalCents),
+    // Lines are never discounted here.
+    totalDiscount: 0,
+    discountPercentage: 0,
     remainingCredit: amount(status === 'Submitted' ? totalCents : 0),
     status,
+    metadata: { isDeleted: false },
+    ...modified(rng, d.issueDay),
+  };
+}
+
+const BILL_CREDIT_STATUSES = [['Paid', 0.4], ['Submitted', 0.35], ['PartiallyPaid', 0.1], ['Draft', 0.1], ['Void', 0.05]] as const;
+
+/** Credit a supplier has given the business, used up (Paid) against its bills over time. */
+export function billCreditNote(tenant: TenantSeed, index: number): Json {
+  const d = document(tenant, 'billCreditNotes', index, EXPENSE_ACCOUNTS);
+  const { rng } = d;
+  const supplier = contactIdentity(tenant.seed, 'suppliers', int(rng, 0, supplierCount(tenant.seed) - 1));
+  const status = weighted(rng, BILL_CREDIT_STATUSES);
+  const totalCents = d.subCents + d.taxCents;
+  // Unused credit: all of it once issued, some of it when partly used, none when used up, void or draft.
+  const remainingCents = status === 'Submitted' ? totalCents : status === 'PartiallyPaid' ? int(rng, 1, totalCents - 1) : 0;
+  const allocatedDay = status === 'Paid' ? d.issueDay + int(rng, 1, 45) : undefined;
+  const record: Json = {
+    id: d.id,
+    billCreditNoteNumber: `SCN-${String(index + 1).padStart(5, '0')}`,
+    supplierRef: { id: supplier.id, supplierName: supplier.name },
+    issueDate: isoDay(d.issueDay),
+    ...money(d),
+    totalTaxAmount: amount(d.taxCents),
+    totalAmount: amount(totalCents),
+    // Lines are never discounted here.
+    totalDiscount: 0,
+    discountPercentage: 0,
+    remainingCredit: amount(remainingCents),
+    status,
+  };
+  if (allocatedDay !== undefined) record.allocatedOnDate = isoDay(allocatedDay);
+  return { ...record, metadata: { isDeleted: false }, ...modified(rng, allocatedDay ?? d.issueDay) };
+}
+
+const SALES_ORDER_STATUSES = [['Closed', 0.45], ['Open', 0.3], ['Draft', 0.15], ['Void', 0.1]] as const;
+
+export function salesOrder(tenant: TenantSeed, index: number): Json {
+  const d = document(tenant, 'salesOrders', index, INCOME_ACCOUNTS);
+  const { rng } = d;
+  const customer = contactIdentity(tenant.seed, 'customers', int(rng, 0, customerCount(tenant.seed) - 1));
+  const status = weighted(rng, SALES_ORDER_STATUSES);
+  // A closed order has been invoiced in full; an open one may have been in part; the rest not at all.
+  const invoicingStatus = status === 'Closed' ? 'Invoiced' : status === 'Open' && chance(rng, 0.4) ? 'PartiallyInvoiced' : 'NotInvoiced';
+  return {
+    id: d.id,
+    salesOrderNumber: `SO-${String(index + 1).padStart(6, '0')}`,
+    customerRef: { id: customer.id, companyName: customer.name },
+    issueDate: isoDay(d.issueDay),
+    expectedDeliveryDate: isoDay(d.issueDay + int(rng, 3, 30)),
+    status,
+    invoicingStatus,
+    ...money(d),
+    totalDiscount: 0,
+    totalTaxAmount: amount(d.taxCents),
+    totalAmount: amount(d.subCents + d.taxCents),
     metadata: { isDeleted: false },
     ...modified(rng, d.issueDay),
   };
@@ -231,7 +290,7 @@ export function purchaseOrder(tenant: TenantSeed, index: number): Json {
   return {
     id: d.id,
     purchaseOrderNumber: `PO-${String(index + 1).padStart(5, '0')}`,
-    supplier: { id: supplier.id, supplierName: supplier.name },
+    supplierRef: { id: supplier.id, supplierName: supplier.name },
     issueDate: isoDay(d.issueDay),
     expectedDeliveryDate: isoDay(d.issueDay + int(rng, 3, 30)),
     ...money(d),
@@ -250,14 +309,20 @@ export function directTransaction(tenant: TenantSeed, kind: 'directCosts' | 'dir
   const { rng } = d;
   const contactType = cost ? 'suppliers' : 'customers';
   const contact = contactIdentity(tenant.seed, contactType, int(rng, 0, (cost ? supplierCount : customerCount)(tenant.seed) - 1));
+  const total = amount(d.subCents + d.taxCents);
+  const paidOn = isoDay(d.issueDay);
+  // Paid in full, in the document's currency, from (or into) the first bank account on the day it was recorded.
+  const rate = d.currencyRate === undefined ? {} : { currencyRate: d.currencyRate };
+  const payment = { id: uuidFrom(recordRng(tenant.seed, `${kind}/payment`, index)), accountRef: accountRef(tenant.seed, BANK_ACCOUNTS[0] as number), currency: d.currency, ...rate, paidOnDate: paidOn, totalAmount: total };
   return {
     id: d.id,
     reference: `${cost ? 'SPEND' : 'RECV'}-${String(index + 1).padStart(5, '0')}`,
     contactRef: { id: contact.id, dataType: contactType },
-    issueDate: isoDay(d.issueDay),
+    issueDate: paidOn,
     ...money(d),
     taxAmount: amount(d.taxCents),
-    totalAmount: amount(d.subCents + d.taxCents),
+    totalAmount: total,
+    paymentAllocations: [{ payment, allocation: { currency: d.currency, ...rate, allocatedOnDate: paidOn, totalAmount: total } }],
     metadata: { isDeleted: false },
     ...modified(rng, d.issueDay),
   };

@@ -7,7 +7,8 @@ import {
   companyName, contactIdentity, customerCount, emailFor, isoDay, itemCount, itemIdentity, personName, phone, supplierCount,
   type AccountDef, type TenantSeed,
 } from './catalog.js';
-import { bill, creditNote, directTransaction, invoice, purchaseOrder } from './invoices.js';
+import { bill, billCreditNote, creditNote, directTransaction, invoice, purchaseOrder, salesOrder } from './invoices.js';
+import { JOURNALS, journal, journalRef, paymentMethod, paymentMethodCount, transfer } from './ledger.js';
 import { chance, int, pick, recordRng, uuidFrom, type Rng } from './prng.js';
 
 type Json = Record<string, unknown>;
@@ -82,7 +83,8 @@ function settlement(tenant: TenantSeed, kind: 'payments' | 'billPayments', index
   }
   const cents = int(rng, 1_000, 100_000);
   const day = int(rng, 0, DAY_SPAN - 1);
-  const onAccount = { type: sales ? 'PaymentOnAccount' : 'BillPaymentOnAccount', id: (head[contactRef] as { id: string }).id, amount: amount(-cents) };
+  // The public link type of money on account, for payments and bill payments alike.
+  const onAccount = { type: 'PaymentOnAccount', id: (head[contactRef] as { id: string }).id, amount: amount(-cents) };
   return {
     ...head,
     totalAmount: amount(cents),
@@ -94,13 +96,13 @@ function settlement(tenant: TenantSeed, kind: 'payments' | 'billPayments', index
   };
 }
 
-const JOURNALS = ['Monthly depreciation', 'Accrued expenses', 'Payroll journal', 'Loan repayment', 'Owner drawings', 'Year-end adjustment'];
-
 function journalEntry(tenant: TenantSeed, index: number): Json {
   const rng = recordRng(tenant.seed, 'journalEntries', index);
   const id = uuidFrom(rng);
   const day = int(rng, 0, DAY_SPAN - 1);
-  const description = pick(rng, JOURNALS);
+  // The journal the entry is posted to; its name describes the entry.
+  const posted = int(rng, 0, JOURNALS.length - 1);
+  const description = (JOURNALS[posted] as (typeof JOURNALS)[number]).name;
   const cents = int(rng, 1_000, 500_000);
   const currency = baseCurrency(tenant.seed);
   // Balanced: the debit and the credit net to zero.
@@ -108,7 +110,7 @@ function journalEntry(tenant: TenantSeed, index: number): Json {
   const credit = accountRef(tenant.seed, pick(rng, BANK_ACCOUNTS));
   return {
     id,
-    journalRef: `JNL-${String(index + 1).padStart(6, '0')}`,
+    journalRef: journalRef(tenant.seed, posted),
     description,
     postedOn: isoDay(day),
     createdOn: isoDay(day),
@@ -245,6 +247,11 @@ const GENERATORS: Record<DataTypeKey, Generator> = {
   directIncomes: { count: ratio(0.15), record: (t, i) => directTransaction(t, 'directIncomes', i) },
   purchaseOrders: { count: ratio(0.15), record: purchaseOrder },
   trackingCategories: { count: fixed(TRACKING.length), record: trackingCategory },
+  billCreditNotes: { count: ratio(0.1), record: billCreditNote },
+  journals: { count: fixed(JOURNALS.length), record: journal },
+  paymentMethods: { count: paymentMethodCount, record: paymentMethod },
+  salesOrders: { count: ratio(0.1), record: salesOrder },
+  transfers: { count: ratio(0.1), record: transfer },
 };
 
 const generatorOf = (dataType: string): Generator | undefined => (GENERATORS as Record<string, Generator>)[dataType];

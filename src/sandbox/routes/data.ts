@@ -9,6 +9,7 @@ import { fail } from '../errors.js';
 import { generateRecords, generatedCount } from '../generate/records.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platforms/paging.js';
 import { decodeCursor, encodeCursor } from '../paging.js';
+import { withEdits } from '../edits.js';
 import { settleDuePushes } from '../push.js';
 import { authorizeTenant, platformOf, requireDataType, takeRateLimit } from './guard.js';
 
@@ -64,12 +65,12 @@ export function registerDataRoutes(app: FastifyInstance, ctx: SandboxContext): v
       settleDuePushes(ctx, tenant, dataType);
       const generated = generatedCount(tenant, dataType);
       const total = generated + ctx.store.countRecords(tenant.id, dataType);
-      const results = generateRecords(tenant, dataType, offset, pageSize);
+      const records = generateRecords(tenant, dataType, offset, pageSize);
       // Pushed records follow the generated ones.
-      if (results.length < pageSize && offset + results.length < total) {
-        results.push(...ctx.store.pageRecords(tenant.id, dataType, Math.max(0, offset - generated), pageSize - results.length));
+      if (records.length < pageSize && offset + records.length < total) {
+        records.push(...ctx.store.pageRecords(tenant.id, dataType, Math.max(0, offset - generated), pageSize - records.length));
       }
-      const page: Record<string, unknown> = { results, offset, pageSize, totalResults: total };
+      const page: Record<string, unknown> = { results: withEdits(ctx, tenant, dataType, records), offset, pageSize, totalResults: total };
       if (offset + pageSize < total) page.next = encodeCursor(offset + pageSize);
       return page;
     },

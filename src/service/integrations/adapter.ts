@@ -55,5 +55,8 @@ export interface PlatformAdapter {
   ensureFresh(integrationKey: string, tokens: StoredTokens, withinSeconds: number): Promise<StoredTokens>;
   fetchPage(integrationKey: string, tokens: StoredTokens, dataType: string, cursor: string | undefined, pageSize: number): Promise<PlatformPage>;
   push(integrationKey: string, tokens: StoredTokens, dataType: string, record: Record<string, unknown>): Promise<PushOutcome>;
+  /** Replaces a record; `force` skips the platform's check that the caller's copy is current. */
+  update(integrationKey: string, tokens: StoredTokens, dataType: string, recordId: string, record: Record<string, unknown>, force: boolean): Promise<PushOutcome>;
+  remove(integrationKey: string, tokens: StoredTokens, dataType: string, recordId: string): Promise<PushOutcome>;
   pushStatus(integrationKey: string, tokens: StoredTokens, platformPushId: string): Promise<PushOutcome>;
 }

@@ -90,7 +90,7 @@ export function createSandboxAdapter(sandboxUrl: string, options: SandboxAdapter
   const pool = new Pool(base.origin, { connections: options.connections ?? 16, headersTimeout: timeout, bodyTimeout: timeout });
   const clock = options.clock ?? systemClock;
 
-  async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+  async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, headers: Record<string, string>, body?: string): Promise<Reply> {
     try {
       const res = await pool.request({ method, path: prefix + path, headers: { accept: 'application/json', ...headers }, body });
       const text = await res.body.text();
@@ -161,6 +161,19 @@ export function createSandboxAdapter(sandboxUrl: string, options: SandboxAdapter
     return expiry === undefined || expiry - clock.now().getTime() <= withinSeconds * 1000;
   }
 
+  /** A create, update or delete: the platform's record, a pending push, or why it refused. */
+  async function write(p: Platform, tokens: StoredTokens, method: 'POST' | 'PUT' | 'DELETE', path: string, record?: Record<string, unknown>): Promise<PushOutcome> {
+    const headers = record ? { ...authHeaders(p, tokens), 'content-type': 'application/json' } : authHeaders(p, tokens);
+    const reply = await call(method, path, headers, record ? JSON.stringify(record) : undefined);
+    if (reply.status === 200 && reply.json) return { status: 'Success', record: reply.json };
+    if (reply.status === 202 && typeof reply.json?.id === 'string') return { status: 'Pending', platformPushId: reply.json.id };
+    // The platform refused the write itself (invalid, unknown record, read-only type): a failed push, not an outage.
+    if (reply.status === 400 || reply.status === 404 || reply.status === 405) {
+      return { status: 'Failed', statusCode: reply.status, errors: fieldErrors(reply) };
+    }
+    throw failure(reply);
+  }
+
   return {
     async verify(integrationKey, tokens) {
       const p = platformOf(integrationKey);
@@ -202,15 +215,18 @@ export function createSandboxAdapter(sandboxUrl: string, options: SandboxAdapter
 
     async push(integrationKey, tokens, dataType, record): Promise<PushOutcome> {
       const p = platformOf(integrationKey);
-      const headers = { ...authHeaders(p, tokens), 'content-type': 'application/json' };
-      const reply = await call('POST', `${tenantPath(p, tokens)}/${encodeURIComponent(dataType)}`, headers, JSON.stringify(record));
-      if (reply.status === 200 && reply.json) return { status: 'Success', record: reply.json };
-      if (reply.status === 202 && typeof reply.json?.id === 'string') return { status: 'Pending', platformPushId: reply.json.id };
-      // The platform refused the record itself (invalid, unsupported or read-only type): a failed push, not an outage.
-      if (reply.status === 400 || reply.status === 404 || reply.status === 405) {
-        return { status: 'Failed', statusCode: reply.status, errors: fieldErrors(reply) };
-      }
-      throw failure(reply);
+      return write(p, tokens, 'POST', `${tenantPath(p, tokens)}/${encodeURIComponent(dataType)}`, record);
+    },
+
+    async update(integrationKey, tokens, dataType, recordId, record, force): Promise<PushOutcome> {
+      const p = platformOf(integrationKey);
+      const path = `${tenantPath(p, tokens)}/${encodeURIComponent(dataType)}/${encodeURIComponent(recordId)}${force ? '?force=true' : ''}`;
+      return write(p, tokens, 'PUT', path, record);
+    },
+
+    async remove(integrationKey, tokens, dataType, recordId): Promise<PushOutcome> {
+      const p = platformOf(integrationKey);
+      return write(p, tokens, 'DELETE', `${tenantPath(p, tokens)}/${encodeURIComponent(dataType)}/${encodeURIComponent(recordId)}`);
     },
 
     async pushStatus(integrationKey, tokens, platformPushId): Promise<PushOutcome> {

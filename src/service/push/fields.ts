@@ -58,12 +58,108 @@ const party = (kind: 'customer' | 'supplier'): Record<string, PushField> => ({
   status: field('String', 'Status', 'Active or Archived.'),
 });
 
-/** The fields of every data type ferry checks before a push; other pushable types pass their record on as it is. */
+const date = (displayName: string, what: string, required = false) => field('DateTime', displayName, `${what} (ISO 8601).`, required);
+const amount = (displayName: string, description: string, required = false) => field('Number', displayName, description, required, { minimum: 0 });
+const text = (displayName: string, description: string, required = false) => field('String', displayName, description, required);
+
+/** A side of a transfer: the account money leaves or enters, and how much. */
+const transferSide = (side: 'from' | 'to'): PushField => field('Object', side === 'from' ? 'From' : 'To', `The account the money ${side === 'from' ? 'leaves' : 'enters'}.`, true, {
+  properties: {
+    accountRef: reference('Account', 'account', true),
+    amount: amount('Amount', `How much ${side === 'from' ? 'leaves' : 'enters'} the account.`, true),
+    currency: text('Currency', 'ISO 4217 currency code.'),
+  },
+});
+
+const journalLines = field('Array', 'Journal lines', 'Two or more lines whose net amounts sum to zero.', true, {
+  properties: {
+    accountRef: reference('Account', 'account', false),
+    netAmount: field('Number', 'Net amount', 'Debit (positive) or credit (negative).', true),
+    description: text('Description', 'What the line is for.'),
+  },
+});
+
+/**
+ * The fields of every pushable data type, checked before a record is sent (the platform
+ * checks them again, and more: references, enums, balances).
+ */
 export const PUSH_FIELDS: Readonly<Record<string, Record<string, PushField>>> = {
   invoices: document('customer', 'invoice'),
   bills: document('supplier', 'bill'),
   customers: party('customer'),
   suppliers: party('supplier'),
+  creditNotes: {
+    customerRef: reference('Customer', 'customer', true),
+    issueDate: date('Issue date', 'When the credit note was issued', true),
+    totalAmount: amount('Total amount', 'What the credit note comes to, with tax.', true),
+    remainingCredit: amount('Remaining credit', 'Credit not yet allocated.'),
+    status: text('Status', 'Draft, Submitted, Paid or Void.'),
+  },
+  billCreditNotes: {
+    supplierRef: reference('Supplier', 'supplier', true),
+    issueDate: date('Issue date', 'When the supplier issued the credit note', true),
+    totalAmount: amount('Total amount', 'What the credit note comes to, with tax.', true),
+    status: text('Status', 'Draft, Submitted, Paid, PartiallyPaid or Void.', true),
+  },
+  chartOfAccounts: {
+    name: text('Name', 'The account\'s name.', true),
+    type: text('Type', 'Asset, Liability, Equity, Income or Expense.', true),
+    nominalCode: text('Nominal code', 'The account\'s code in the ledger.'),
+    description: text('Description', 'What the account is for.'),
+  },
+  payments: {
+    customerRef: reference('Customer', 'customer', true),
+    totalAmount: amount('Total amount', 'What was paid.', true),
+    date: date('Date', 'When the payment was made', true),
+    currency: text('Currency', 'ISO 4217 currency code.'),
+  },
+  billPayments: {
+    supplierRef: reference('Supplier', 'supplier', true),
+    totalAmount: amount('Total amount', 'What was paid.', true),
+    date: date('Date', 'When the payment was made', true),
+    currency: text('Currency', 'ISO 4217 currency code.'),
+  },
+  purchaseOrders: {
+    supplierRef: reference('Supplier', 'supplier', true),
+    issueDate: date('Issue date', 'When the order was raised', true),
+    totalAmount: amount('Total amount', 'What the order comes to, with tax.', true),
+    currency: text('Currency', 'ISO 4217 currency code.'),
+  },
+  directCosts: {
+    issueDate: date('Issue date', 'When the money was spent', true),
+    totalAmount: amount('Total amount', 'What was spent, with tax.', true),
+    currency: text('Currency', 'ISO 4217 currency code.'),
+  },
+  directIncomes: {
+    issueDate: date('Issue date', 'When the money was received', true),
+    totalAmount: amount('Total amount', 'What was received, with tax.', true),
+    currency: text('Currency', 'ISO 4217 currency code.'),
+  },
+  journalEntries: {
+    postedOn: date('Posted on', 'When the entry is posted to the ledger', true),
+    journalLines,
+    journalRef: reference('Journal', 'journal', false),
+    description: text('Description', 'What the entry records.'),
+  },
+  journals: {
+    name: text('Name', 'The journal\'s name.', true),
+    journalCode: text('Journal code', 'The journal\'s code in the ledger.'),
+    status: text('Status', 'Active or Archived.'),
+  },
+  items: {
+    name: text('Name', 'The item\'s name.', true),
+    code: text('Code', 'The item\'s code.'),
+  },
+  bankAccounts: {
+    accountName: text('Account name', 'The bank account\'s name.', true),
+    currency: text('Currency', 'ISO 4217 currency code.'),
+  },
+  transfers: {
+    date: date('Date', 'When the money moved', true),
+    from: transferSide('from'),
+    to: transferSide('to'),
+    description: text('Description', 'What the transfer is for.'),
+  },
 };
 
 /** The data type's push option in the public API's shape: an Object whose properties are its fields. */
@@ -80,7 +176,7 @@ export function pushOption(dataType: string, displayName: string): Record<string
   return {
     type: 'Object',
     displayName,
-    description: `A ${displayName.toLowerCase()} record to create${Object.keys(fields).length === 0 ? ': the platform checks its fields' : ''}.`,
+    description: `A ${displayName.toLowerCase()} record to create or update.`,
     required: true,
     properties: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, shape(v)])),
   };

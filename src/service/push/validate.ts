@@ -12,10 +12,14 @@ function check(name: string, spec: PushField, value: unknown): ValidationItem[] 
       if (!spec.required) return [];
       return typeof value === 'string' && value.trim() !== '' ? [] : [item(name, `${name} is required and must be a non-empty string.`)];
     case 'Object': {
-      // A reference: its id is what the platform needs.
-      if (!spec.required || !spec.properties?.id) return [];
-      const ref = value as { id?: unknown } | undefined;
-      return ref && typeof ref === 'object' && typeof ref.id === 'string' && ref.id !== '' ? [] : [item(`${name}.id`, `${name}.id is required.`)];
+      if (value === undefined || value === null) {
+        if (!spec.required) return [];
+        // A reference: its id is what the platform needs, so that is what is named.
+        const named = spec.properties?.id?.required ? `${name}.id` : name;
+        return [item(named, `${named} is required.`)];
+      }
+      if (typeof value !== 'object' || Array.isArray(value)) return [item(name, `${name} must be an object.`)];
+      return Object.entries(spec.properties ?? {}).flatMap(([k, f]) => check(`${name}.${k}`, f, (value as Record<string, unknown>)[k]));
     }
     case 'DateTime':
       if (value === undefined) return spec.required ? [item(name, `${name} is required (ISO 8601 date).`)] : [];
@@ -28,8 +32,9 @@ function check(name: string, spec: PushField, value: unknown): ValidationItem[] 
         .map((n) => item(`${name}[${i}].${n}`, `${n} must be a number.`)));
     }
     case 'Number':
-      if (spec.minimum === undefined || value === undefined) return [];
-      return typeof value === 'number' && value >= spec.minimum ? [] : [item(name, `${name} must be a number of at least ${spec.minimum}.`)];
+      if (value === undefined || value === null) return spec.required ? [item(name, `${name} is required (a number).`)] : [];
+      if (typeof value !== 'number' || !Number.isFinite(value)) return [item(name, `${name} must be a number.`)];
+      return spec.minimum !== undefined && value < spec.minimum ? [item(name, `${name} must be a number of at least ${spec.minimum}.`)] : [];
     default:
       return [];
   }

@@ -13,18 +13,19 @@ import type { ConnectionRow } from '../store/connections.js';
 import type { Store } from '../store/store.js';
 import type { PullRow } from '../store/pulls.js';
 import { queueAll, queuePull } from '../sync/enqueue.js';
+import { CUSTOM_PREFIX } from '../sync/pull-source.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';
 
 /** The data types the public API reads under a connection. */
-const CONNECTION_SCOPED = new Set(['bankAccounts', 'accountTransactions', 'directCosts', 'directIncomes']);
+const CONNECTION_SCOPED = new Set(['bankAccounts', 'accountTransactions', 'directCosts', 'directIncomes', 'transfers']);
 
 function companyConnections(store: Store, companyId: string): ConnectionRow[] {
   return store.listConnections(companyId, { page: 1, pageSize: 5000 }).rows;
 }
 
 /** 404 when the company's platforms lack the type; 409 until a sync of it has completed. */
-function readableGeneration(store: Store, companyId: string, dataType: DataType): number {
+export function readableGeneration(store: Store, companyId: string, dataType: DataType): number {
   const connections = companyConnections(store, companyId);
   const integrations = [...new Set(connections.map((c) => c.integration_key))].map((key) => integrationByKey(key));
   if (integrations.length > 0 && !integrations.some((i) => i?.dataTypes.includes(dataType.key))) {
@@ -64,22 +65,27 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     },
   });
 
+  /** Queues a pull of one data type on a Linked connection that has it (or the one the caller names). */
+  const queueOne = (request: FastifyRequest, dataType: DataType) => {
+    const company = ownedCompany(ctx, request);
+    const connections = companyConnections(store, company.id);
+    const wanted = queryOf(request).connectionId;
+    const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
+    const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
+    if (!connection) {
+      throw errors.badRequest(wanted ? `Connection ${String(wanted)} is not a Linked connection of company ${company.id}.` : `Company ${company.id} has no Linked connection to sync.`);
+    }
+    const pull = queuePull(store, clock, connection, dataType.key);
+    ctx.wakeWorker();
+    return pullRecord(pull);
+  };
+
   defineRoute(app, '/companies/:companyId/data/queue/:dataType', {
     POST: async (request) => {
-      const company = ownedCompany(ctx, request);
       const { dataType: key = '' } = params(request);
       const dataType = dataTypeByKey(key);
       if (!dataType) throw errors.notFound(`Unknown data type ${key}.`);
-      const connections = companyConnections(store, company.id);
-      const wanted = queryOf(request).connectionId;
-      const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
-      const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
-      if (!connection) {
-        throw errors.badRequest(wanted ? `Connection ${String(wanted)} is not a Linked connection of company ${company.id}.` : `Company ${company.id} has no Linked connection to sync.`);
-      }
-      const pull = queuePull(store, clock, connection, dataType.key);
-      ctx.wakeWorker();
-      return pullRecord(pull);
+      return queueOne(request, dataType);
     },
   });
 
@@ -88,6 +94,8 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const company = ownedCompany(ctx, request);
       const status: Record<string, unknown> = {};
       for (const dataset of store.listDatasets(company.id)) {
+        // Custom data types are read per connection and are not data types of the public status.
+        if (dataset.data_type.startsWith(CUSTOM_PREFIX)) continue;
         status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? store.getPull(dataset.latest_sync_id) : undefined);
       }
       return status;
@@ -118,9 +126,21 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const company = ownedCompany(ctx, request);
       const dataType = dataTypeFromPath(request);
       const generation = readableGeneration(store, company.id, dataType);
+      // Company info is one record, answered as itself (the public API's shape), not as a page.
+      if (dataType.key === 'company') {
+        const [info] = store.listRecords(company.id, dataType.key, generation, { page: 1, pageSize: 1 }).rows;
+        if (!info) throw errors.notFound(`Company ${company.id} has no company info on its platform.`);
+        return reply.type('application/json; charset=utf-8').send(info.data);
+      }
       const page = parsePageRequest(queryOf(request));
       const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, store.recordsPage(company.id, dataType.key, generation, page));
       return sendRawPage(reply, rows.map((r) => r.data), envelope([], total, page, request.url));
+    },
+    // Refreshing company info has a path of its own publicly (POST /data/info); other types queue at /data/queue/{dataType}.
+    POST: async (request) => {
+      const dataType = dataTypeFromPath(request);
+      if (dataType.key !== 'company') throw errors.methodNotAllowed(['GET']);
+      return queueOne(request, dataType);
     },
   });
 

@@ -60,7 +60,8 @@ export function registerIntegrationRoutes(app: FastifyInstance): void {
   });
 }
 
-function integrationOf(request: FastifyRequest): Integration {
+/** The integration :platformKey names (any case), or 404. */
+export function integrationOf(request: FastifyRequest): Integration {
   const { platformKey = '' } = params(request);
   const integration = integrationByKey(platformKey.toLowerCase());
   if (!integration) throw errors.integrationNotFound(platformKey);

@@ -1,6 +1,7 @@
-// Push operations: validate, send to the platform, record the outcome. A platform 202
-// is a 200 here with status Pending; the push worker settles it later.
-import type { FastifyInstance } from 'fastify';
+// Push operations: creates (POST …/push/{dataType}), updates (PUT …/push/{dataType}/{id})
+// and deletes (DELETE …/push/{dataType}/{id}): validate, send to the platform, record the
+// outcome. A platform 202 is a 200 here with status Pending; the push worker settles it later.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
@@ -14,11 +15,26 @@ import { dataTypeByKey, dataTypeByPath } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { pushOption } from '../push/fields.js';
 import { validatePush } from '../push/validate.js';
-import type { PushRow } from '../store/pushes.js';
+import type { PushChangeType, PushRow } from '../store/pushes.js';
 import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';
 import { freshTokens, readTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';
+
+interface Write {
+  changeType: PushChangeType;
+  /** The record an update or delete names. */
+  recordId?: string;
+  record?: Record<string, unknown>;
+  /** An update that skips the platform's check that the caller's copy is current. */
+  force?: boolean;
+}
+
+function booleanParam(raw: unknown, name: string): boolean {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw errors.invalidParameter(name, 'must be true or false');
+}
 
 function timeoutParam(raw: unknown): number | null {
   if (raw === undefined || raw === '') return null;
@@ -42,53 +58,94 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
     },
   });
 
+  /** What every write checks first: a connection of the caller's, a type its platform takes pushes of. */
+  const pushTarget = (request: FastifyRequest) => {
+    const connection = ownedConnection(ctx, request);
+    const integration = integrationByKey(connection.integration_key);
+    const { dataType: given = '' } = params(request);
+    // The public key of a type, or its read path where they differ (push/accounts is chartOfAccounts).
+    const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
+    const key = dataType?.key ?? given;
+    if (!dataType || !integration?.dataTypes.includes(key)) throw errors.dataTypeNotSupported(key, integration?.name ?? connection.integration_key);
+    if (!dataType.pushable) throw errors.badRequest(`Datatype ${key} cannot be pushed.`);
+    return { connection, integration, key };
+  };
+
+  /**
+   * Sends one write to the platform and records it as a push operation: Success or Failed at
+   * once, or Pending (the platform answered 202) for the push worker to settle.
+   */
+  async function sendPush(request: FastifyRequest, write: Write): Promise<{ push: PushRow; record?: Record<string, unknown> }> {
+    const { connection, integration, key } = pushTarget(request);
+    const timeoutMinutes = timeoutParam(queryOf(request).timeoutInMinutes);
+    if (write.record) failIfAny(validatePush(key, write.record), `The ${key} record is not valid.`);
+    if (connection.status !== 'Linked') {
+      throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
+    }
+    const tokens = readTokens(store, sealer, connection.id);
+    if (!tokens || !ctx.platform) throw errors.badRequest('The connection has no platform to push to.');
+    const platform = ctx.platform;
+    const requested = isoSeconds(clock.now());
+    const target = { dataType: key, changeType: write.changeType, recordId: write.recordId ?? null };
+    let fields: PushFields;
+    let record: Record<string, unknown> | undefined;
+    try {
+      const fresh = await freshTokens(store, sealer, platform, connection, () => requested);
+      const outcome = write.changeType === 'Created'
+        ? await platform.push(connection.integration_key, fresh, key, write.record ?? {})
+        : write.changeType === 'Modified'
+          ? await platform.update(connection.integration_key, fresh, key, write.recordId ?? '', write.record ?? {}, write.force ?? false)
+          : await platform.remove(connection.integration_key, fresh, key, write.recordId ?? '');
+      if (outcome.status === 'Success') record = outcome.record;
+      fields = pushFieldsFor(outcome, target);
+    } catch (err) {
+      if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
+      if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
+      if (err.revoked) {
+        store.deauthorize(connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
+      }
+      fields = { status: 'Failed', status_code: 401, error_message: `Reauthorization required: ${err.message}` };
+    }
+    const push = store.insertPush({
+      key: randomUUID(),
+      company_id: connection.company_id,
+      connection_id: connection.id,
+      data_type: key,
+      requested,
+      completed: fields.status === 'Pending' ? null : requested,
+      timeout_minutes: timeoutMinutes,
+      error_message: null,
+      validation: '{"errors":[],"warnings":[]}',
+      changes: null,
+      platform_push_id: null,
+      change_type: write.changeType,
+      record_id: write.recordId ?? null,
+      ...fields,
+    });
+    if (push.status === 'Pending') ctx.wakeWorker();
+    return { push, record };
+  }
+
+  /** A create or update answers the push operation with the record: the platform's when it took it, else the one sent. */
+  const withData = (sent: Record<string, unknown>, result: { push: PushRow; record?: Record<string, unknown> }) => ({ ...pushRecord(result.push), data: result.record ?? sent });
+
   defineRoute(app, '/companies/:companyId/connections/:connectionId/push/:dataType', {
     POST: async (request) => {
-      const connection = ownedConnection(ctx, request);
-      const integration = integrationByKey(connection.integration_key);
-      const { dataType: given = '' } = params(request);
-      // The public key of a type, or its read path where they differ (push/accounts is chartOfAccounts).
-      const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
-      const key = dataType?.key ?? given;
-      if (!dataType || !integration?.dataTypes.includes(key)) throw errors.dataTypeNotSupported(key, integration?.name ?? connection.integration_key);
-      if (!dataType.pushable) throw errors.badRequest(`Datatype ${key} cannot be pushed.`);
-      const timeoutMinutes = timeoutParam(queryOf(request).timeoutInMinutes);
       const record = objectBody(request);
-      failIfAny(validatePush(key, record), `The ${key} record is not valid.`);
-      if (connection.status !== 'Linked') {
-        throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
-      }
-      const tokens = readTokens(store, sealer, connection.id);
-      if (!tokens || !ctx.platform) throw errors.badRequest('The connection has no platform to push to.');
-      const requested = isoSeconds(clock.now());
-      let fields: PushFields;
-      try {
-        const fresh = await freshTokens(store, sealer, ctx.platform, connection, () => requested);
-        fields = pushFieldsFor(await ctx.platform.push(connection.integration_key, fresh, key, record), key);
-      } catch (err) {
-        if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
-        if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
-        if (err.revoked) {
-          store.deauthorize(connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
-        }
-        fields = { status: 'Failed', status_code: 401, error_message: `Reauthorization required: ${err.message}` };
-      }
-      const push = store.insertPush({
-        key: randomUUID(),
-        company_id: connection.company_id,
-        connection_id: connection.id,
-        data_type: key,
-        requested,
-        completed: fields.status === 'Pending' ? null : requested,
-        timeout_minutes: timeoutMinutes,
-        error_message: null,
-        validation: '{"errors":[],"warnings":[]}',
-        changes: null,
-        platform_push_id: null,
-        ...fields,
-      });
-      if (push.status === 'Pending') ctx.wakeWorker();
-      return pushRecord(push);
+      return withData(record, await sendPush(request, { changeType: 'Created', record }));
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/connections/:connectionId/push/:dataType/:recordId', {
+    PUT: async (request) => {
+      const { recordId = '' } = params(request);
+      const record = objectBody(request);
+      const force = booleanParam(queryOf(request).forceUpdate, 'forceUpdate');
+      return withData(record, await sendPush(request, { changeType: 'Modified', recordId, record, force }));
+    },
+    DELETE: async (request) => {
+      const { recordId = '' } = params(request);
+      return pushRecord((await sendPush(request, { changeType: 'Deleted', recordId })).push);
     },
   });
 

@@ -86,7 +86,8 @@ export function rememberFields(db: Db, dataType: string, fields: Map<string, Fie
   for (const [path, type] of fields) statement.run(dataType, path, type);
 }
 
-const DATA_TYPE_KEY = /^[A-Za-z]+$/;
+/** A standard data type's key, or a custom data type's (`custom/` and a name the routes checked the same way). */
+const DATA_TYPE_KEY = /^(?:[A-Za-z]+|custom\/[A-Za-z0-9_-]{1,64})$/;
 
 /**
  * Query paths resolve to json_extract over the record; the data type is inlined as a

@@ -25,6 +25,8 @@ export interface PullRow {
   attempts: number;
   not_before: string | null;
   lease_until: string | null;
+  /** The checks run over the records read (JSON: { errors, warnings }); null until the pull completes. */
+  validation: string | null;
 }
 
 export const pullFields: FieldResolver = (path) => {

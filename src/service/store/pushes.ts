@@ -5,6 +5,7 @@ import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
 
 export type PushStatus = 'Pending' | 'Failed' | 'Success' | 'TimedOut';
+export type PushChangeType = 'Created' | 'Modified' | 'Deleted';
 
 export interface PushRow {
   seq: number;
@@ -21,6 +22,9 @@ export interface PushRow {
   validation: string;
   changes: string | null;
   platform_push_id: string | null;
+  change_type: PushChangeType;
+  /** The record an update or delete names; a create learns its id from the platform. */
+  record_id: string | null;
 }
 
 export const pushFields: FieldResolver = (path) => {
@@ -38,9 +42,9 @@ export const pushFields: FieldResolver = (path) => {
 
 export function insertPush(db: Db, row: Omit<PushRow, 'seq'>): PushRow {
   prepared(db, `INSERT INTO push_operations (key, company_id, connection_id, data_type, status, status_code, requested, completed,
-                timeout_minutes, error_message, validation, changes, platform_push_id)
+                timeout_minutes, error_message, validation, changes, platform_push_id, change_type, record_id)
                 VALUES (@key, @company_id, @connection_id, @data_type, @status, @status_code, @requested, @completed,
-                @timeout_minutes, @error_message, @validation, @changes, @platform_push_id)`).run(row);
+                @timeout_minutes, @error_message, @validation, @changes, @platform_push_id, @change_type, @record_id)`).run(row);
   return getPush(db, row.key)!;
 }
 

@@ -1,8 +1,10 @@
 // The SQLite store: every method of the Store interface bound to one database handle.
 import type { Db } from './db.js';
+import * as attachments from './attachments.js';
 import * as clients from './clients.js';
 import * as companies from './companies.js';
 import * as connections from './connections.js';
+import * as dataConfigs from './data-configs.js';
 import * as datasets from './datasets.js';
 import { runPagePlan } from './paging.js';
 import * as pulls from './pulls.js';
@@ -69,6 +71,12 @@ export function createSqliteStore(db: Db): Store {
     getPush: (key) => pushes.getPush(db, key),
     pendingPushes: (limit) => pushes.pendingPushes(db, limit),
     completePush: (key, fields) => pushes.completePush(db, key, fields),
+    insertAttachment: (row, content) => attachments.insertAttachment(db, row, content),
+    listAttachments: (record) => attachments.listAttachments(db, record),
+    getAttachment: (record, id) => attachments.getAttachment(db, record, id),
+    attachmentContent: (id) => attachments.attachmentContent(db, id),
+    readDataConfig: (kind, clientId, platformKey, name) => dataConfigs.readDataConfig(db, kind, clientId, platformKey, name),
+    writeDataConfig: (kind, clientId, platformKey, name, config) => dataConfigs.writeDataConfig(db, kind, clientId, platformKey, name, config),
     readSettings: (clientId, companyId) => syncSettings.readSettings(db, clientId, companyId),
     writeSettings: (clientId, companyId, settings) => syncSettings.writeSettings(db, clientId, companyId, settings),
     dataVersion: () => version.dataVersion(db),

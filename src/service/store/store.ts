@@ -5,7 +5,9 @@
 // synchronous because SQLite is; a store that must wait for its database will make them
 // return promises (docs/architecture.md, "Store").
 import type { FieldType } from '../query/index.js';
+import type { AttachmentInput, AttachmentRow, RecordRef } from './attachments.js';
 import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
+import type { ConfigKind } from './data-configs.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
 import type { ConnectionError, ConnectionRow, ConnectionStatus } from './connections.js';
 import type { DatasetRow, RecordInput, ScheduleCandidate } from './datasets.js';
@@ -119,6 +121,21 @@ export interface PushStore {
   completePush(key: string, fields: Pick<PushRow, 'status' | 'status_code' | 'completed'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes'>>): void;
 }
 
+/** Files attached to synced records; a company's or connection's deletion removes them. */
+export interface AttachmentStore {
+  insertAttachment(row: AttachmentInput, content: Buffer): AttachmentRow;
+  /** A record's attachments, oldest first, without their bytes. */
+  listAttachments(record: RecordRef): AttachmentRow[];
+  getAttachment(record: RecordRef, id: string): AttachmentRow | undefined;
+  attachmentContent(id: string): Buffer | undefined;
+}
+
+/** Supplemental data and custom data type configurations, per account and platform. */
+export interface DataConfigStore {
+  readDataConfig(kind: ConfigKind, clientId: string, platformKey: string, name: string): unknown;
+  writeDataConfig(kind: ConfigKind, clientId: string, platformKey: string, name: string, config: unknown): void;
+}
+
 /** Sync settings per client and per company. */
 export interface SyncSettingStore {
   readSettings(clientId: string, companyId?: string): SyncSetting[] | undefined;
@@ -139,7 +156,7 @@ export interface PagePlanner {
 }
 
 export interface Store
-  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, PushStore, SyncSettingStore, VersionStore, PagePlanner {
+  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, PushStore, AttachmentStore, DataConfigStore, SyncSettingStore, VersionStore, PagePlanner {
   /** Runs `work` as one transaction that takes the write lock before it reads. */
   transaction<T>(work: () => T): T;
   close(): void;

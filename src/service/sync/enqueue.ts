@@ -6,11 +6,13 @@ import { integrationByKey } from '../../platforms/registry.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { Store } from '../store/store.js';
 import type { PullRow } from '../store/pulls.js';
+import { CUSTOM_PREFIX } from './pull-source.js';
 
 /** A new pull of the data set; the caller holds the transaction and has checked for an open one. */
 function addPull(store: Store, requested: string, connection: ConnectionRow, dataType: string): PullRow {
   const integration = integrationByKey(connection.integration_key);
-  const supported = integration?.dataTypes.includes(dataType) ?? false;
+  // A custom data type's source is checked when its pull runs (its configuration may change until then).
+  const supported = dataType.startsWith(CUSTOM_PREFIX) || (integration?.dataTypes.includes(dataType) ?? false);
   const id = randomUUID();
   const generation = store.reserveGeneration(connection.company_id, dataType, id, requested);
   return store.insertPull({

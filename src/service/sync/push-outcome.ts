@@ -1,17 +1,26 @@
 // Maps a platform's answer to a push onto the push operation's fields.
 import type { PushOutcome } from '../integrations/adapter.js';
-import type { PushRow } from '../store/pushes.js';
+import type { PushChangeType, PushRow } from '../store/pushes.js';
 
 export type PushFields = Pick<PushRow, 'status' | 'status_code'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes' | 'platform_push_id'>>;
 
-export function pushFieldsFor(outcome: PushOutcome, dataType: string): PushFields {
+/** What the push did: its change type, and the record it names (an update's or delete's own id). */
+export interface PushTarget {
+  dataType: string;
+  changeType: PushChangeType;
+  recordId?: string | null;
+}
+
+export function pushFieldsFor(outcome: PushOutcome, target: PushTarget): PushFields {
   switch (outcome.status) {
-    case 'Success':
+    case 'Success': {
+      const id = target.recordId ?? String(outcome.record.id ?? '');
       return {
         status: 'Success',
         status_code: 200,
-        changes: JSON.stringify([{ type: 'Created', recordRef: { id: String(outcome.record.id ?? ''), dataType }, attachmentId: null }]),
+        changes: JSON.stringify([{ type: target.changeType, recordRef: { id, dataType: target.dataType }, attachmentId: null }]),
       };
+    }
     case 'Pending':
       return { status: 'Pending', status_code: 202, platform_push_id: outcome.platformPushId };
     case 'Failed':

@@ -25,7 +25,7 @@ export async function pollPendingPushes(deps: SyncDeps): Promise<number> {
       const fresh = await freshTokens(store, sealer, adapter, connection, () => isoSeconds(now));
       const outcome = await adapter.pushStatus(connection.integration_key, fresh, push.platform_push_id);
       if (outcome.status === 'Pending') continue;
-      const { platform_push_id: _ignored, ...fields } = pushFieldsFor(outcome, push.data_type);
+      const { platform_push_id: _ignored, ...fields } = pushFieldsFor(outcome, { dataType: push.data_type, changeType: push.change_type, recordId: push.record_id });
       store.completePush(push.key, { ...fields, completed: isoSeconds(now) });
       settled += 1;
     } catch (err) {

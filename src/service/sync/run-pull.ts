@@ -4,6 +4,7 @@
 // harmless. Rate limits and platform faults reschedule the pull (not_before) rather
 // than sleeping, so the clock drives retries and nothing waits in memory.
 import { isoSeconds } from '../../lib/clock.js';
+import type { Validation } from '../errors.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
 import type { RecordInput } from '../store/datasets.js';
 import type { PullRow, PullStatus } from '../store/pulls.js';
@@ -11,6 +12,8 @@ import type { FieldType } from '../query/types.js';
 import { freshTokens, readTokens } from '../tokens.js';
 import type { SyncDeps } from './deps.js';
 import { collectFields } from './fields.js';
+import { pullSource, recordRow } from './pull-source.js';
+import { checkPage } from './read-validation.js';
 
 export const LEASE_SECONDS = 120;
 const MAX_RATE_LIMIT_RETRIES = 10;
@@ -38,6 +41,10 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
   let tokens = readTokens(store, sealer, connection.id);
   if (!tokens) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
+  const source = pullSource(store, clock, pull.company_id, connection.integration_key, pull.data_type);
+  if ('unavailable' in source) return finish('PrerequisiteNotMet', { status_description: source.unavailable });
+  const validation: Validation = pull.validation ? (JSON.parse(pull.validation) as Validation) : { errors: [], warnings: [] };
+
   const fields = new Map<string, FieldType>();
   let cursor = pull.cursor ?? undefined;
   let fetched = pull.fetched;
@@ -46,12 +53,12 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
     tokens = await freshTokens(store, sealer, adapter, connection, now);
     const fetchPage = async (at: string | undefined) => {
       try {
-        return await adapter.fetchPage(connection.integration_key, tokens!, pull.data_type, at, deps.pageSize ?? 1000);
+        return await adapter.fetchPage(connection.integration_key, tokens!, source.platformType, at, deps.pageSize ?? 1000);
       } catch (err) {
         // An access token that expired mid-sync (not a revoked grant): refresh once and go on.
         if (!(err instanceof PlatformAuthError) || err.revoked) throw err;
         tokens = await freshTokens(store, sealer, adapter, connection, now, { refused: tokens });
-        return adapter.fetchPage(connection.integration_key, tokens, pull.data_type, at, deps.pageSize ?? 1000);
+        return adapter.fetchPage(connection.integration_key, tokens, source.platformType, at, deps.pageSize ?? 1000);
       }
     };
     // One page in flight ahead: the platform prepares page N+1 while page N is written. Its
@@ -67,11 +74,11 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
         // check phase: without this turn it would wait for the (synchronous) write below.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      const rows: RecordInput[] = page.records.map((record, i) => {
+      const stored = page.records.map(source.map);
+      checkPage(pull.data_type, stored, validation);
+      const rows: RecordInput[] = stored.map((record, i) => {
         if (i < FIELD_SAMPLE) collectFields(record, fields);
-        const row: RecordInput = { id: String(record.id), data: JSON.stringify(record) };
-        if (typeof record.modifiedDate === 'string') row.modifiedDate = record.modifiedDate;
-        return row;
+        return recordRow(record);
       });
       fetched += rows.length;
       cursor = page.next;
@@ -81,7 +88,9 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
         store.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
         store.rememberFields(pull.data_type, fields);
         // After the last page the pull is Mapping until its generation is published.
-        store.updatePull(pull.id, { status: cursor ? 'Fetching' : 'Mapping', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0 });
+        store.updatePull(pull.id, {
+          status: cursor ? 'Fetching' : 'Mapping', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0, validation: JSON.stringify(validation),
+        });
       });
       if (!cursor) break;
     }

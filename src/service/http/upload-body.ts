@@ -1,0 +1,207 @@
+// Reading an attachment upload. Three forms are taken:
+//   - multipart/form-data with one file part (any field name; the part's filename and
+//     Content-Type are the file's): browsers, curl -F, undici's FormData;
+//   - multipart/form-data as the public accounting SDK sends it: no file part, the content
+//     in a field with an empty name, the name in a field `requestBody` (sdk-upload-content.ts);
+//   - any other Content-Type: the body is the file itself, that Content-Type is the file's,
+//     and its name is the `fileName` query parameter (curl --data-binary).
+// A type that says nothing (none, application/octet-stream, curl's default form type) is
+// taken from the name's extension. Nothing reads the body until the route has checked the
+// path, so a refused upload costs no buffering. At most MAX_ATTACHMENT_BYTES of a file are
+// ever held: past that the rest is counted and discarded (the body is still read to its
+// end, so the 400 reaches the client on a connection that stays usable).
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { mediaTypeForName, UNKNOWN_MEDIA_TYPE } from '../../lib/media-types.js';
+import { attachmentNameProblem, MAX_ATTACHMENT_BYTES } from '../../platforms/limits.js';
+import { ApiError, errors } from '../errors.js';
+import { queryOf } from './body.js';
+import { SdkContentDecoder } from './sdk-upload-content.js';
+
+export interface Upload {
+  fileName: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/**
+ * Where busboy stops passing a file part on: room for the SDK's decimal form ("255," a
+ * byte) of a file one byte over the limit, so that one is still measured exactly. Below it
+ * every part is counted; only MAX_ATTACHMENT_BYTES are ever kept.
+ */
+const MAX_PART_BYTES = 4 * (MAX_ATTACHMENT_BYTES + 1);
+/** Room for a multipart body's boundaries, part headers and small fields around the file. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
+const MAX_FIELD_BYTES = 16 * 1024;
+const MAX_FIELDS = 16;
+/** The SDK's field with the file name. */
+const SDK_NAME_FIELD = 'requestBody';
+/** Types that tell nothing of the file: curl --data-binary sends the form type unless told. */
+const UNINFORMATIVE_TYPES = new Set([UNKNOWN_MEDIA_TYPE, 'application/x-www-form-urlencoded']);
+/** type/subtype of RFC 6838 (restricted names); parameters are not kept. */
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+
+/**
+ * The body parsers of the upload routes, for the encapsulated scope that holds them only:
+ * the service's other routes keep their JSON parser and limits.
+ */
+export async function registerUploadParsers(scope: FastifyInstance): Promise<void> {
+  scope.removeAllContentTypeParsers();
+  await scope.register(multipart, {
+    // busboy's own guard: past it a file part's rest is dropped uncounted and the part flagged truncated.
+    limits: { fileSize: MAX_PART_BYTES, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, parts: MAX_FIELDS + 1 },
+    throwFileSizeLimit: false,
+    // The name as sent: a path in it is refused, not silently cut to its last segment.
+    preservePath: true,
+    // The SDK's unnamed content field is streamed like a file, never gathered as a field.
+    isPartAFile: (fieldName, contentType, fileName) => fileName !== undefined || contentType === UNKNOWN_MEDIA_TYPE || fieldName === '',
+  });
+  // Any other type is the raw file: handed to the route unread, as a stream.
+  scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+}
+
+/** The uploaded file, checked: one file, named, not empty, within the size limit. */
+export async function readUpload(request: FastifyRequest): Promise<Upload> {
+  return request.isMultipart() ? readMultipart(request) : readRaw(request);
+}
+
+function declaredLength(request: FastifyRequest): number | undefined {
+  const value = request.headers['content-length'];
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** The type as sent when it is a well-formed one that says something; else the name's. */
+function mediaType(value: string | undefined, fileName: string): string {
+  const type = value?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return MEDIA_TYPE.test(type) && !UNINFORMATIVE_TYPES.has(type) ? type : mediaTypeForName(fileName);
+}
+
+function checkedName(name: string | undefined): string {
+  if (name === undefined) {
+    throw errors.badRequest('The file has no name: give the multipart file part a filename, or send the raw file with ?fileName=NAME.', [
+      { itemId: 'fileName', message: 'is required', validatorName: 'Attachment' },
+    ]);
+  }
+  const problem = attachmentNameProblem(name);
+  if (problem) throw errors.badRequest(`The file name ${problem}.`, [{ itemId: 'fileName', message: problem, validatorName: 'Attachment' }]);
+  return name;
+}
+
+function checkedContent(chunks: Buffer[], size: number): Buffer {
+  if (size === 0) throw errors.badRequest('The file is empty (0 bytes).', [{ itemId: 'file', message: 'must not be empty', validatorName: 'Attachment' }]);
+  return Buffer.concat(chunks, size);
+}
+
+/** Reads a stream to its end, keeping at most `limit` bytes; `size` counts them all. */
+async function readBounded(stream: Readable, limit: number): Promise<{ chunks: Buffer[]; size: number }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= limit) chunks.push(chunk);
+    else chunks.length = 0;
+  }
+  return { chunks, size };
+}
+
+async function readRaw(request: FastifyRequest): Promise<Upload> {
+  const given = queryOf(request).fileName;
+  const fileName = checkedName(Array.isArray(given) ? given[0] : given);
+  const declared = declaredLength(request);
+  // Refused before a byte is read (the server discards the rest of the body).
+  if (declared !== undefined && declared > MAX_ATTACHMENT_BYTES) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, declared, 'file');
+  // No body at all (Content-Length: 0) reaches the route as undefined.
+  let body: { chunks: Buffer[]; size: number } = { chunks: [], size: 0 };
+  if (request.body instanceof Readable) {
+    try {
+      body = await readBounded(request.body, MAX_ATTACHMENT_BYTES);
+    } catch {
+      throw errors.badRequest('The upload ended before the whole file arrived.');
+    }
+  }
+  if (body.size > MAX_ATTACHMENT_BYTES) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, body.size, 'file');
+  return { fileName, contentType: mediaType(request.headers['content-type'], fileName), content: checkedContent(body.chunks, body.size) };
+}
+
+interface FilePart {
+  fileName: string | undefined;
+  /** undefined: the part had no type of its own (the SDK's field). */
+  contentType: string | undefined;
+  chunks: Buffer[];
+  size: number;
+  truncated: boolean;
+  damaged: boolean;
+}
+
+/** The SDK's content field, decoded from the text the SDK made of the bytes. */
+async function readSdkContent(stream: Readable): Promise<{ chunks: Buffer[]; size: number; damaged: boolean }> {
+  const decoder = new SdkContentDecoder(MAX_ATTACHMENT_BYTES);
+  for await (const chunk of stream as AsyncIterable<Buffer>) decoder.push(chunk);
+  return decoder.finish();
+}
+
+async function readMultipart(request: FastifyRequest): Promise<Upload> {
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > MAX_PART_BYTES + MULTIPART_OVERHEAD) {
+    throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, declared, 'request body');
+  }
+  // Count the whole body for the size error: busboy drops a truncated file's rest uncounted.
+  // Paused first, so this listener alone does not start the flow before busboy is piped in.
+  const raw = request.raw;
+  let received = 0;
+  raw.pause();
+  raw.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+  });
+  let file: FilePart | undefined;
+  let sdkName: string | undefined;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        if (part.fieldname === SDK_NAME_FIELD && typeof part.value === 'string') sdkName = part.value;
+        continue;
+      }
+      if (part.fieldname === '' && part.filename === undefined) {
+        const content = await readSdkContent(part.file);
+        file = { fileName: undefined, contentType: undefined, ...content, truncated: part.file.truncated };
+      } else {
+        const content = await readBounded(part.file, MAX_ATTACHMENT_BYTES);
+        file = { fileName: part.filename, contentType: part.mimetype, ...content, truncated: part.file.truncated, damaged: false };
+      }
+    }
+  } catch (err) {
+    throw multipartError(err);
+  } finally {
+    // Whatever stopped the parser, read the rest of the body so the answer gets through.
+    raw.resume();
+  }
+  if (!file) {
+    throw errors.badRequest('The request has no file: send multipart/form-data with one file part (a part with a filename).', [
+      { itemId: 'file', message: 'is required', validatorName: 'Attachment' },
+    ]);
+  }
+  if (file.truncated) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, received, 'request body');
+  if (file.size > MAX_ATTACHMENT_BYTES) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, file.size, 'file');
+  const fileName = checkedName(file.fileName ?? sdkName);
+  if (file.damaged) {
+    throw errors.badRequest('The file arrived as text with bytes replaced by U+FFFD: the SDK sends a Node Buffer as UTF-8 text. Pass the content as a plain Uint8Array (new Uint8Array(buffer)) and send it again.', [
+      { itemId: 'file', message: 'is not the bytes of the file', validatorName: 'Attachment' },
+    ]);
+  }
+  return { fileName, contentType: mediaType(file.contentType, fileName), content: checkedContent(file.chunks, file.size) };
+}
+
+/** The parser's errors in the service's words. */
+function multipartError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  switch ((err as { code?: string } | null)?.code) {
+    case 'FST_FILES_LIMIT':
+      return errors.badRequest('Send one file per request: this one has more than one file part.');
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return errors.badRequest(`The multipart body has too many parts: send one file part and at most ${MAX_FIELDS} small fields.`);
+    default:
+      return errors.badRequest('The multipart/form-data body could not be read: send one file part, with a boundary in the Content-Type.');
+  }
+}

@@ -1,0 +1,111 @@
+// What an account reads beyond the standard data types: supplemental data (extra platform
+// fields added to a data type's records) and custom data types (a platform endpoint of the
+// account's choosing, mapped to its own fields), configured per platform and synced per
+// connection; and the validation results of each pull.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { errors, type Validation } from '../errors.js';
+import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
+import { envelope, parsePageRequest } from '../http/paging.js';
+import { pullRecord } from '../http/sync-records.js';
+import { defineRoute } from '../http/route.js';
+import { NAME, SUPPLEMENTAL_DATA_TYPES, checkCustom, checkSupplemental } from '../data-configs/validate-config.js';
+import { queuePull } from '../sync/enqueue.js';
+import { CUSTOM_PREFIX } from '../sync/pull-source.js';
+import { ownedCompany } from './companies.js';
+import { ownedConnection } from './connections.js';
+import { integrationOf } from './integrations.js';
+
+function supplementalType(request: FastifyRequest): string {
+  const { dataType = '' } = params(request);
+  if (!SUPPLEMENTAL_DATA_TYPES.includes(dataType)) throw errors.invalidParameter('dataType', `must be one of ${SUPPLEMENTAL_DATA_TYPES.join(', ')}`);
+  return dataType;
+}
+
+function customIdentifier(request: FastifyRequest): string {
+  const { customDataIdentifier = '' } = params(request);
+  if (!NAME.test(customDataIdentifier)) throw errors.invalidParameter('customDataIdentifier', 'must be 1 to 64 letters, digits, _ or -');
+  return customDataIdentifier;
+}
+
+export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { store, clock } = ctx;
+
+  defineRoute(app, '/integrations/:platformKey/dataTypes/:dataType/supplementalDataConfig', {
+    GET: async (request) => {
+      const integration = integrationOf(request);
+      const config = store.readDataConfig('supplemental', request.auth.client.id, integration.key, supplementalType(request));
+      return config ?? { supplementalDataConfig: {} };
+    },
+    PUT: async (request, reply) => {
+      const integration = integrationOf(request);
+      const dataType = supplementalType(request);
+      const body = objectBody(request);
+      failIfAny(checkSupplemental(body), 'The supplemental data configuration is not valid.');
+      store.writeDataConfig('supplemental', request.auth.client.id, integration.key, dataType, { supplementalDataConfig: body.supplementalDataConfig });
+      return reply.code(200).send();
+    },
+  });
+
+  defineRoute(app, '/integrations/:platformKey/dataTypes/custom/:customDataIdentifier', {
+    GET: async (request) => {
+      const integration = integrationOf(request);
+      const identifier = customIdentifier(request);
+      const config = store.readDataConfig('custom', request.auth.client.id, integration.key, identifier);
+      if (!config) throw errors.notFound(`No custom data type ${identifier} is configured for ${integration.name}.`);
+      return config;
+    },
+    PUT: async (request) => {
+      const integration = integrationOf(request);
+      const identifier = customIdentifier(request);
+      const body = objectBody(request);
+      failIfAny(checkCustom(integration, body), `The custom data type ${identifier} is not valid.`);
+      const config = {
+        dataSource: body.dataSource,
+        requiredData: body.requiredData,
+        keyBy: body.keyBy,
+        ...(body.sourceModifiedDate !== undefined ? { sourceModifiedDate: body.sourceModifiedDate } : {}),
+      };
+      store.writeDataConfig('custom', request.auth.client.id, integration.key, identifier, config);
+      return config;
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/connections/:connectionId/data/queue/custom/:customDataIdentifier', {
+    POST: async (request) => {
+      const connection = ownedConnection(ctx, request);
+      const identifier = customIdentifier(request);
+      const company = ownedCompany(ctx, request);
+      if (!store.readDataConfig('custom', company.client_id, connection.integration_key, identifier)) {
+        throw errors.notFound(`No custom data type ${identifier} is configured for ${connection.integration_key}: configure it with PUT /integrations/${connection.integration_key}/dataTypes/custom/${identifier}.`);
+      }
+      if (connection.status !== 'Linked') throw errors.badRequest(`Connection ${connection.id} is ${connection.status}, not Linked.`);
+      const pull = queuePull(store, clock, connection, `${CUSTOM_PREFIX}${identifier}`);
+      ctx.wakeWorker();
+      return pullRecord(pull);
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/connections/:connectionId/data/custom/:customDataIdentifier', {
+    GET: async (request) => {
+      const connection = ownedConnection(ctx, request);
+      const dataType = `${CUSTOM_PREFIX}${customIdentifier(request)}`;
+      const page = parsePageRequest(queryOf(request));
+      // Nothing synced yet is an empty list: the public API documents no 409 here.
+      const generation = store.getDataset(connection.company_id, dataType)?.visible_generation;
+      if (!generation) return envelope([], 0, page, request.url);
+      const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, store.recordsPage(connection.company_id, dataType, generation, page, connection.id));
+      return envelope(rows.map((r) => JSON.parse(r.data) as unknown), total, page, request.url);
+    },
+  });
+
+  defineRoute(app, '/companies/:companyId/sync/:datasetId/validation', {
+    GET: async (request) => {
+      const company = ownedCompany(ctx, request);
+      const { datasetId = '' } = params(request);
+      const pull = store.getPull(datasetId);
+      if (!pull || pull.company_id !== company.id) throw errors.notFound(`Dataset ${datasetId} not found for company ${company.id}.`);
+      return (pull.validation ? JSON.parse(pull.validation) : { errors: [], warnings: [] }) as Validation;
+    },
+  });
+}

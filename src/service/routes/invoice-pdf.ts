@@ -1,0 +1,48 @@
+// GET /companies/{companyId}/data/invoices/{invoiceId}/pdf: the invoice of the visible
+// snapshot (the one GET …/data/invoices/{invoiceId} reads, with its 404 and 409 states)
+// rendered as a PDF. The router prefers the static 'invoices' to data.ts's :dataPath and
+// falls back to it for …/invoices/{id}, so the JSON record keeps its route.
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../context.js';
+import { errors } from '../errors.js';
+import { params } from '../http/body.js';
+import { contentDisposition, wantsOctetStream } from '../http/download.js';
+import { defineRoute } from '../http/route.js';
+import { dataTypeByKey } from '../../platforms/data-types.js';
+import { ownedCompany } from './companies.js';
+import { readableGeneration } from './data.js';
+
+/** invoice-{number}.pdf (the public API's name), the id when the invoice has no number. */
+function fileName(invoiceNumber: unknown, id: string): string {
+  const base = typeof invoiceNumber === 'string' && invoiceNumber.trim() !== '' ? invoiceNumber.trim() : id;
+  // Control characters and path separators have no place in a file name.
+  const safe = [...base].slice(0, 100).map((char) => {
+    const code = char.codePointAt(0)!;
+    return code < 0x20 || (code >= 0x7f && code <= 0x9f) || char === '/' || char === '\\' ? '_' : char;
+  });
+  return `invoice-${safe.join('')}.pdf`;
+}
+
+export function registerInvoicePdfRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const invoices = dataTypeByKey('invoices')!;
+
+  defineRoute(app, '/companies/:companyId/data/invoices/:invoiceId/pdf', {
+    GET: async (request, reply) => {
+      const company = ownedCompany(ctx, request);
+      const generation = readableGeneration(ctx.store, company.id, invoices);
+      const { invoiceId = '' } = params(request);
+      const data = ctx.store.getRecord(company.id, invoices.key, generation, invoiceId);
+      if (!data) throw errors.notFound(`No invoices record ${invoiceId} for company ${company.id}.`);
+      const record = JSON.parse(data) as Record<string, unknown>;
+      // Loaded on first use: the service starts without the PDF library.
+      const { renderInvoicePdf } = await import('../documents/invoice-pdf.js');
+      const pdf = await renderInvoicePdf(record);
+      return reply
+        // The public API labels it application/octet-stream, and its SDK accepts only that.
+        .type(wantsOctetStream(request) ? 'application/octet-stream' : 'application/pdf')
+        .header('Vary', 'Accept')
+        .header('Content-Disposition', contentDisposition(fileName(record.invoiceNumber, invoiceId)))
+        .send(pdf);
+    },
+  });
+}
