@@ -157,7 +157,7 @@ function companyInfo(tenant: TenantSeed): Json {
   return {
     id,
     companyName: name,
-    legalName: name,
+    companyLegalName: name,
     baseCurrency: baseCurrency(tenant.seed),
     registrationNumber: String(int(rng, 10_000_000, 99_999_999)),
     taxNumber: `GB${int(rng, 100_000_000, 999_999_999)}`,
