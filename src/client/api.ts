@@ -6,6 +6,8 @@ import { UnexpectedAnswerError } from './errors.js';
 import type {
   ApiKeyRecord, ClientRecord, CompanyRecord, ConnectionRecord, CreatedClient, DataStatus, IntegrationRecord, ProfileRecord, PullOperation, PushOperation,
 } from './wire.js';
+import type { CreatedWebhookConsumer, WebhookConsumerRecord, WebhookDeliveryDetail, WebhookDeliveryRecord } from './wire.js';
+import type { EventList } from './wire.js';
 
 /** The largest page the service serves; a list that wants everything asks for it. */
 export const MAX_PAGE_SIZE = 5000;
@@ -149,3 +151,64 @@ export const revokeApiKey = (client: ApiClient, clientId: string, keyId: string,
   client.delete<void>(`/admin/clients/${id(clientId)}/apiKeys/${id(keyId)}`, at(signal));
 /** Where the service's sandbox platforms listen. */
 export const sandboxLocation = (client: ApiClient, signal?: AbortSignal) => client.get<{ url: string }>('/admin/sandbox', at(signal));
+
+// ---- webhooks (ferry's service; docs/events.md)
+
+const webhookPath = (consumerId: string) => `/webhooks/${id(consumerId)}`;
+const deliveryPath = (consumerId: string, deliveryId: string) => `${webhookPath(consumerId)}/deliveries/${id(deliveryId)}`;
+
+export interface WebhookConsumerInput {
+  url: string;
+  eventTypes: string[];
+  companyTags?: string[];
+  disabled?: boolean;
+}
+
+/** POST /webhooks: the consumer with its signing secret, which is never shown again. */
+export const createWebhook = (client: ApiClient, body: WebhookConsumerInput, signal?: AbortSignal) =>
+  client.post<CreatedWebhookConsumer>('/webhooks', body, at(signal));
+export async function webhooks(client: ApiClient, signal?: AbortSignal): Promise<WebhookConsumerRecord[]> {
+  const list = await client.get<{ results?: WebhookConsumerRecord[] } | undefined>('/webhooks', at(signal));
+  if (!Array.isArray(list?.results)) throw new UnexpectedAnswerError('GET', '/webhooks', client.baseUrl, 'JSON without a list of results');
+  return list.results;
+}
+export const webhook = (client: ApiClient, consumerId: string, signal?: AbortSignal) =>
+  client.get<WebhookConsumerRecord>(webhookPath(consumerId), at(signal));
+export const deleteWebhook = (client: ApiClient, consumerId: string, signal?: AbortSignal) =>
+  client.delete<void>(webhookPath(consumerId), at(signal));
+/** One page of a consumer's delivery log (query: page, pageSize, status). */
+export const webhookDeliveriesPage = (client: ApiClient, consumerId: string, query: Query, signal?: AbortSignal) =>
+  client.get<Page<WebhookDeliveryRecord>>(`${webhookPath(consumerId)}/deliveries`, { query, ...at(signal) });
+export const webhookDeliveryPages = (client: ApiClient, consumerId: string, query: Query, signal?: AbortSignal) =>
+  client.pages<WebhookDeliveryRecord>(`${webhookPath(consumerId)}/deliveries`, { query, ...at(signal) });
+export const webhookDelivery = (client: ApiClient, consumerId: string, deliveryId: string, signal?: AbortSignal) =>
+  client.get<WebhookDeliveryDetail>(deliveryPath(consumerId, deliveryId), at(signal));
+/** Queues the delivery's event again (202), under the same webhook-id. */
+export const replayWebhookDelivery = (client: ApiClient, consumerId: string, deliveryId: string, signal?: AbortSignal) =>
+  client.post<WebhookDeliveryRecord | undefined>(`${deliveryPath(consumerId, deliveryId)}/replay`, undefined, at(signal));
+/** Sends this consumer alone a `ferry.webhook.test` event. */
+export const testWebhook = (client: ApiClient, consumerId: string, signal?: AbortSignal) =>
+  client.post<WebhookDeliveryRecord>(`${webhookPath(consumerId)}/test`, undefined, at(signal));
+
+// ---- events (ferry's service; the public API has no /events routes)
+
+/** GET /events/types: every event type the service records. */
+export async function eventTypes(client: ApiClient, signal?: AbortSignal): Promise<string[]> {
+  const list = await client.get<{ results?: string[] } | undefined>('/events/types', at(signal));
+  if (!Array.isArray(list?.results)) throw new UnexpectedAnswerError('GET', '/events/types', client.baseUrl, 'JSON without a list of results');
+  return list.results;
+}
+/**
+ * GET /events: the account's events after sequence number `after`, oldest first, at most
+ * `limit` (0 to 500). `lastSequence` is where to continue; with `limit` 0 it is where the
+ * stream is now (a reader that must miss nothing from here on passes it to streamEvents).
+ */
+export const listEvents = (client: ApiClient, after: number, limit: number, signal?: AbortSignal) =>
+  client.get<EventList>('/events', { query: { after, limit }, ...at(signal) });
+/** Where the account's events stand now: pass it as streamEvents' `after` to miss nothing committed from here on. */
+export const latestEventSequence = async (client: ApiClient, signal?: AbortSignal): Promise<number> =>
+  (await listEvents(client, 0, 0, signal)).lastSequence;
+export const EVENT_STREAM_PATH = '/events/stream';
+/** GET /events/stream, open: read it with streamEvents (client/event-stream.ts), which parses and reconnects. */
+export const openEventStream = (client: ApiClient, query: { types?: string; companyId?: string }, lastEventId: string | undefined, idleMs: number, signal: AbortSignal) =>
+  client.stream(EVENT_STREAM_PATH, { query, ...(lastEventId !== undefined ? { headers: { 'last-event-id': lastEventId } } : {}), idleMs, signal });

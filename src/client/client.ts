@@ -3,7 +3,8 @@
 // headers. A POST is retried only when the service cannot have acted on it (connection
 // refused, 429, 503); anything else is the caller's decision. A timeout is never retried:
 // `timeoutMs` is how long the caller is prepared to wait for an answer.
-import { Pool } from 'undici';
+import type { Readable } from 'node:stream';
+import { Pool, type Dispatcher } from 'undici';
 import { ApiRequestError, ConnectionError, UnexpectedAnswerError, type ErrorEnvelope } from './errors.js';
 import { Pacer, sleep } from './pacer.js';
 
@@ -150,6 +151,42 @@ export class ApiClient {
     }
   }
 
+  /**
+   * A GET whose body is read as it arrives (a server-sent event stream). Sent once: the
+   * caller reconnects as it sees fit. No answer within the client's timeout, or no byte
+   * for `idleMs` once the body flows, is a connection error; an error status throws as
+   * request() does.
+   */
+  async stream(path: string, options: StreamOptions = {}): Promise<StreamResponse> {
+    const target = this.basePath + path + queryString(options.query, path.includes('?'));
+    const permit = await this.pacer.acquire(options.signal);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.pool.request({
+        method: 'GET',
+        path: target,
+        headers: { ...this.headers(options), accept: 'text/event-stream' },
+        headersTimeout: this.options.timeoutMs ?? 60_000,
+        bodyTimeout: options.idleMs ?? 0,
+        signal: options.signal ?? null,
+      });
+    } catch (err) {
+      this.pacer.settle(permit);
+      if (options.signal?.aborted) throw err;
+      this.log(`GET ${path} failed: ${(err as { code?: string }).code || (err as Error).message}`);
+      throw new ConnectionError('GET', path, this.baseUrl, err);
+    }
+    const { statusCode, headers } = response;
+    this.pacer.observe(permit, rateHeaders(headers));
+    const correlationId = header(headers, 'x-correlation-id');
+    this.log(`GET ${path} → ${statusCode} (stream)${correlationId ? ` ${correlationId}` : ''}`);
+    if (statusCode < 400) return { status: statusCode, headers, body: response.body };
+    const text = await response.body.text();
+    const body = parseErrorBody(text, correlationId);
+    if (statusCode === 404 && body?.error === undefined && text.trim() !== '') throw new UnexpectedAnswerError('GET', path, this.baseUrl, header(headers, 'content-type'), 404);
+    throw new ApiRequestError('GET', path, statusCode, body, retryAfter(headers));
+  }
+
   /** A success body as JSON; anything else means the target is not the service. */
   private parse(text: string, method: Method, path: string, headers: Record<string, string | string[] | undefined>): unknown {
     if (text === '') return undefined;
@@ -204,6 +241,21 @@ export class ApiClient {
   private log(line: string): void {
     this.options.log?.(line);
   }
+}
+
+export interface StreamOptions {
+  query?: Record<string, QueryValue>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Milliseconds without a byte of the body after which the stream counts as broken (default: none). */
+  idleMs?: number;
+}
+
+export interface StreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as it arrives, chunk by chunk. */
+  body: Readable;
 }
 
 export interface Exchange<T> {

@@ -65,10 +65,13 @@ const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
 /** The target answered, but not as the service does (an HTML page, a proxy's error page, text): it is not the API. */
 export class UnexpectedAnswerError extends Error {
   readonly hint: string;
+  /** The HTTP status, when it is worth telling apart (a 404). */
+  readonly status?: number;
 
   constructor(readonly method: string, readonly path: string, readonly baseUrl: string, contentType: string | undefined, status?: number) {
     super(`${baseUrl} answered ${method} ${path.split('?')[0]} with ${status ? `${status} and ` : ''}${contentType ? contentType.split(';')[0] : 'a body'} that is not the service's JSON.`);
     this.name = 'UnexpectedAnswerError';
+    if (status !== undefined) this.status = status;
     this.hint = 'Is --base-url (or FERRY_BASE_URL) the API\'s own address, not a web page, a login page or a proxy in front of it? Nothing was written.';
   }
 }
@@ -93,5 +96,15 @@ export class SandboxError extends Error {
   constructor(message: string, readonly hint?: string) {
     super(message);
     this.name = 'SandboxError';
+  }
+}
+
+/** The target has no event stream (GET /events/stream answered 404): only ferry's own service has one; the public API sends webhooks. */
+export class StreamUnavailableError extends Error {
+  readonly hint = 'Point --base-url at a ferry service (ferry serve), or have the API send webhooks to a public URL instead.';
+
+  constructor(readonly baseUrl: string) {
+    super(`${baseUrl} has no live event stream (GET /events/stream answered 404): only ferry's own service offers one.`);
+    this.name = 'StreamUnavailableError';
   }
 }

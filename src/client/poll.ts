@@ -1,5 +1,8 @@
 // Waiting on work the service does by itself (syncs, async pushes): one loop for every
 // command that waits, with backoff and jitter, a deadline, and Ctrl-C ending a pause at once.
+// Given a feed of the service's events (wait-for-change.ts), a pause also ends at the first
+// relevant event, and the polling goes on beside it as the safety net.
+import type { ChangeEvent, ChangeFeed } from './wait-for-change.js';
 
 /** Poll delays: `firstMs`, then ×1.5 each round, at most `maxMs`. */
 export function* pollDelays(firstMs = 500, maxMs = 5000): Generator<number> {
@@ -32,8 +35,21 @@ export interface PollOptions {
   firstDelayMs?: number;
   /** True once there is nothing left to wait for. */
   done(): boolean;
-  /** One round of asking (after each pause). */
-  round(): Promise<void>;
+  /**
+   * One round of asking (after each pause). `changed`: the events that ended the pause, so
+   * the round may look only at what they name; without it, the round looks at everything.
+   */
+  round(changed?: ChangeEvent[]): Promise<void>;
+  /** Wake on the service's events as well as on the poll schedule. */
+  wake?: Wake;
+}
+
+export interface Wake {
+  feed: ChangeFeed;
+  /** Whether an event concerns what is being waited for (asked when it arrives). */
+  relevant(event: ChangeEvent): boolean;
+  /** The feed's mark from before the work being waited on began (default: now). */
+  since?: number;
 }
 
 /**
@@ -42,12 +58,39 @@ export interface PollOptions {
  * stopped from its own state (done, signal.aborted, or else the deadline).
  */
 export async function pollUntil(options: PollOptions): Promise<void> {
-  const { signal, deadline } = options;
+  const { signal, deadline, wake } = options;
+  if (wake) return pollOrWake(options, wake);
   for (const delay of pollDelays(options.firstDelayMs)) {
     if (options.done() || signal.aborted || Date.now() >= deadline) return;
     const jittered = Math.round(delay * (0.9 + Math.random() * 0.2));
     await pause(Math.min(jittered, deadline - Date.now()), signal);
     if (signal.aborted) return;
     await options.round();
+  }
+}
+
+const jitter = (delay: number) => Math.round(delay * (0.9 + Math.random() * 0.2));
+
+/**
+ * The same schedule of full rounds, with a round as soon as a relevant event arrives in
+ * between (one that looks at what the events name). Events that arrive during a round end
+ * the next pause at once, so a burst costs a few rounds, not one per event; a full round
+ * still comes on schedule however busy the stream is, so nothing depends on every event
+ * arriving.
+ */
+async function pollOrWake(options: PollOptions, wake: Wake): Promise<void> {
+  const { signal, deadline } = options;
+  const delays = pollDelays(options.firstDelayMs);
+  let since = wake.since ?? wake.feed.mark();
+  let fullAt = Date.now() + jitter(delays.next().value);
+  for (;;) {
+    if (options.done() || signal.aborted || Date.now() >= deadline) return;
+    const woke = await wake.feed.next(since, wake.relevant, Math.min(fullAt, deadline) - Date.now(), signal);
+    since = woke.mark;
+    if (signal.aborted) return;
+    if (woke.events === undefined || woke.events.length === 0 || Date.now() >= fullAt) {
+      fullAt = Date.now() + jitter(delays.next().value);
+      await options.round();
+    } else await options.round(woke.events);
   }
 }

@@ -169,3 +169,68 @@ export function reauthorizationRequired(connection: { status: string }): boolean
 export function connectionStatusText(connection: { status: string }): string {
   return reauthorizationRequired(connection) ? 'Deauthorized (reauthorization required)' : connection.status;
 }
+
+// ---- webhooks (ferry's service; docs/events.md)
+
+/** A webhook consumer as listed: never its signing secret. */
+export interface WebhookConsumerRecord {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  /** `key:value` company tags it is limited to; null or empty for every company. */
+  companyTags: string[] | null;
+  disabled: boolean;
+  /** Why the service disabled it (a 410, a day of failures), when it did. */
+  disabledReason?: string | null;
+  created: string;
+}
+
+/** The answer to POST /webhooks: the consumer with its signing secret (`whsec_…`), shown this once. */
+export interface CreatedWebhookConsumer extends WebhookConsumerRecord {
+  secret: string;
+}
+
+export type WebhookDeliveryStatus = 'Pending' | 'Delivered' | 'Failed';
+
+/** One attempt of a delivery: the receiver's status code, or why there was none. */
+export interface WebhookAttemptRecord {
+  at: string;
+  statusCode?: number | null;
+  error?: string | null;
+  latencyMs: number;
+}
+
+/** One event's delivery to one consumer, as the delivery log lists it. */
+export interface WebhookDeliveryRecord {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  created: string;
+  completed?: string | null;
+  nextAttempt?: string | null;
+  lastAttempt?: WebhookAttemptRecord | null;
+}
+
+/** GET …/deliveries/{id}: the delivery with every attempt. */
+export interface WebhookDeliveryDetail extends WebhookDeliveryRecord {
+  attemptLog?: WebhookAttemptRecord[];
+}
+
+// ---- events (ferry's service; docs/events.md)
+
+/** An event as the service records it: the body of a webhook delivery, a stream message's data and a list entry. */
+export interface EventRecord {
+  id: string;
+  eventType: string;
+  generatedDate: string;
+  payload: Record<string, unknown>;
+}
+
+/** GET /events: the account's events after a sequence number, each with its own. */
+export interface EventList {
+  results: Array<EventRecord & { sequence: number }>;
+  /** Pass as `after` to continue: nothing of the account's lies between the last entry and it. */
+  lastSequence: number;
+}

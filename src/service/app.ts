@@ -29,12 +29,18 @@ import { registerInvoicePdfRoutes } from './routes/invoice-pdf.js';
 import { registerProfileRoutes } from './routes/profile.js';
 import { registerPushRoutes } from './routes/push.js';
 import { registerSyncSettingsRoutes } from './routes/sync-settings.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
+import { registerEventRoutes } from './routes/events.js';
 import { ReadPool } from './read-pool/pool.js';
 import { createSealer, loadSecretKey } from './secrets.js';
 import { openDatabase, type Db } from './store/db.js';
 import { createSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
+import { EventBus } from './events/bus.js';
+import { eventsOf } from './events/record.js';
+import { RateLimitWatch } from './events/rate-limit-watch.js';
 import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
+import { DeliveryLoop, type LoopDeps } from './webhooks/loop.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -76,6 +82,12 @@ export interface ServiceOptions {
   onNotice?: (message: string) => void;
   /** Where internal errors are reported; never sent to clients. */
   onInternalError?: (err: unknown, correlationId: string) => void;
+  /** Run the webhook delivery loop (default true; tests on a fake clock drive deliverOnce themselves). */
+  startWebhooks?: boolean;
+  /** Timeouts, backoff and concurrency of webhook deliveries (tests shorten them). */
+  webhookTuning?: Omit<LoopDeps, 'store' | 'clock' | 'sealer' | 'changed' | 'onError'>;
+  /** The event stream's heartbeat interval in ms (default 15 s; tests shorten it). */
+  eventHeartbeatMs?: number;
 }
 
 export interface Service {
@@ -103,9 +115,10 @@ export function createService(options: ServiceOptions): Service {
   const secretKey = loadSecretKey(options.dataDir, options.env);
   const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
   let worker: SyncWorker | undefined;
+  let webhooks: DeliveryLoop | undefined;
   if (options.platformUrl && (options.startWorker ?? true)) {
     worker = startSyncWorker(
-      { dbFile, secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl },
+      { dbFile, secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) },
       (context, message) => options.onInternalError?.(new Error(message), context),
     );
   }
@@ -118,7 +131,16 @@ export function createService(options: ServiceOptions): Service {
     verifier: options.verifier ?? (platform ? platformVerifier(platform) : schemaOnlyVerifier),
     ...(platform ? { platform, platformUrl: options.platformUrl } : {}),
     wakeWorker: () => worker?.wake(),
+    wakeDeliveries: () => webhooks?.wake(),
+    events: new EventBus(store),
   };
+  if (options.startWebhooks ?? true) {
+    webhooks = new DeliveryLoop({
+      ...options.webhookTuning, store, clock, sealer: ctx.sealer, changed: ctx.events.changed,
+      onError: (err, context) => options.onInternalError?.(err, context),
+    }, ctx.events);
+    webhooks.start();
+  }
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const limiter = rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined;
   let maintenance = options.maintenance ?? false;
@@ -153,11 +175,17 @@ export function createService(options: ServiceOptions): Service {
   // Requests without a valid key are counted per address, so every response carries the
   // rate-limit headers and unauthenticated floods are limited too.
   const authCache = new AuthCache(store, clock);
-  const limit = (reply: FastifyReply, bucket: string) => {
+  const rateLimitWatch = new RateLimitWatch(eventsOf(ctx), rateLimit);
+  /** Takes one request from the bucket; an account's keys also tell the watch, which records the rate-limit events. */
+  const limit = (reply: FastifyReply, bucket: string, clientId?: string) => {
     if (!limiter) return;
     const decision = limiter.take(bucket);
     reply.headers(decision.headers);
-    if (!decision.allowed) throw errors.tooManyRequests(decision.retryAfterSeconds);
+    if (!decision.allowed) {
+      if (clientId) rateLimitWatch.refused(clientId, decision.retryAfterSeconds);
+      throw errors.tooManyRequests(decision.retryAfterSeconds);
+    }
+    if (clientId) rateLimitWatch.admitted(clientId, Number(decision.headers['X-Rate-Limit-Remaining']));
   };
   let publicUrl = options.publicUrl?.replace(/\/+$/, '');
   app.decorateRequest('baseUrl', '');
@@ -175,7 +203,7 @@ export function createService(options: ServiceOptions): Service {
       limit(reply, `ip:${request.ip}`);
       throw err;
     }
-    limit(reply, `key:${request.auth.keyId}`);
+    limit(reply, `key:${request.auth.keyId}`, request.auth.caller.id);
   });
 
   app.setNotFoundHandler(async (request) => {
@@ -200,6 +228,8 @@ export function createService(options: ServiceOptions): Service {
   registerPushRoutes(app, ctx);
   registerAttachmentRoutes(app, ctx);
   registerSyncSettingsRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
+  registerEventRoutes(app, ctx, { heartbeatMs: options.eventHeartbeatMs });
 
   return {
     app,
@@ -224,7 +254,9 @@ export function createService(options: ServiceOptions): Service {
     },
     async close() {
       await app.close();
+      await webhooks?.stop();
       await worker?.stop();
+      ctx.events.close();
       await ctx.reads.close();
       await platform?.close();
       store.close();

@@ -1,5 +1,6 @@
 // What every route needs, built once by createService().
 import type { Clock } from '../lib/clock.js';
+import type { EventBus } from './events/bus.js';
 import type { ResponseCache } from './http/response-cache.js';
 import type { ReadPool } from './read-pool/pool.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
@@ -22,4 +23,8 @@ export interface ServiceContext {
   reads: ReadPool;
   /** Tells the sync worker there is new work, so it need not wait for its next poll. */
   wakeWorker(): void;
+  /** Tells the stream and the webhook deliveries that events were committed. */
+  events: EventBus;
+  /** Tells the webhook delivery loop there is work that no event announced (a replay). */
+  wakeDeliveries(): void;
 }

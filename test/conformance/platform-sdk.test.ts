@@ -178,7 +178,11 @@ describe('refresh data and push operations', () => {
   it('push operations: list, and get one', async () => {
     const operations = await sdk.pushData.listOperations({ companyId: linked.companyId });
     expect(operations.results).toEqual([]);
-    const [customer] = (await (await fetch(`${stack.baseUrl}/companies/${linked.companyId}/data/customers?pageSize=1`, { headers: auth() })).json() as { results: Array<{ id: string }> }).results;
+    // The customers the invoice names come from the sync queued above; wait until it is readable.
+    const [customer] = await waitFor('customers synced', async () => {
+      const page = await fetch(`${stack.baseUrl}/companies/${linked.companyId}/data/customers?pageSize=1`, { headers: auth() });
+      return page.status === 200 && ((await page.json()) as { results: Array<{ id: string }> }).results;
+    });
     const pushed = await fetch(`${stack.baseUrl}/companies/${linked.companyId}/connections/${linked.connectionId}/push/invoices`, {
       method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(sampleInvoice(customer!.id)),
     });

@@ -1,7 +1,8 @@
 // A target that offers only the public API, in front of a real ferry service (real HTTP
 // on 127.0.0.1): integration records keep only the public fields (no tokenFields,
-// migrationRoute or dataTypes), every /admin route answers 404 as an unknown route does,
-// and an optional latency is added to every request. It records what the client asked.
+// migrationRoute or dataTypes), every /admin route and ferry's /events routes (the list and
+// the live stream) answer 404 as an unknown route does, and an optional latency is added to
+// every request. It records what the client asked.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 
 /** The Integration record's fields in the public API's own documents; ferry's extensions are left out. */
@@ -52,7 +53,7 @@ export async function startPublicApiProxy(target: string, options: PublicApiProx
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const forward = () => {
-        if (/^\/admin(\/|\?|$)/.test(path)) return notFound(req, res);
+        if (/^\/(admin|events)(\/|\?|$)/.test(path)) return notFound(req, res);
         const headers = { ...req.headers, host: upstream.host };
         const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path, headers }, (answer) => {
           const body: Buffer[] = [];

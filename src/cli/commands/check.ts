@@ -11,8 +11,9 @@ import type { Registrar } from '../program.js';
 import type { CheckResult } from '../../ops/verify/check.js';
 import { durationArg, wholeNumber } from '../flags.js';
 import { examples } from './group.js';
+import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
-export interface CheckOptions {
+export interface CheckOptions extends EventsFlag {
   sync: boolean;
   timeout?: number;
   concurrency: number;
@@ -30,6 +31,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--concurrency <n>', 'companies checked at once', wholeNumber('--concurrency', 1), 8)
     .option('--platform <key>', "check only the company's connection to this platform")
     .option('--from-results <file>', 'also check the migrated and skipped companies of a migration results CSV')
+    .addOption(noEventsOption())
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 500)))
     .addHelpText('after', `${examples(
       'ferry check 3f0c8a3e-…',
@@ -66,14 +68,17 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   const started = Date.now();
   let done = 0;
   let failed = 0;
+  // One event stream for the run, opened before any fresh sync is queued.
+  const { SYNC_EVENTS } = await import('../../client/wait-for-change.js');
+  const changes = options.sync ? await openFeed(ctx, client, options, { types: SYNC_EVENTS, ...(unique.length === 1 ? { companyId: unique[0] } : {}) }) : undefined;
   const results = await checkCompanies(unique.map((companyId) => ({ companyId, ...(options.platform ? { platformKey: options.platform.toLowerCase() } : {}) })), {
     sync: options.sync, timeoutMs: options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, signal, concurrency: options.concurrency,
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
-  }, { client, ...(sandbox ? { sandbox } : {}), integration: integrationLookup(client, signal) }, (result) => {
+  }, { client, ...(sandbox ? { sandbox } : {}), ...(changes ? { changes } : {}), integration: integrationLookup(client, signal) }, (result) => {
     done += 1;
     if (result.verdict === 'fail') failed += 1;
     progress.update(`Checking: ${rateLine(done, unique.length, started, 'companies')} · ${failed} failed`);
-  });
+  }).finally(() => changes?.close());
   if (signal.aborted) {
     progress.fail('Stopped checking.');
     throw new InterruptedError('Interrupted: the syncs the check queued carry on in the service.');

@@ -30,6 +30,13 @@ import * as integrationsList from './integrations/list.js';
 import * as integrationsGet from './integrations/get.js';
 import * as templatesList from './templates/list.js';
 import * as templatesShow from './templates/show.js';
+import * as webhooksCreate from './webhooks/create.js';
+import * as webhooksList from './webhooks/list.js';
+import * as webhooksDelete from './webhooks/delete.js';
+import * as webhooksDeliveries from './webhooks/deliveries.js';
+import * as webhooksReplay from './webhooks/replay.js';
+import * as webhooksTest from './webhooks/test.js';
+import * as listen from './listen.js';
 import * as sync from './sync.js';
 import * as status from './status.js';
 import * as push from './push.js';
@@ -71,6 +78,13 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   integrationsGet.register,
   templatesList.register,
   templatesShow.register,
+  webhooksCreate.register,
+  webhooksList.register,
+  webhooksDelete.register,
+  webhooksDeliveries.register,
+  webhooksReplay.register,
+  webhooksTest.register,
+  listen.register,
   sync.register,
   status.register,
   push.register,

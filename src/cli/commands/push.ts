@@ -12,8 +12,9 @@ import * as api from '../../client/api.js';
 import { durationText } from '../../lib/duration.js';
 import { FAILED, type PushResult } from '../../ops/push/push-one.js';
 import { examples } from './group.js';
+import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
-export interface PushOptions {
+export interface PushOptions extends EventsFlag {
   company: string;
   connection: string;
   file: string;
@@ -33,6 +34,7 @@ export function register(program: Command, registrar: Registrar): void {
     .requiredOption('--file <file>', 'one record (.json object), or many (.json array, or .ndjson: one object a line)')
     .option('--wait', 'wait until every Pending push operation is Success, Failed or TimedOut')
     .option('--timeout <duration>', 'with --wait: stop waiting after this long, e.g. 90s, 10m, 1h (default 10m)', durationArg('--timeout'))
+    .addOption(noEventsOption())
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 500)))
     .addHelpText('after', examples(
       'ferry push customers --company 3f0c… --connection 9a1d… --file customer.json',
@@ -73,38 +75,46 @@ export async function runPush(options: PushOptions, ctx: CommandContext, [dataTy
   const progress = endsOnce(io.stdoutIsTTY ? quietProgress : await startProgress(io, `Pushing ${dataType.key}…`));
   const startedMs = Date.now();
   const deadline = options.wait ? startedMs + (options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS) : Infinity;
+  // Opened before the first record is sent, so that no operation can settle unseen.
+  const { writeEvents } = await import('../../client/wait-for-change.js');
+  const changes = options.wait ? await openFeed(ctx, client, options, { types: writeEvents(dataType.key), companyId: options.company }) : undefined;
+  const since = changes?.mark();
   let interrupted = false;
-  try {
-    ({ interrupted } = await pushRecords(client, { companyId: options.company, connectionId: connection.id, dataType: dataType.key }, records, {
-      signal,
-      onResult: (result) => {
-        results.push(result);
-        if (!(options.wait && result.status === 'Pending')) printer(result);
-        progress.update(`Pushing ${dataType.key}: ${rateLine(results.length, undefined, startedMs, 'records')}`);
-      },
-    }));
-  } catch (err) {
-    progress.fail();
-    printResult(io, pushDocument(options, dataType.key, results, err), () => {});
-    throw err;
-  }
-  if (results.length === 0 && !interrupted) {
-    progress.fail();
-    throw new UsageError(`${options.file} holds no records.`, format === 'json' ? 'Give a JSON object, or an array of objects.' : 'Give one JSON object a line.');
-  }
-  progress.done(`Pushed ${results.length} ${dataType.key} record${results.length === 1 ? '' : 's'}.`);
-
   let timedOut = false;
-  if (options.wait && !interrupted) {
-    const { waitForPending } = await import('../../ops/push/wait.js');
-    const outcome = await waitForPending(client, options.company, results, {
-      signal, deadline, firstDelayMs: options.pollMs ?? 500, onSettled: printer, log: logTo(io),
-      progress: async (text) => endsOnce(io.stdoutIsTTY ? quietProgress : await startProgress(io, text)),
-    });
-    interrupted = outcome === 'interrupted';
-    timedOut = outcome === 'timeout';
-    // Still Pending when the wait stopped: show them as they are.
-    for (const result of results) if (result.status === 'Pending') printer(result);
+  try {
+    try {
+      ({ interrupted } = await pushRecords(client, { companyId: options.company, connectionId: connection.id, dataType: dataType.key }, records, {
+        signal,
+        onResult: (result) => {
+          results.push(result);
+          if (!(options.wait && result.status === 'Pending')) printer(result);
+          progress.update(`Pushing ${dataType.key}: ${rateLine(results.length, undefined, startedMs, 'records')}`);
+        },
+      }));
+    } catch (err) {
+      progress.fail();
+      printResult(io, pushDocument(options, dataType.key, results, err), () => {});
+      throw err;
+    }
+    if (results.length === 0 && !interrupted) {
+      progress.fail();
+      throw new UsageError(`${options.file} holds no records.`, format === 'json' ? 'Give a JSON object, or an array of objects.' : 'Give one JSON object a line.');
+    }
+    progress.done(`Pushed ${results.length} ${dataType.key} record${results.length === 1 ? '' : 's'}.`);
+
+    if (options.wait && !interrupted) {
+      const { waitForPending } = await import('../../ops/push/wait.js');
+      const outcome = await waitForPending(client, options.company, results, {
+        signal, deadline, firstDelayMs: options.pollMs ?? 500, onSettled: printer, log: logTo(io), ...(changes ? { changes, since } : {}),
+        progress: async (text) => endsOnce(io.stdoutIsTTY ? quietProgress : await startProgress(io, text)),
+      });
+      interrupted = outcome === 'interrupted';
+      timedOut = outcome === 'timeout';
+      // Still Pending when the wait stopped: show them as they are.
+      for (const result of results) if (result.status === 'Pending') printer(result);
+    }
+  } finally {
+    changes?.close();
   }
 
   printResult(io, pushDocument(options, dataType.key, results), () => io.err(tally(results)));

@@ -11,8 +11,9 @@ import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, endsOnce, logTo } from '../wait
 import { durationArg } from '../flags.js';
 import { durationText } from '../../lib/duration.js';
 import { examples } from './group.js';
+import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
-export interface SyncOptions {
+export interface SyncOptions extends EventsFlag {
   fromResults?: string;
   dataType?: string;
   wait?: boolean;
@@ -30,6 +31,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--data-type <type>', 'sync only this data type (e.g. invoices) instead of every supported one')
     .option('--wait', 'wait until every data type is Complete or errored, then print a per-company summary')
     .option('--timeout <duration>', 'with --wait: stop waiting after this long, e.g. 90s, 10m, 1h (default 10m)', durationArg('--timeout'))
+    .addOption(noEventsOption())
     .addOption(hiddenPollOption())
     .addHelpText('after', examples(
       'ferry sync 3f0c8a3e-… --wait',
@@ -70,9 +72,12 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const { startProgress } = await import('../progress.js');
   const spinning = io.stderrIsTTY && io.color && !io.quiet && io.mode !== 'json';
   const progress = endsOnce(await startProgress(io, `Starting syncs of ${unique.length} compan${unique.length === 1 ? 'y' : 'ies'}…`));
+  // Opened before anything is queued, so that no pull can end unseen.
+  const { SYNC_EVENTS } = await import('../../client/wait-for-change.js');
+  const changes = options.wait ? await openFeed(ctx, connection.client, options, { types: SYNC_EVENTS, ...(unique.length === 1 ? { companyId: unique[0] } : {}) }) : undefined;
   const { runs, summary, stopped, good } = await runSyncs(connection.client, {
     companyIds: unique, ...(dataType ? { dataType } : {}), wait: options.wait ?? false, deadline, firstDelayMs: options.pollMs ?? 500,
-  }, { signal, log, progress, logEach: !spinning });
+  }, { signal, log, progress, logEach: !spinning, ...(changes ? { changes } : {}) }).finally(() => changes?.close());
   await printSummary(io, summary);
 
   const keepsGoing = connection.embedded

@@ -5,6 +5,7 @@ import { integrationLookup } from '../platform-knowledge.js';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxApi } from '../../client/sandbox-api.js';
+import { openChangeFeed, SYNC_EVENTS } from '../../client/wait-for-change.js';
 import { durationText } from '../../lib/duration.js';
 import { interrupted, OpError } from '../errors.js';
 import { rateLine } from '../progress.js';
@@ -135,9 +136,11 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
   let failedCount = 0;
   const started = Date.now();
   const progress = await env.progress(`Checking ${targets.length} compan${targets.length === 1 ? 'y' : 'ies'} end to end (fresh sync of every data type)…`);
+  // One event stream for every company's check; the checks poll as well, and alone without it.
+  const changes = inputs.events === false ? undefined : await openChangeFeed(client, { types: SYNC_EVENTS, signal });
   const checks = await checkCompanies(targets.map((t) => t.target), {
     sync: true, timeoutMs: inputs.timeoutMs, signal, concurrency: Math.max(1, inputs.concurrency), ...(inputs.pollMs ? { pollMs: inputs.pollMs } : {}),
-  }, { client, ...(sandbox ? { sandbox } : {}), integration: integrationLookup(client, signal) }, (check) => {
+  }, { client, ...(sandbox ? { sandbox } : {}), ...(changes ? { changes } : {}), integration: integrationLookup(client, signal) }, (check) => {
     const row = byCompany.get(check.companyId)!;
     const result = migration.get(row.row)!;
     const connectionCreated = check.criteria.find((c) => c.name === 'connection')?.evidence.created;
@@ -163,7 +166,7 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
       env.log(`${outcome.companyName} (${check.companyId}): FAIL: ${check.reasons.join('; ')}`);
     }
     progress.update(`Checking: ${rateLine(done, targets.length, started, 'companies')} · ${failedCount} failed`);
-  });
+  }).finally(() => changes?.close());
   if (signal.aborted) {
     progress.fail('Stopped checking.');
     throw interrupted('Interrupted: the outcomes so far are saved in the plan; run the same step again to go on.');

@@ -19,6 +19,8 @@ export interface StepInputs {
   concurrency: number;
   timeoutMs: number;
   pollMs?: number;
+  /** Steps 5 and 6: false waits for the checks' syncs by polling alone, without the event stream. */
+  events?: boolean;
   /** Step 6: where the handover report goes (default <plan>-report/ beside the plan). */
   reportDir?: string;
 }

@@ -4,6 +4,7 @@ import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { describeError, isFatal } from '../../client/errors.js';
 import { pollUntil } from '../../client/poll.js';
+import { eventPushKey, type ChangeEvent, type ChangeFeed } from '../../client/wait-for-change.js';
 import type { StartProgress } from '../progress.js';
 import { withOutcome, type PushResult } from './push-one.js';
 
@@ -16,6 +17,10 @@ export interface WaitDeps {
   deadline: number;
   firstDelayMs: number;
   onSettled(result: PushResult): void;
+  /** The run's event feed (writeEvents of the data type): an operation is read again as soon as it settles. */
+  changes?: ChangeFeed;
+  /** The feed's mark from before the records were pushed. */
+  since?: number;
 }
 
 export async function waitForPending(client: ApiClient, companyId: string, results: PushResult[], deps: WaitDeps): Promise<'interrupted' | 'timeout' | undefined> {
@@ -27,8 +32,15 @@ export async function waitForPending(client: ApiClient, companyId: string, resul
   const progress = await deps.progress(`Waiting for ${pending().length} pending push operations…`);
   const warned = new Set<string>();
   try {
-    await pollUntil({ signal, deadline, firstDelayMs: deps.firstDelayMs, done: () => pending().length === 0, round: async () => {
-      await Promise.all(pending().map((result) => limit(async () => {
+    const wake = deps.changes && {
+      feed: deps.changes,
+      relevant: (event: ChangeEvent) => pending().some((r) => r.pushOperationKey === eventPushKey(event)),
+      ...(deps.since !== undefined ? { since: deps.since } : {}),
+    };
+    await pollUntil({ signal, deadline, firstDelayMs: deps.firstDelayMs, done: () => pending().length === 0, ...(wake ? { wake } : {}), round: async (changed?: ChangeEvent[]) => {
+      // Woken by events: only the operations they name; on schedule: every pending one.
+      const named = changed ? new Set(changed.map(eventPushKey)) : undefined;
+      await Promise.all(pending().filter((r) => !named || named.has(r.pushOperationKey)).map((result) => limit(async () => {
         try {
           const push = await api.pushOperation(client, companyId, result.pushOperationKey!, signal);
           if (push.status === 'Pending') return;

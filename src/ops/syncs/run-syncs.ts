@@ -3,6 +3,7 @@
 // company's summary and why it stopped early, if it did; the caller decides what that means.
 import type { ApiClient } from '../../client/client.js';
 import { isFailed as isFailedStatus } from '../../client/wire.js';
+import type { ChangeFeed } from '../../client/wait-for-change.js';
 import { integrationLookup } from '../platform-knowledge.js';
 import type { Progress } from '../progress.js';
 import { label, startCompany, summarize, type CompanyRun, type CompanySummary } from './runs.js';
@@ -26,6 +27,8 @@ export interface SyncHooks {
   progress: Progress;
   /** Log each company's outcome as it comes (the progress line does not show them). */
   logEach: boolean;
+  /** With `wait`: the run's event feed (SYNC_EVENTS), opened before this is called; without it the wait polls. */
+  changes?: ChangeFeed;
 }
 
 export interface SyncOutcome {
@@ -45,6 +48,8 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
   const integration = integrationLookup(client, signal);
 
   const runs: CompanyRun[] = companyIds.map((companyId) => ({ companyId, started: false, dataTypes: new Map() }));
+  // Events from here on may concern the syncs about to be queued.
+  const since = hooks.changes?.mark();
   let stopped: 'interrupted' | 'timeout' | undefined;
   try {
     let startedCount = 0;
@@ -63,6 +68,7 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
     if (request.wait && !stopped) {
       stopped = await waitForRuns(client, runs, {
         signal, log, deadline: request.deadline, started, logEach: hooks.logEach, progress, limit, firstDelayMs: request.firstDelayMs,
+        ...(hooks.changes ? { changes: hooks.changes, since } : {}),
       });
     } else if (stopped) {
       progress.fail(`Interrupted: queued syncs for ${queued} of ${runs.length} compan${runs.length === 1 ? 'y' : 'ies'}.`);

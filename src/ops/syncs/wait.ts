@@ -4,6 +4,7 @@ import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError, describeError, isFatal } from '../../client/errors.js';
 import { pollUntil } from '../../client/poll.js';
+import { eventCompanyId, type ChangeEvent, type ChangeFeed } from '../../client/wait-for-change.js';
 import { isFailed as isFailedStatus, isRunning as isRunningStatus } from '../../client/wire.js';
 import { formatDuration, type Progress } from '../progress.js';
 import { failureDetail, label, readPull, summarize, type CompanyRun } from './runs.js';
@@ -19,6 +20,10 @@ export interface WaitDeps {
   progress: Progress;
   limit: <T>(fn: () => Promise<T>) => Promise<T>;
   firstDelayMs: number;
+  /** The run's event feed: a company is read again as soon as one of its pulls ends. */
+  changes?: ChangeFeed;
+  /** The feed's mark from before the syncs were queued. */
+  since?: number;
 }
 
 /** Polls until every queued data type has finished; returns why it stopped early, if it did. */
@@ -78,11 +83,20 @@ export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: W
     deadline,
     firstDelayMs: deps.firstDelayMs,
     done: () => pending().length === 0,
-    round: async () => {
-      await Promise.all(pending().map((run) => deps.limit(() => refresh(run))));
+    round: async (changed?: ChangeEvent[]) => {
+      // Woken by events: only the companies they name; on schedule: every unfinished one.
+      const named = changed ? new Set(changed.map(eventCompanyId)) : undefined;
+      await Promise.all(pending().filter((run) => !named || named.has(run.companyId)).map((run) => deps.limit(() => refresh(run))));
       reportFinished();
       progress.update(line());
     },
+    ...(deps.changes ? {
+      wake: {
+        feed: deps.changes,
+        relevant: (event: ChangeEvent) => pending().some((run) => run.companyId === eventCompanyId(event)),
+        ...(deps.since !== undefined ? { since: deps.since } : {}),
+      },
+    } : {}),
   });
   if (signal.aborted) {
     progress.fail(`${line()} · stopped waiting`);

@@ -14,6 +14,7 @@ import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError } from '../../client/errors.js';
 import type { SandboxApi } from '../../client/sandbox-api.js';
 import type { WireCompany, WireConnection, WireIntegration } from '../../client/wire.js';
+import type { ChangeFeed } from '../../client/wait-for-change.js';
 import { describeError, isFatal } from '../../client/errors.js';
 import { currentState, freshSync, readEvery, type Tracked } from './criteria.js';
 import { legacyRefreshes, type LegacyLookup } from './platform-lookups.js';
@@ -57,6 +58,8 @@ export interface CheckDeps {
   sandbox?: SandboxApi;
   /** GET /integrations/KEY, cached by the caller across companies. */
   integration(key: string): Promise<WireIntegration>;
+  /** The run's event feed (SYNC_EVENTS), one for every company: a fresh sync's end is noticed at once. Without it the check polls. */
+  changes?: ChangeFeed;
 }
 
 export interface CheckResult {
@@ -157,7 +160,7 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
     syncCriterion = { name: 'sync', status: 'fail', summary: `this ferry does not know which data types ${connection.integrationKey} supports (update ferry)`, evidence: { platform: connection.integrationKey } };
     reasons.push(`sync: ${syncCriterion.summary}`);
   } else if (options.sync) {
-    syncCriterion = await freshSync(client, target.companyId, supported, tracked, options);
+    syncCriterion = await freshSync(client, target.companyId, supported, tracked, options, deps.changes);
     if (syncCriterion.status === 'fail') {
       const failed = [...tracked].filter(([, t]) => t.status !== 'Complete');
       const auth = failed.find(([, t]) => t.status === 'AuthError');

@@ -5,6 +5,7 @@ import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError, describeError } from '../../client/errors.js';
 import { pollUntil } from '../../client/poll.js';
+import { eventCompanyId, type ChangeEvent, type ChangeFeed } from '../../client/wait-for-change.js';
 import { isFailed, isRunning } from '../../client/wire.js';
 import { durationText } from '../../lib/duration.js';
 import { dataTypeByKey } from '../../platforms/data-types.js';
@@ -24,9 +25,11 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export async function freshSync(client: ApiClient, companyId: string, types: string[], tracked: Map<string, Tracked>, options: CheckOptions): Promise<Criterion> {
+export async function freshSync(client: ApiClient, companyId: string, types: string[], tracked: Map<string, Tracked>, options: CheckOptions, changes?: ChangeFeed): Promise<Criterion> {
   const { signal } = options;
   const started = Date.now();
+  // Events from here on may end the pulls about to be queued.
+  const since = changes?.mark();
   const deadline = started + options.timeoutMs;
   const retries = options.retries ?? 2;
   // Queuing is safe to repeat: an open pull is answered instead of a second one.
@@ -57,7 +60,8 @@ export async function freshSync(client: ApiClient, companyId: string, types: str
     }
   };
   for (const [type, t] of tracked) await settle(type, t);
-  await pollUntil({ signal, deadline, firstDelayMs: options.pollMs ?? 500, done: () => open().length === 0, round: async () => {
+  const wake = changes && { feed: changes, since, relevant: (event: ChangeEvent) => eventCompanyId(event) === companyId };
+  await pollUntil({ signal, deadline, firstDelayMs: options.pollMs ?? 500, done: () => open().length === 0, ...(wake ? { wake } : {}), round: async () => {
     const status = await api.dataStatus(client, companyId, signal);
     for (const [type, t] of tracked) {
       if (!isRunning(t.status)) continue;

@@ -2,6 +2,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
+import { companyPayload } from '../events/payloads.js';
+import { eventsOf, recordEvent } from '../events/record.js';
 import { errors } from '../errors.js';
 import { assertOwns } from '../http/auth.js';
 import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
@@ -70,7 +72,9 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       // Count and insert in one transaction so concurrent creates cannot pass the limit together.
       const row = store.transaction(() => {
         if (client.plan === 'Free' && store.countCompanies(client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
-        return store.insertCompany(client.id, input, isoSeconds(clock.now()));
+        const company = store.insertCompany(client.id, input, isoSeconds(clock.now()));
+        recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.created', payload: companyPayload(company, JSON.parse(company.products) as string[]) });
+        return company;
       });
       return present(request, row);
     },
@@ -88,7 +92,10 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
     },
     DELETE: async (request, reply) => {
       const company = ownedCompany(ctx, request);
-      store.deleteCompany(company.id);
+      store.transaction(() => {
+        store.deleteCompany(company.id);
+        recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.deleted', payload: companyPayload(company, JSON.parse(company.products) as string[]) });
+      });
       return reply.code(204).send();
     },
   });

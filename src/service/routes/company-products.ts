@@ -3,6 +3,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
+import { companyProductPayload } from '../events/payloads.js';
+import { eventsOf, recordEvent } from '../events/record.js';
 import { errors } from '../errors.js';
 import { params } from '../http/body.js';
 import { defineRoute } from '../http/route.js';
@@ -26,14 +28,26 @@ export function registerCompanyProductRoutes(app: FastifyInstance, ctx: ServiceC
       const company = ownedCompany(ctx, request);
       const product = productOf(params(request).productIdentifier ?? '');
       const products = JSON.parse(company.products) as string[];
-      if (!products.includes(product)) store.setCompanyProducts(company.id, [...products, product]);
+      if (!products.includes(product)) {
+        const now = [...products, product];
+        store.transaction(() => {
+          store.setCompanyProducts(company.id, now);
+          recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.product.added', payload: companyProductPayload(company, product, now) });
+        });
+      }
       return reply.code(204).send();
     },
     DELETE: async (request, reply) => {
       const company = ownedCompany(ctx, request);
       const product = productOf(params(request).productIdentifier ?? '');
       const products = JSON.parse(company.products) as string[];
-      if (products.includes(product)) store.setCompanyProducts(company.id, products.filter((p) => p !== product));
+      if (products.includes(product)) {
+        const now = products.filter((p) => p !== product);
+        store.transaction(() => {
+          store.setCompanyProducts(company.id, now);
+          recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.product.removed', payload: companyProductPayload(company, product, now) });
+        });
+      }
       return reply.code(204).send();
     },
   });

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
+import { connectionPayload } from '../events/payloads.js';
+import { eventsOf, recordEvent } from '../events/record.js';
 import { baseUrlOf, failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { connectionRecord } from '../http/records.js';
@@ -12,6 +14,7 @@ import { defineRoute } from '../http/route.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { checkTokenFields } from '../integrations/token-schema.js';
 import type { Integration } from '../../platforms/types.js';
+import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
 import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
@@ -32,6 +35,11 @@ function integrationOf(connection: ConnectionRow): Integration {
 
 export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store, clock, sealer, verifier } = ctx;
+  const companyOf = (connection: ConnectionRow): CompanyRow => store.getCompany(connection.company_id)!;
+  /** Records a connection event in the caller's transaction. */
+  const connectionEvent = (request: FastifyRequest, company: CompanyRow, connection: ConnectionRow, eventType: string) => {
+    recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType, payload: connectionPayload(company, connection, baseUrlOf(request)) });
+  };
 
   defineRoute(app, '/companies/:companyId/connections', {
     GET: async (request) => {
@@ -51,7 +59,11 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       if (!integration) {
         throw errors.badRequest(`Unknown platformKey ${platformKey}.`, [{ itemId: 'platformKey', message: `No integration has the key ${platformKey}; see GET /integrations.`, validatorName: 'Connection' }]);
       }
-      const row = store.insertConnection(company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
+      const row = store.transaction(() => {
+        const created = store.insertConnection(company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
+        connectionEvent(request, company, created, 'connection.created');
+        return created;
+      });
       return connectionRecord(row, baseUrlOf(request));
     },
   });
@@ -67,12 +79,18 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       if (connection.status !== 'Linked') {
         throw errors.badRequest(`Only a Linked connection can be unlinked; this one is ${connection.status}.`, [{ itemId: 'status', message: `The connection is ${connection.status}, not Linked.`, validatorName: 'Connection' }]);
       }
-      store.setConnectionStatus(connection.id, 'Unlinked');
+      store.transaction(() => {
+        store.setConnectionStatus(connection.id, 'Unlinked');
+        connectionEvent(request, companyOf(connection), { ...connection, status: 'Unlinked' }, 'connection.disconnected');
+      });
       return connectionRecord({ ...connection, status: 'Unlinked' }, baseUrlOf(request));
     },
     DELETE: async (request, reply) => {
       const connection = ownedConnection(ctx, request);
-      store.deleteConnection(connection.id);
+      store.transaction(() => {
+        store.deleteConnection(connection.id);
+        connectionEvent(request, companyOf(connection), connection, 'connection.deleted');
+      });
       return reply.code(200).send();
     },
   });
@@ -87,12 +105,16 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       const tokens = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
       const verdict = await verifier.verify(integration, tokens);
       if (!verdict.ok) {
+        store.transaction(() => connectionEvent(request, companyOf(connection), connection, 'connection.failed'));
         throw errors.badRequest(`${integration.name} rejected the tokens.`, [{ itemId: 'tokens', message: verdict.message, validatorName: 'PlatformVerification' }]);
       }
       const now = isoSeconds(clock.now());
       store.transaction(() => {
         writeTokens(store, sealer, connection.id, verdict.tokens, now);
         store.markLinked(connection.id, verdict.connectionInfo);
+        // Linked for the first time, or again after it was unlinked or deauthorized.
+        const linked = store.getConnection(connection.company_id, connection.id)!;
+        connectionEvent(request, companyOf(connection), linked, connection.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
       });
       return connectionRecord(store.getConnection(connection.company_id, connection.id)!, baseUrlOf(request));
     },

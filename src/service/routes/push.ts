@@ -16,6 +16,8 @@ import { integrationByKey } from '../../platforms/registry.js';
 import { pushOption } from '../push/fields.js';
 import { validatePush } from '../push/validate.js';
 import type { PushChangeType, PushRow } from '../store/pushes.js';
+import { eventsOf } from '../events/record.js';
+import { deauthorized, pushEnded } from '../sync/events.js';
 import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';
 import { freshTokens, readTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
@@ -102,25 +104,29 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
       if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
       if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
       if (err.revoked) {
-        store.deauthorize(connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
+        deauthorized({ ...eventsOf(ctx), publicUrl: request.baseUrl }, connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
       }
       fields = { status: 'Failed', status_code: 401, error_message: `Reauthorization required: ${err.message}` };
     }
-    const push = store.insertPush({
-      key: randomUUID(),
-      company_id: connection.company_id,
-      connection_id: connection.id,
-      data_type: key,
-      requested,
-      completed: fields.status === 'Pending' ? null : requested,
-      timeout_minutes: timeoutMinutes,
-      error_message: null,
-      validation: '{"errors":[],"warnings":[]}',
-      changes: null,
-      platform_push_id: null,
-      change_type: write.changeType,
-      record_id: write.recordId ?? null,
-      ...fields,
+    const push = store.transaction(() => {
+      const inserted = store.insertPush({
+        key: randomUUID(),
+        company_id: connection.company_id,
+        connection_id: connection.id,
+        data_type: key,
+        requested,
+        completed: fields.status === 'Pending' ? null : requested,
+        timeout_minutes: timeoutMinutes,
+        error_message: null,
+        validation: '{"errors":[],"warnings":[]}',
+        changes: null,
+        platform_push_id: null,
+        change_type: write.changeType,
+        record_id: write.recordId ?? null,
+        ...fields,
+      });
+      pushEnded(eventsOf(ctx), inserted);
+      return inserted;
     });
     if (push.status === 'Pending') ctx.wakeWorker();
     return { push, record };

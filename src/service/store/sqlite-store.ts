@@ -6,12 +6,14 @@ import * as companies from './companies.js';
 import * as connections from './connections.js';
 import * as dataConfigs from './data-configs.js';
 import * as datasets from './datasets.js';
+import * as events from './events.js';
 import { runPagePlan } from './paging.js';
 import * as pulls from './pulls.js';
 import * as pushes from './pushes.js';
 import type { Store } from './store.js';
 import * as syncSettings from './sync-settings.js';
 import * as version from './version.js';
+import * as deliveries from './webhook-deliveries.js';
 
 export function createSqliteStore(db: Db): Store {
   return {
@@ -77,6 +79,29 @@ export function createSqliteStore(db: Db): Store {
     attachmentContent: (id) => attachments.attachmentContent(db, id),
     readDataConfig: (kind, clientId, platformKey, name) => dataConfigs.readDataConfig(db, kind, clientId, platformKey, name),
     writeDataConfig: (kind, clientId, platformKey, name, config) => dataConfigs.writeDataConfig(db, kind, clientId, platformKey, name, config),
+    insertEvent: (event, deliveryId) => events.insertEvent(db, event, deliveryId),
+    eventsAfter: (clientId, afterSeq, limit) => events.eventsAfter(db, clientId, afterSeq, limit),
+    latestEventSeq: () => events.latestEventSeq(db),
+    getEvent: (seq) => events.getEvent(db, seq),
+    lastCompanyEvent: (companyId, eventType) => events.lastCompanyEvent(db, companyId, eventType),
+    companyEventsAfter: (companyId, eventType, afterSeq) => events.companyEventsAfter(db, companyId, eventType, afterSeq),
+    insertConsumer: (row) => events.insertConsumer(db, row),
+    getConsumer: (id) => events.getConsumer(db, id),
+    listConsumers: (clientId) => events.listConsumers(db, clientId),
+    deleteConsumer: (id) => events.deleteConsumer(db, id),
+    disableConsumer: (id, reason) => events.disableConsumer(db, id, reason),
+    claimDeliveries: (request) => deliveries.claimDeliveries(db, request),
+    recordDeliveryAttempt: (seq, attempt, outcome) => deliveries.recordDeliveryAttempt(db, seq, attempt, outcome),
+    releaseDeliveryLease: (seq) => deliveries.releaseDeliveryLease(db, seq),
+    releaseDeliveryLeases: () => deliveries.releaseDeliveryLeases(db),
+    unparkIdleConsumers: (inFlight) => deliveries.unparkIdleConsumers(db, inFlight),
+    disableConsumerDeliveries: (consumerId, reason) => deliveries.disableConsumerDeliveries(db, consumerId, reason),
+    nextDeliveryDue: (now) => deliveries.nextDeliveryDue(db, now),
+    webhookDeliveriesPage: deliveries.webhookDeliveriesPage,
+    getDelivery: (consumerId, deliveryId) => deliveries.getDelivery(db, consumerId, deliveryId),
+    deliveryAttempts: (seq) => deliveries.deliveryAttempts(db, seq),
+    replayDelivery: (consumerId, deliveryId, newId, now) => deliveries.replayDelivery(db, consumerId, deliveryId, newId, now),
+    deliveryOfEvent: (consumerId, eventSeq) => deliveries.deliveryOfEvent(db, consumerId, eventSeq),
     readSettings: (clientId, companyId) => syncSettings.readSettings(db, clientId, companyId),
     writeSettings: (clientId, companyId, settings) => syncSettings.writeSettings(db, clientId, companyId, settings),
     dataVersion: () => version.dataVersion(db),

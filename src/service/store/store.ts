@@ -8,6 +8,7 @@ import type { FieldType } from '../query/index.js';
 import type { AttachmentInput, AttachmentRow, RecordRef } from './attachments.js';
 import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
+import type { ConsumerRow, EventInput, EventRow } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
 import type { ConnectionError, ConnectionRow, ConnectionStatus } from './connections.js';
 import type { DatasetRow, RecordInput, ScheduleCandidate } from './datasets.js';
@@ -15,6 +16,7 @@ import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { PullRow, PullStatus } from './pulls.js';
 import type { PushRow } from './pushes.js';
 import type { SyncSetting } from './sync-settings.js';
+import type { AttemptOutcome, AttemptRow, ClaimRequest, ClaimResult, DeliveryRow } from './webhook-deliveries.js';
 
 /** Client accounts and their API keys (stored as hashes). */
 export interface ClientStore {
@@ -136,6 +138,45 @@ export interface DataConfigStore {
   writeDataConfig(kind: ConfigKind, clientId: string, platformKey: string, name: string, config: unknown): void;
 }
 
+/** Events, webhook consumers and the outbox of deliveries written with each event. */
+export interface EventStore {
+  /** Records an event and a delivery per consumer that wants it; call inside the change's transaction. */
+  insertEvent(event: EventInput, deliveryId: () => string): number;
+  eventsAfter(clientId: string, afterSeq: number, limit: number): EventRow[];
+  latestEventSeq(): number;
+  getEvent(seq: number): EventRow | undefined;
+  lastCompanyEvent(companyId: string, eventType: string): EventRow | undefined;
+  /** The company's events of one type after `afterSeq`, oldest first. */
+  companyEventsAfter(companyId: string, eventType: string, afterSeq: number): EventRow[];
+  insertConsumer(row: ConsumerRow): void;
+  getConsumer(id: string): ConsumerRow | undefined;
+  listConsumers(clientId: string): ConsumerRow[];
+  deleteConsumer(id: string): void;
+  disableConsumer(id: string, reason: string): void;
+}
+
+/** The webhook outbox as the delivery loop and the delivery log use it (webhook-deliveries.ts). */
+export interface WebhookDeliveryStore {
+  /** Leases up to `limit` due lane heads (one delivery at a time per consumer and company); call inside a transaction. */
+  claimDeliveries(request: ClaimRequest): ClaimResult;
+  /** One attempt and its outcome; false when the delivery is gone. Call inside a transaction. */
+  recordDeliveryAttempt(seq: number, attempt: Omit<AttemptRow, 'attempt'>, outcome: AttemptOutcome): boolean;
+  releaseDeliveryLease(seq: number): void;
+  /** Every lease, and every head parked for want of a slot: the loop that took them is gone (killed, or stopping). */
+  releaseDeliveryLeases(): void;
+  /** Heads parked for want of a slot, of consumers not among `inFlight`: the loop's safety net when idle. */
+  unparkIdleConsumers(inFlight: string[]): void;
+  /** Disables the consumer (false if it already was) and holds its pending deliveries. */
+  disableConsumerDeliveries(consumerId: string, reason: string): boolean;
+  /** The earliest retry time after `now`, if any. */
+  nextDeliveryDue(now: string): string | undefined;
+  webhookDeliveriesPage(consumerId: string, request: PageRequest): PagePlan;
+  getDelivery(consumerId: string, deliveryId: string): DeliveryRow | undefined;
+  deliveryAttempts(seq: number): AttemptRow[];
+  replayDelivery(consumerId: string, deliveryId: string, newId: string, now: string): DeliveryRow | undefined;
+  deliveryOfEvent(consumerId: string, eventSeq: number): DeliveryRow | undefined;
+}
+
 /** Sync settings per client and per company. */
 export interface SyncSettingStore {
   readSettings(clientId: string, companyId?: string): SyncSetting[] | undefined;
@@ -156,7 +197,7 @@ export interface PagePlanner {
 }
 
 export interface Store
-  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, PushStore, AttachmentStore, DataConfigStore, SyncSettingStore, VersionStore, PagePlanner {
+  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, PushStore, AttachmentStore, DataConfigStore, EventStore, WebhookDeliveryStore, SyncSettingStore, VersionStore, PagePlanner {
   /** Runs `work` as one transaction that takes the write lock before it reads. */
   transaction<T>(work: () => T): T;
   close(): void;

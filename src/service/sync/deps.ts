@@ -13,6 +13,10 @@ export interface SyncDeps {
   pageSize?: number;
   /** Pulls run at the same time. */
   concurrency?: number;
+  /** The base of links in event payloads (the service's public URL, when known). */
+  publicUrl?: string;
+  /** Told after events were committed (in-process runs; the worker thread's are found by polling). */
+  changed?: () => void;
   /** Internal failures (never sent to clients). */
   onError?: (err: unknown, context: string) => void;
 }

@@ -3,6 +3,7 @@
 import { isoSeconds } from '../../lib/clock.js';
 import { freshTokens, readTokens } from '../tokens.js';
 import type { SyncDeps } from './deps.js';
+import { backgroundEvents, pushEnded } from './events.js';
 import { pushFieldsFor } from './push-outcome.js';
 
 const DEFAULT_TIMEOUT_MINUTES = 60;
@@ -11,13 +12,19 @@ const BATCH = 50;
 export async function pollPendingPushes(deps: SyncDeps): Promise<number> {
   const { store, clock, sealer, adapter } = deps;
   let settled = 0;
+  /** The push's outcome and its write event, in one transaction. */
+  const settle = (key: string, fields: Parameters<typeof store.completePush>[1]) => store.transaction(() => {
+    store.completePush(key, fields);
+    const push = store.getPush(key);
+    if (push) pushEnded(backgroundEvents(deps), push);
+  });
   for (const push of store.pendingPushes(BATCH)) {
     const now = clock.now();
     const deadline = Date.parse(push.requested) + (push.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES) * 60_000;
     const connection = store.getConnectionById(push.connection_id);
     const tokens = connection ? readTokens(store, sealer, connection.id) : undefined;
     if (now.getTime() >= deadline || !connection || !tokens || !push.platform_push_id) {
-      store.completePush(push.key, { status: 'TimedOut', status_code: 504, completed: isoSeconds(now), error_message: 'The platform did not finish the push in time.' });
+      settle(push.key, { status: 'TimedOut', status_code: 504, completed: isoSeconds(now), error_message: 'The platform did not finish the push in time.' });
       settled += 1;
       continue;
     }
@@ -26,7 +33,7 @@ export async function pollPendingPushes(deps: SyncDeps): Promise<number> {
       const outcome = await adapter.pushStatus(connection.integration_key, fresh, push.platform_push_id);
       if (outcome.status === 'Pending') continue;
       const { platform_push_id: _ignored, ...fields } = pushFieldsFor(outcome, { dataType: push.data_type, changeType: push.change_type, recordId: push.record_id });
-      store.completePush(push.key, { ...fields, completed: isoSeconds(now) });
+      settle(push.key, { ...fields, completed: isoSeconds(now) });
       settled += 1;
     } catch (err) {
       deps.onError?.(err, `push ${push.key}`);

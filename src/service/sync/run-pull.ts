@@ -14,6 +14,7 @@ import type { SyncDeps } from './deps.js';
 import { collectFields } from './fields.js';
 import { pullSource, recordRow } from './pull-source.js';
 import { checkPage } from './read-validation.js';
+import { backgroundEvents as eventsOf, deauthorized, pullEnded } from './events.js';
 
 export const LEASE_SECONDS = 120;
 const MAX_RATE_LIMIT_RETRIES = 10;
@@ -26,7 +27,10 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
   const { store, clock, sealer, adapter } = deps;
   const now = () => isoSeconds(clock.now());
   const finish = (status: PullStatus, fields: Partial<PullRow> = {}): PullStatus => {
-    store.updatePull(pull.id, { status, completed: now(), lease_until: null, ...fields });
+    store.transaction(() => {
+      store.updatePull(pull.id, { status, completed: now(), lease_until: null, ...fields });
+      pullEnded(eventsOf(deps), pull.id);
+    });
     return status;
   };
 
@@ -114,14 +118,18 @@ function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err:
   const now = clock.now();
   const later = (seconds: number) => isoSeconds(new Date(now.getTime() + seconds * 1000));
   const attempts = pull.attempts + 1;
+  const ended = (fields: Partial<PullRow>) => {
+    store.updatePull(pull.id, { completed: isoSeconds(now), lease_until: null, ...fields });
+    pullEnded(eventsOf(deps), pull.id);
+  };
   if (err instanceof PlatformAuthError && err.revoked) {
     store.transaction(() => {
-      store.deauthorize(connectionId, {
+      deauthorized(eventsOf(deps), connectionId, {
         statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: isoSeconds(now),
         errorMessage: `Reauthorization required: ${err.message}`,
       });
-      store.updatePull(pull.id, {
-        status: 'AuthError', completed: isoSeconds(now), lease_until: null,
+      ended({
+        status: 'AuthError',
         status_description: 'The platform revoked the grant; the connection is Deauthorized.', error_message: `Reauthorization required: ${err.message}`,
       });
     });
@@ -129,7 +137,7 @@ function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err:
   }
   if (err instanceof PlatformRateLimitError) {
     if (attempts > MAX_RATE_LIMIT_RETRIES) {
-      store.updatePull(pull.id, { status: 'RateLimitError', completed: isoSeconds(now), lease_until: null, error_message: err.message });
+      store.transaction(() => ended({ status: 'RateLimitError', error_message: err.message }));
       return 'RateLimitError';
     }
     store.updatePull(pull.id, { attempts, not_before: later(err.retryAfterSeconds), lease_until: null, status_description: `Waiting ${err.retryAfterSeconds}s for the platform's rate limit.` });
@@ -137,13 +145,13 @@ function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err:
   }
   if (err instanceof PlatformFetchError || err instanceof PlatformAuthError) {
     if (attempts > MAX_FETCH_RETRIES) {
-      store.updatePull(pull.id, { status: 'FetchError', completed: isoSeconds(now), lease_until: null, error_message: err.message });
+      store.transaction(() => ended({ status: 'FetchError', error_message: err.message }));
       return 'FetchError';
     }
     store.updatePull(pull.id, { attempts, not_before: later(2 ** attempts), lease_until: null, status_description: `Retrying after: ${err.message}` });
     return 'Fetching';
   }
   deps.onError?.(err, `pull ${pull.id}`);
-  store.updatePull(pull.id, { status: 'InternalError', completed: isoSeconds(now), lease_until: null, error_message: 'Internal error while syncing.' });
+  store.transaction(() => ended({ status: 'InternalError', error_message: 'Internal error while syncing.' }));
   return 'InternalError';
 }

@@ -14,6 +14,8 @@ export interface WorkerOptions {
   platformUrl: string;
   concurrency?: number;
   pageSize?: number;
+  /** The base of links in event payloads. */
+  publicUrl?: string;
 }
 
 export type WorkerMessage = { type: 'wake' } | { type: 'stop' };
@@ -32,6 +34,7 @@ const loop = new SyncLoop({
   adapter,
   ...(options.concurrency ? { concurrency: options.concurrency } : {}),
   ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+  ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   onError: (err, context) => port.postMessage({ type: 'error', context, message: (err as Error)?.message ?? String(err) } satisfies HostMessage),
 });
 

@@ -2,6 +2,7 @@
 // needs is a flag, so CI never needs a prompt.
 import { Option, type Command } from 'commander';
 import { durationArg, wholeNumber } from '../../flags.js';
+import { noEventsOption } from '../../event-waits.js';
 
 export const PLAN_FILE_HELP = 'the plan file (default ./ferry-plan.json)';
 
@@ -21,5 +22,6 @@ export function addStepOptions(command: Command): Command {
     .option('--timeout <duration>', "steps 5 and 6: how long one company's fresh sync may take, e.g. 90s, 10m (default 10m)", durationArg('--timeout'))
     .option('--out <dir>', 'step 6: the handover report folder (default: <plan>-report/ beside the plan)')
     .option('--redo', 'do a done step (1-4) again, e.g. a new date or a new confirmation time')
+    .addOption(noEventsOption())
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 500)));
 }

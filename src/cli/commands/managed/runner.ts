@@ -6,6 +6,7 @@ import { printResult } from '../../io.js';
 import { createContext, type CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { logTo } from '../../waiting.js';
+import { eventsWanted } from '../../event-waits.js';
 import { STEP_NUMBERS, type Plan, type StepNumber } from '../../../ops/managed/plan.js';
 import type { StepOutcome } from '../../../ops/managed/run-step.js';
 import type { StepInputs } from '../../../ops/managed/step-env.js';
@@ -28,6 +29,8 @@ export interface StepFlags {
   redo?: boolean;
   /** Step 6: report directory. */
   out?: string;
+  /** false with --no-events. */
+  events?: boolean;
 }
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -66,6 +69,7 @@ function inputsOf(flags: StepFlags, env: NodeJS.ProcessEnv): StepInputs {
   if (flags.notes !== undefined) inputs.notes = flags.notes;
   if (flags.pollMs !== undefined) inputs.pollMs = flags.pollMs;
   if (flags.out !== undefined) inputs.reportDir = flags.out;
+  if (!eventsWanted(flags, env)) inputs.events = false;
   return inputs;
 }
 

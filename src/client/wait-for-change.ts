@@ -1,0 +1,180 @@
+// Waits that wake on the service's events. A command that waits for work the service does
+// by itself (syncs, pushes) opens one feed of the event stream for its whole run; each poll
+// loop (poll.ts) then looks again as soon as an event it cares about arrives, and keeps its
+// usual polling as a safety net, so a missed event costs at most one poll interval, never a
+// wrong answer. The engines decide everything from what they read, as they do when polling:
+// an event only says "look now". A target without the stream (the public API answers 404)
+// leaves the loops polling as before.
+import type { ApiClient } from './client.js';
+import { ApiRequestError, describeError, StreamUnavailableError, UnexpectedAnswerError } from './errors.js';
+import { streamEvents } from './event-stream.js';
+import * as api from './api.js';
+import { pause } from './poll.js';
+import type { EventRecord } from './wire.js';
+
+/** An event as the stream carries it (docs/events.md). */
+export type ChangeEvent = EventRecord;
+
+/** What a feed is doing: `live` once the stream has delivered, `unavailable` when the target has none. */
+export type FeedState = 'connecting' | 'live' | 'unavailable' | 'stopped';
+
+/** What one wait learned: the events that woke it (none: its time ran out; undefined: too many to keep, look at everything) and where it got to. */
+export interface Wakeup {
+  events: ChangeEvent[] | undefined;
+  mark: number;
+}
+
+export interface ChangeFeed {
+  readonly state: FeedState;
+  /** The position after the newest event received: a later wait from here sees only newer ones. */
+  mark(): number;
+  /**
+   * Resolves at the first event after `since` that `relevant` accepts (at once when one has
+   * already come), after `ms`, or when `signal` aborts; never rejects.
+   */
+  next(since: number, relevant: (event: ChangeEvent) => boolean, ms: number, signal: AbortSignal): Promise<Wakeup>;
+  close(): void;
+}
+
+export interface FeedOptions {
+  /** Only these event types (the stream filters them on the service's side). */
+  types: string[];
+  /** Only this company's events. */
+  companyId?: string;
+  /** The command's signal: aborting it closes the feed. */
+  signal: AbortSignal;
+  /** A line for the person (verbose): the stream's state changes. */
+  log?: (line: string) => void;
+}
+
+/** The events a wait for syncs looks out for: a data type's pull ended, or every queued one did. */
+export const SYNC_EVENTS = ['ferry.read.dataType.completed', 'ferry.read.dataType.failed', 'read.completed'];
+
+/** The events a wait for push operations of `dataType` looks out for. */
+export const writeEvents = (dataType: string): string[] => [`${dataType}.write.successful`, `${dataType}.write.unsuccessful`];
+
+/** The company an event is about (`referenceCompany.id`), when it names one. */
+export function eventCompanyId(event: ChangeEvent): string | undefined {
+  const reference = event.payload.referenceCompany as { id?: unknown } | undefined;
+  return typeof reference?.id === 'string' ? reference.id : undefined;
+}
+
+/** A write event's push operation key (`id` of its payload). */
+export function eventPushKey(event: ChangeEvent): string | undefined {
+  return typeof event.payload.id === 'string' ? event.payload.id : undefined;
+}
+
+/** Events kept for waiters that are between two waits; more than this since one's mark and it looks at everything. */
+const KEPT = 2000;
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 5000;
+
+/**
+ * Opens the stream for a command's run. It first asks where the account's events stand
+ * (`GET /events`, `lastSequence`) and starts the stream after that point, so an event
+ * committed while the stream is connecting is still delivered; the caller starts its work
+ * (queuing syncs, pushing) after this resolves. A broken stream reconnects after the last
+ * event it delivered; a 404 ends it for good and the waits poll.
+ */
+export async function openChangeFeed(client: ApiClient, options: FeedOptions): Promise<ChangeFeed> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  options.signal.addEventListener('abort', stop, { once: true });
+  const { log } = options;
+
+  const kept: ChangeEvent[] = [];
+  let count = 0;
+  let state: FeedState = 'connecting';
+  const waiters = new Set<() => void>();
+  const receive = (event: ChangeEvent) => {
+    kept.push(event);
+    if (kept.length > KEPT) kept.splice(0, kept.length - KEPT);
+    count += 1;
+    for (const wake of [...waiters]) wake();
+  };
+
+  let after: number | undefined;
+  try {
+    after = await api.latestEventSequence(client, controller.signal);
+  } catch (err) {
+    // No list of events: the stream itself says whether there is one (a 404 ends it below).
+    if (!(err instanceof ApiRequestError && err.status === 404)) log?.(`events: could not read where the events stand (${describeError(err)})`);
+  }
+
+  const run = async () => {
+    let failures = 0;
+    while (!controller.signal.aborted) {
+      try {
+        const stream = streamEvents(client, {
+          types: options.types, ...(options.companyId ? { companyId: options.companyId } : {}),
+          ...(after !== undefined ? { after } : {}), signal: controller.signal,
+        });
+        for await (const { sequence, event } of stream) {
+          if (state !== 'live') log?.('events: following the event stream');
+          state = 'live';
+          failures = 0;
+          after = sequence;
+          receive(event);
+        }
+      } catch (err) {
+        if (controller.signal.aborted) break;
+        if (err instanceof StreamUnavailableError) {
+          state = 'unavailable';
+          log?.('events: the target has no event stream; waiting by polling');
+          return;
+        }
+        if ((err instanceof ApiRequestError && err.status < 500) || err instanceof UnexpectedAnswerError) {
+          // Asking again will not help (a refused key, a filter this service does not know): the polls carry on alone.
+          state = 'stopped';
+          log?.(`events: the stream stopped (${describeError(err)}); waiting by polling`);
+          return;
+        }
+        failures += 1;
+        if (failures === 1) log?.(`events: the stream broke (${describeError(err)}); reconnecting, polling meanwhile`);
+      }
+      // A stream the service ended (it is restarting) resumes after the last event, as a broken one does.
+      await pause(Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** failures), controller.signal);
+    }
+    state = 'stopped';
+  };
+  void run().catch(() => {
+    state = 'stopped';
+  });
+
+  return {
+    get state() {
+      return state;
+    },
+    mark: () => count,
+    next(since, relevant, ms, signal) {
+      return new Promise<Wakeup>((resolve) => {
+        let settled = false;
+        const finish = (events: ChangeEvent[] | undefined) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          waiters.delete(look);
+          signal.removeEventListener('abort', quit);
+          resolve({ events, mark: count });
+        };
+        const quit = () => finish([]);
+        const look = () => {
+          const first = count - kept.length;
+          if (since < first) return finish(undefined);
+          const found = kept.slice(since - first).filter(relevant);
+          if (found.length > 0) finish(found);
+        };
+        const timer = setTimeout(quit, Math.max(0, ms));
+        if (signal.aborted) return finish([]);
+        look();
+        if (settled) return;
+        waiters.add(look);
+        signal.addEventListener('abort', quit, { once: true });
+      });
+    },
+    close() {
+      options.signal.removeEventListener('abort', stop);
+      controller.abort();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+// Recording an event: call inside the transaction of the change it reports, so the event
+// and its webhook deliveries commit with the change or not at all.
+import { randomUUID } from 'node:crypto';
+import { isoSeconds, type Clock } from '../../lib/clock.js';
+import type { CompanyRow } from '../store/companies.js';
+import type { ServiceContext } from '../context.js';
+import type { Store } from '../store/store.js';
+
+export interface EventContext {
+  store: Store;
+  clock: Clock;
+  /** Told after the caller's transaction commits (the stream and the delivery loop wake on it). */
+  changed?: () => void;
+}
+
+export interface NewEvent {
+  clientId: string;
+  company?: CompanyRow | null;
+  eventType: string;
+  payload: Record<string, unknown>;
+  onlyConsumer?: string;
+}
+
+/** `key:value` for each tag: what consumers' companyTags filters name. */
+export const tagsOf = (company: CompanyRow | null | undefined): string[] =>
+  company ? Object.entries(JSON.parse(company.tags) as Record<string, string>).map(([k, v]) => `${k}:${v}`) : [];
+
+/** The event context of a route: the stream and the deliveries wake as soon as the change commits. */
+export const eventsOf = (ctx: ServiceContext): EventContext => ({ store: ctx.store, clock: ctx.clock, changed: ctx.events.changed });
+
+export function recordEvent(ctx: EventContext, event: NewEvent): { id: string; seq: number } {
+  const id = randomUUID();
+  const generated = isoSeconds(ctx.clock.now());
+  const body = JSON.stringify({ id, eventType: event.eventType, generatedDate: generated, payload: event.payload });
+  const seq = ctx.store.insertEvent({
+    id, clientId: event.clientId, companyId: event.company?.id ?? null, companyTags: tagsOf(event.company),
+    eventType: event.eventType, generated, body, ...(event.onlyConsumer ? { onlyConsumer: event.onlyConsumer } : {}),
+  }, randomUUID);
+  // Synchronous transactions have committed by the time a scheduled callback runs.
+  if (ctx.changed) setImmediate(ctx.changed);
+  return { id, seq };
+}

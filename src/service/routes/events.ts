@@ -1,0 +1,225 @@
+// The account's events, read back: GET /events (a page after a sequence number),
+// GET /events/types (the catalogue) and GET /events/stream (server-sent events, resumable
+// with Last-Event-ID). The stream never polls the database on its own: it reads when the
+// event bus says something was committed (ctx.events), 500 events at a time, and waits for
+// a slow reader's socket to drain instead of buffering for it. docs/events.md.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ServiceContext } from '../context.js';
+import { errors } from '../errors.js';
+import { assertOwns } from '../http/auth.js';
+import { queryOf } from '../http/body.js';
+import { defineRoute } from '../http/route.js';
+import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
+import type { EventRow } from '../store/events.js';
+
+/** A comment line this often keeps proxies (and the client's idle timeout) from closing a quiet stream. */
+export const HEARTBEAT_MS = 15_000;
+/** Events read per store call while catching up. */
+const READ_BATCH = 500;
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 500;
+
+export interface EventRouteOptions {
+  /** The stream's heartbeat interval (tests shorten it). */
+  heartbeatMs?: number;
+}
+
+type Query = Record<string, string | string[] | undefined>;
+
+function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) throw errors.invalidParameter(name, 'give it once');
+  return value;
+}
+
+function sequenceNumber(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const text = raw.trim();
+  if (!/^\d{1,15}$/.test(text)) throw errors.invalidParameter(name, 'must be an event sequence number (an integer, 0 or more)');
+  return Number(text);
+}
+
+function listLimit(query: Query): number {
+  const raw = single(query, 'limit');
+  if (raw === undefined || raw.trim() === '') return DEFAULT_LIST_LIMIT;
+  const text = raw.trim();
+  if (!/^\d{1,4}$/.test(text) || Number(text) > MAX_LIST_LIMIT) throw errors.invalidParameter('limit', `must be an integer from 0 to ${MAX_LIST_LIMIT}`);
+  return Number(text);
+}
+
+interface StreamFilter {
+  types?: Set<string>;
+  companyId?: string;
+}
+
+/** `types=a,b` (or repeated) and `companyId=`: checked before the stream starts, so mistakes are plain 4xx answers. */
+function streamFilter(ctx: ServiceContext, request: FastifyRequest): StreamFilter {
+  const query = queryOf(request);
+  const filter: StreamFilter = {};
+  const rawTypes = query.types;
+  if (rawTypes !== undefined) {
+    const names = (Array.isArray(rawTypes) ? rawTypes : [rawTypes]).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+    if (names.length === 0) throw errors.invalidParameter('types', 'name at least one event type, comma-separated');
+    const unknown = names.filter((n) => !isEventType(n));
+    if (unknown.length > 0) {
+      throw errors.invalidParameter('types', `unknown event type${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}; valid: ${EVENT_TYPES.join(', ')}`);
+    }
+    filter.types = new Set(names);
+  }
+  const companyId = single(query, 'companyId')?.trim();
+  if (companyId !== undefined && companyId !== '') {
+    // As ownedCompany: 404 when there is no such company, 403 when it is another account's.
+    const company = ctx.store.getCompany(companyId);
+    if (!company) throw errors.companyNotFound(companyId);
+    assertOwns(request.auth, company.client_id);
+    filter.companyId = company.id;
+  }
+  return filter;
+}
+
+const matches = (filter: StreamFilter, row: EventRow) =>
+  (!filter.types || filter.types.has(row.event_type)) && (!filter.companyId || row.company_id === filter.companyId);
+
+/** One message: the event's stored body is one line of JSON, so it is one `data:` line. */
+const message = (row: EventRow) => `id: ${row.seq}\nevent: ${row.event_type}\ndata: ${row.body}\n\n`;
+
+/** Where the stream starts: after Last-Event-ID (a reconnecting reader), else after `?after=`, else after the newest event. */
+function startAfter(ctx: ServiceContext, request: FastifyRequest): number {
+  const header = request.headers['last-event-id'];
+  const fromHeader = sequenceNumber(Array.isArray(header) ? header[0] : header, 'Last-Event-ID');
+  return fromHeader ?? sequenceNumber(single(queryOf(request), 'after'), 'after') ?? ctx.store.latestEventSeq();
+}
+
+export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, options: EventRouteOptions = {}): void {
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  /** Open streams, ended when the service closes (app.close() waits for open connections). */
+  const open = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of [...open]) end();
+  });
+
+  defineRoute(app, '/events/types', {
+    GET: async () => ({ results: EVENT_TYPES }),
+  });
+
+  defineRoute(app, '/events', {
+    // Spliced as text: each entry is the stored event, byte for byte, with its sequence number first.
+    GET: async (request, reply) => {
+      const query = queryOf(request);
+      const after = sequenceNumber(single(query, 'after'), 'after') ?? 0;
+      const limit = listLimit(query);
+      // Read before the page: an event committed in between has a higher number, so it is not skipped.
+      const head = ctx.store.latestEventSeq();
+      const rows = limit === 0 ? [] : ctx.store.eventsAfter(request.auth.client.id, after, limit);
+      // Where to continue: after the last entry of a full page; after everything seen when the list ran out.
+      const lastSequence = rows.length > 0 && rows.length === limit ? rows[rows.length - 1]!.seq : Math.max(after, head, rows[rows.length - 1]?.seq ?? 0);
+      const entries = rows.map((row) => `{"sequence":${row.seq},${row.body.slice(1)}`);
+      reply.type('application/json; charset=utf-8');
+      return `{"results":[${entries.join(',')}],"lastSequence":${lastSequence}}`;
+    },
+  });
+
+  defineRoute(app, '/events/stream', {
+    GET: async (request, reply) => {
+      const filter = streamFilter(ctx, request);
+      const after = startAfter(ctx, request);
+      if (request.method === 'HEAD') {
+        reply.type('text/event-stream; charset=utf-8');
+        return '';
+      }
+      stream(request, reply, filter, after);
+    },
+  });
+
+  function stream(request: FastifyRequest, reply: FastifyReply, filter: StreamFilter, after: number): void {
+    const clientId = request.auth.client.id;
+    const { caller, keyId } = request.auth;
+    const raw = reply.raw;
+    reply.hijack();
+    raw.writeHead(200, {
+      ...(reply.getHeaders() as OutgoingHttpHeaders),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      // A stream's connection is not reused: when the stream ends (service closing), so does the socket.
+      connection: 'close',
+      'x-accel-buffering': 'no',
+    });
+    raw.socket?.setNoDelay(true);
+
+    let cursor = after;
+    let closed = false;
+    let pumping = false;
+    let again = false;
+    let drained: (() => void) | undefined;
+
+    const end = () => {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      clearInterval(heartbeat);
+      open.delete(end);
+      drained?.();
+      // A reader that stopped reading cannot be ended politely: its buffer never drains.
+      if (raw.writableNeedDrain) raw.destroy();
+      else raw.end();
+    };
+    const waitForDrain = () => new Promise<void>((resolve) => {
+      drained = () => {
+        drained = undefined;
+        resolve();
+      };
+      raw.once('drain', drained);
+    });
+
+    // Reads and writes everything after the cursor; a wake-up while it runs makes it look again.
+    const pump = async () => {
+      if (pumping) {
+        again = true;
+        return;
+      }
+      pumping = true;
+      try {
+        do {
+          again = false;
+          for (;;) {
+            const rows = ctx.store.eventsAfter(clientId, cursor, READ_BATCH);
+            for (const row of rows) {
+              cursor = row.seq;
+              if (!matches(filter, row)) continue;
+              if (!raw.write(message(row))) await waitForDrain();
+              if (closed) return;
+            }
+            if (rows.length < READ_BATCH) break;
+            await nextTurn(); // a long catch-up through filtered-out events lets other requests in
+          }
+        } while (again && !closed);
+      } catch {
+        end(); // the store is closing
+      } finally {
+        pumping = false;
+      }
+    };
+
+    const unsubscribe = ctx.events.subscribe(() => void pump());
+    const heartbeat = setInterval(() => {
+      // A revoked key stops receiving at the next heartbeat.
+      try {
+        const key = ctx.store.getApiKey(caller.id, keyId);
+        if (!key || key.revoked) return end();
+      } catch {
+        return end(); // the store is closing
+      }
+      if (!raw.writableNeedDrain) raw.write(': keep-alive\n\n');
+    }, heartbeatMs);
+    heartbeat.unref();
+    open.add(end);
+    raw.on('close', end);
+    raw.on('error', end);
+    // The starting point as the last event id (a message without data is no event), so a
+    // reader that reconnects before its first event resumes here instead of "from now".
+    raw.write(`id: ${after}\n\n`);
+    void pump();
+  }
+}

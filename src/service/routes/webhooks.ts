@@ -1,0 +1,162 @@
+// /webhooks: an account's webhook consumers (create, list, get, delete), and each one's
+// delivery log (list, one delivery with its attempts, replay, a test event). The signing
+// secret is answered once, at creation, and kept sealed with the consumer id bound in.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { isoSeconds } from '../../lib/clock.js';
+import type { ServiceContext } from '../context.js';
+import { errors } from '../errors.js';
+import { FERRY_EVENTS } from '../events/catalogue.js';
+import { eventsOf, recordEvent } from '../events/record.js';
+import { objectBody, params, queryOf } from '../http/body.js';
+import { envelope, parsePageRequest } from '../http/paging.js';
+import { defineRoute } from '../http/route.js';
+import type { ConsumerRow } from '../store/events.js';
+import type { AttemptRow, DeliveryRow } from '../store/webhook-deliveries.js';
+import { parseConsumerInput } from '../webhooks/consumer-input.js';
+import { newConsumerSecret } from '../webhooks/sign.js';
+
+/** As the public API: an account has at most 50 consumers. */
+export const MAX_CONSUMERS = 50;
+const STATUSES = ['Pending', 'Delivered', 'Failed'];
+
+export function consumerRecord(row: ConsumerRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    url: row.url,
+    eventTypes: JSON.parse(row.event_types) as string[],
+    companyTags: row.company_tags === null ? null : (JSON.parse(row.company_tags) as string[]),
+    disabled: row.disabled === 1,
+    disabledReason: row.disabled_reason,
+    created: row.created,
+  };
+}
+
+function attemptRecord(row: Pick<AttemptRow, 'at' | 'status_code' | 'error' | 'latency_ms'>): Record<string, unknown> {
+  return { at: row.at, statusCode: row.status_code, error: row.error, latencyMs: row.latency_ms };
+}
+
+export function deliveryRecord(row: DeliveryRow): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    id: row.id, eventId: row.event_id, eventType: row.event_type, status: row.status, attempts: row.attempts,
+    nextAttempt: row.next_attempt, created: row.created, completed: row.completed,
+  };
+  if (row.last_at !== null) {
+    record.lastAttempt = attemptRecord({ at: row.last_at, status_code: row.last_status_code, error: row.last_error, latency_ms: row.last_latency_ms ?? 0 });
+  }
+  return record;
+}
+
+/** The consumer named in the path; another account's is as unknown as one that never was. */
+function ownedConsumer(ctx: ServiceContext, request: FastifyRequest): ConsumerRow {
+  const { webhookId = '' } = params(request);
+  const consumer = ctx.store.getConsumer(webhookId);
+  if (!consumer || consumer.client_id !== request.auth.client.id) throw errors.notFound(`Webhook consumer ${webhookId} not found.`);
+  return consumer;
+}
+
+function ownedDelivery(ctx: ServiceContext, request: FastifyRequest): { consumer: ConsumerRow; delivery: DeliveryRow } {
+  const consumer = ownedConsumer(ctx, request);
+  const { deliveryId = '' } = params(request);
+  const delivery = ctx.store.getDelivery(consumer.id, deliveryId);
+  if (!delivery) throw errors.notFound(`Delivery ${deliveryId} not found for webhook consumer ${consumer.id}.`);
+  return { consumer, delivery };
+}
+
+function refuseDisabled(consumer: ConsumerRow): void {
+  if (consumer.disabled) throw errors.conflict(`Webhook consumer ${consumer.id} is disabled; nothing is delivered to it. Create a new consumer to receive events again.`);
+}
+
+/** `status=Failed` is the query `status=Failed`, so the page links (which keep `query`) keep it too. */
+function deliveryListQuery(request: FastifyRequest): { url: string; query: Record<string, string | string[] | undefined> } {
+  const query = { ...queryOf(request) };
+  const path = request.url.split('?')[0] ?? request.url;
+  const status = query.status;
+  if (status === undefined) return { url: request.url, query };
+  if (typeof status !== 'string' || !STATUSES.includes(status)) throw errors.invalidParameter('status', `one of ${STATUSES.join(', ')}`);
+  const given = typeof query.query === 'string' && query.query.trim() !== '' ? query.query : undefined;
+  query.query = given ? `{${given}}&&status=${status}` : `status=${status}`;
+  delete query.status;
+  const kept = new URLSearchParams();
+  for (const name of ['query', 'orderBy']) if (typeof query[name] === 'string') kept.set(name, query[name] as string);
+  return { url: `${path}?${kept.toString()}`, query };
+}
+
+export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { store, clock } = ctx;
+
+  defineRoute(app, '/webhooks', {
+    GET: async (request) => ({ results: store.listConsumers(request.auth.client.id).map(consumerRecord) }),
+    POST: async (request, reply) => {
+      const input = parseConsumerInput(objectBody(request));
+      const clientId = request.auth.client.id;
+      const id = randomUUID();
+      const secret = newConsumerSecret();
+      const row: ConsumerRow = {
+        id, client_id: clientId, url: input.url, event_types: JSON.stringify(input.eventTypes),
+        company_tags: input.companyTags === null ? null : JSON.stringify(input.companyTags),
+        disabled: input.disabled ? 1 : 0, disabled_reason: null, secret: ctx.sealer.seal(secret, id), created: isoSeconds(clock.now()),
+      };
+      // Count and insert together, so concurrent creates cannot pass the limit.
+      store.transaction(() => {
+        if (store.listConsumers(clientId).length >= MAX_CONSUMERS) {
+          throw errors.badRequest(`An account may have at most ${MAX_CONSUMERS} webhook consumers; delete one first.`);
+        }
+        store.insertConsumer(row);
+      });
+      return reply.code(201).send({ ...consumerRecord(row), secret });
+    },
+  });
+
+  defineRoute(app, '/webhooks/:webhookId', {
+    GET: async (request) => consumerRecord(ownedConsumer(ctx, request)),
+    DELETE: async (request, reply) => {
+      const consumer = ownedConsumer(ctx, request);
+      store.deleteConsumer(consumer.id);
+      return reply.code(204).send();
+    },
+  });
+
+  defineRoute(app, '/webhooks/:webhookId/deliveries', {
+    GET: async (request) => {
+      const consumer = ownedConsumer(ctx, request);
+      const { url, query } = deliveryListQuery(request);
+      const page = parsePageRequest(query);
+      const { rows, total } = await ctx.reads.page<DeliveryRow>(request.auth.client.id, store.webhookDeliveriesPage(consumer.id, page));
+      return envelope(rows.map(deliveryRecord), total, page, url);
+    },
+  });
+
+  defineRoute(app, '/webhooks/:webhookId/deliveries/:deliveryId', {
+    GET: async (request) => {
+      const { delivery } = ownedDelivery(ctx, request);
+      return { ...deliveryRecord(delivery), attemptLog: store.deliveryAttempts(delivery.seq).map(attemptRecord) };
+    },
+  });
+
+  defineRoute(app, '/webhooks/:webhookId/deliveries/:deliveryId/replay', {
+    POST: async (request, reply) => {
+      const { consumer, delivery } = ownedDelivery(ctx, request);
+      refuseDisabled(consumer);
+      const replayed = store.transaction(() => store.replayDelivery(consumer.id, delivery.id, randomUUID(), isoSeconds(clock.now())));
+      ctx.wakeDeliveries();
+      return reply.code(202).send(deliveryRecord(replayed!));
+    },
+  });
+
+  defineRoute(app, '/webhooks/:webhookId/test', {
+    POST: async (request, reply) => {
+      const consumer = ownedConsumer(ctx, request);
+      refuseDisabled(consumer);
+      const delivery = store.transaction(() => {
+        const { seq } = recordEvent(eventsOf(ctx), {
+          clientId: consumer.client_id, eventType: FERRY_EVENTS.webhookTest, onlyConsumer: consumer.id,
+          payload: { id: consumer.id, message: 'A test event from ferry: if its signature checks out, this consumer receives deliveries.' },
+        });
+        return store.deliveryOfEvent(consumer.id, seq);
+      });
+      ctx.wakeDeliveries();
+      return reply.code(202).send(deliveryRecord(delivery!));
+    },
+  });
+}

@@ -1,0 +1,259 @@
+// The webhook outbox's other half: claiming due deliveries, recording attempts, and the
+// delivery log. insertEvent (events.ts) writes the deliveries; nothing here sends anything.
+//
+// Order per lane: a consumer's deliveries of one company (company_id NULL is a lane of its
+// own) go one at a time, oldest first: only a lane's oldest Pending delivery (its head) is
+// claimed. Scans of the due index must not visit the same waiting rows pass after pass (a
+// consumer's backlog would make every pass slower), so a row found waiting is parked, its
+// next_attempt set to a marker that sorts after every time:
+// - behind its lane's head: WAITING, until the head is settled (then the new head is due);
+// - its consumer already has all the attempts in flight it may: BUSY:<consumer id>, until
+//   one of them settles (then one such row is due again).
+// Each row is parked and unparked at most once per wait: a pass costs what it claims.
+import type { FieldResolver } from '../query/types.js';
+import type { Db } from './db.js';
+import { planPage, type PagePlan, type PageRequest } from './paging.js';
+import { prepared } from './statements.js';
+
+export type DeliveryStatus = 'Pending' | 'Delivered' | 'Failed';
+
+/** next_attempt of a delivery waiting for the one before it in its lane (or for a disabled consumer). */
+export const WAITING = '9999-12-31T23:59:59Z';
+/** next_attempt of a lane head waiting for one of its consumer's attempts in flight to settle (sorts after WAITING). */
+const busyMark = (consumerId: string) => `BUSY:${consumerId}`;
+const BUSY_FROM = 'BUSY:';
+
+/** A delivery as the log shows it, with its event and its latest attempt. */
+export interface DeliveryRow {
+  seq: number;
+  id: string;
+  consumer_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When the next attempt is planned; null once settled or while it waits for the delivery before it. */
+  next_attempt: string | null;
+  created: string;
+  completed: string | null;
+  event_id: string;
+  event_type: string;
+  last_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_latency_ms: number | null;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+}
+
+/** A delivery taken for an attempt: everything needed to send it. */
+export interface ClaimedDelivery {
+  seq: number;
+  id: string;
+  consumer_id: string;
+  client_id: string;
+  company_id: string | null;
+  attempts: number;
+  first_failure: string | null;
+  event_id: string;
+  event_type: string;
+  body: string;
+  url: string;
+  secret: Buffer;
+}
+
+export interface ClaimRequest {
+  now: string;
+  leaseUntil: string;
+  /** Deliveries to take at most. */
+  limit: number;
+  /** Attempts one consumer may have in flight. */
+  perConsumer: number;
+  /** Attempts in flight now, by consumer (a consumer at perConsumer has its due heads parked until one settles). */
+  busy: Record<string, number>;
+  /** Due rows to look at in this call, so one claim stays a short transaction. */
+  scanLimit?: number;
+}
+
+export interface ClaimResult {
+  claimed: ClaimedDelivery[];
+  /** More may be due: the scan or the limit was reached. */
+  more: boolean;
+}
+
+/** How an attempt left the delivery. */
+export type AttemptOutcome =
+  | { status: 'Delivered'; completed: string }
+  | { status: 'Failed'; completed: string }
+  | { status: 'Pending'; nextAttempt: string; firstFailure: string };
+
+// next_attempt only while one is planned: not once settled, nor while waiting in the lane.
+const LOG_COLUMNS = `d.seq, d.id, d.consumer_id, d.status, d.attempts,
+  CASE WHEN d.status = 'Pending' AND d.next_attempt < '${WAITING}' THEN d.next_attempt END AS next_attempt, d.created, d.completed,
+  e.id AS event_id, e.event_type, a.at AS last_at, a.status_code AS last_status_code, a.error AS last_error, a.latency_ms AS last_latency_ms`;
+const LOG_FROM = `webhook_deliveries d JOIN events e ON e.seq = d.event_seq
+  LEFT JOIN webhook_attempts a ON a.delivery_seq = d.seq AND a.attempt = d.attempts`;
+
+const deliveryFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'd.id', type: 'string' };
+    case 'eventId': return { sql: 'e.id', type: 'string' };
+    case 'eventType': return { sql: 'e.event_type', type: 'string' };
+    case 'status': return { sql: 'd.status', type: 'string' };
+    case 'attempts': return { sql: 'd.attempts', type: 'number' };
+    case 'created': return { sql: 'd.created', type: 'date' };
+    case 'completed': return { sql: 'd.completed', type: 'date' };
+    default: return undefined;
+  }
+};
+
+/** A consumer's deliveries, newest first; `query` filters on id, eventId, eventType, status, attempts, created, completed. */
+export function webhookDeliveriesPage(consumerId: string, request: PageRequest): PagePlan {
+  return planPage({
+    columns: LOG_COLUMNS, from: LOG_FROM, scope: 'd.consumer_id = ?', scopeParams: [consumerId], resolve: deliveryFields, defaultOrder: 'd.seq DESC',
+  }, request);
+}
+
+export function getDelivery(db: Db, consumerId: string, id: string): DeliveryRow | undefined {
+  return prepared(db, `SELECT ${LOG_COLUMNS} FROM ${LOG_FROM} WHERE d.id = ? AND d.consumer_id = ?`).get(id, consumerId) as DeliveryRow | undefined;
+}
+
+export function deliveryAttempts(db: Db, seq: number): AttemptRow[] {
+  return prepared(db, 'SELECT attempt, at, status_code, error, latency_ms FROM webhook_attempts WHERE delivery_seq = ? ORDER BY attempt').all(seq) as AttemptRow[];
+}
+
+interface DueRow {
+  seq: number;
+  consumer_id: string;
+  disabled: number;
+  blocked: number;
+}
+
+/**
+ * Takes up to `limit` lane heads that are due, leasing them until `leaseUntil`; parks the
+ * deliveries found queued behind their heads and those of disabled consumers. Call inside
+ * a transaction.
+ */
+export function claimDeliveries(db: Db, request: ClaimRequest): ClaimResult {
+  const scanLimit = request.scanLimit ?? 500;
+  const due = prepared(db, `SELECT d.seq, d.consumer_id, c.disabled,
+      EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.consumer_id = d.consumer_id AND o.company_id IS d.company_id
+              AND o.status = 'Pending' AND o.seq < d.seq) AS blocked
+    FROM webhook_deliveries d JOIN webhook_consumers c ON c.id = d.consumer_id
+    WHERE d.status = 'Pending' AND d.next_attempt <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
+    ORDER BY d.next_attempt, d.seq LIMIT ?`).all(request.now, request.now, scanLimit) as DueRow[];
+  const park = prepared(db, 'UPDATE webhook_deliveries SET next_attempt = ? WHERE seq = ?');
+  const lease = prepared(db, 'UPDATE webhook_deliveries SET lease_until = ? WHERE seq = ?');
+  const details = prepared(db, `SELECT d.seq, d.id, d.consumer_id, c.client_id, d.company_id, d.attempts, d.first_failure,
+      e.id AS event_id, e.event_type, e.body, c.url, c.secret
+    FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq JOIN webhook_consumers c ON c.id = d.consumer_id WHERE d.seq = ?`);
+  const taken = new Map(Object.entries(request.busy));
+  const claimed: ClaimedDelivery[] = [];
+  for (const row of due) {
+    if (claimed.length >= request.limit) break;
+    if (row.blocked || row.disabled) {
+      park.run(WAITING, row.seq);
+      continue;
+    }
+    const busy = taken.get(row.consumer_id) ?? 0;
+    if (busy >= request.perConsumer) {
+      park.run(busyMark(row.consumer_id), row.seq);
+      continue;
+    }
+    taken.set(row.consumer_id, busy + 1);
+    lease.run(request.leaseUntil, row.seq);
+    claimed.push(details.get(row.seq) as ClaimedDelivery);
+  }
+  return { claimed, more: due.length === scanLimit || claimed.length >= request.limit };
+}
+
+/** A slot of the consumer is free: one of its heads parked for want of one is due again, oldest first. */
+function unparkBusy(db: Db, consumerId: string): void {
+  prepared(db, `UPDATE webhook_deliveries SET next_attempt = created
+    WHERE seq = (SELECT seq FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt = ? ORDER BY seq LIMIT 1)`).run(busyMark(consumerId));
+}
+
+/** Makes a lane's new head due, if it was parked behind the one just settled. */
+function unparkLane(db: Db, consumerId: string, companyId: string | null): void {
+  prepared(db, `UPDATE webhook_deliveries SET next_attempt = created
+    WHERE seq = (SELECT min(seq) FROM webhook_deliveries WHERE consumer_id = ? AND company_id IS ? AND status = 'Pending')
+      AND next_attempt = ? AND EXISTS (SELECT 1 FROM webhook_consumers WHERE id = ? AND disabled = 0)`).run(consumerId, companyId, WAITING, consumerId);
+}
+
+/**
+ * Records one attempt and what it made of the delivery, and frees its lease. False when
+ * the delivery is gone (its consumer was deleted meanwhile). Call inside a transaction.
+ */
+export function recordDeliveryAttempt(db: Db, seq: number, attempt: Omit<AttemptRow, 'attempt'>, outcome: AttemptOutcome): boolean {
+  const row = prepared(db, 'SELECT consumer_id, company_id, attempts, status FROM webhook_deliveries WHERE seq = ?').get(seq) as
+    { consumer_id: string; company_id: string | null; attempts: number; status: DeliveryStatus } | undefined;
+  if (!row) return false;
+  const number = row.attempts + 1;
+  prepared(db, 'INSERT INTO webhook_attempts (delivery_seq, attempt, at, status_code, error, latency_ms) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(seq, number, attempt.at, attempt.status_code, attempt.error, attempt.latency_ms);
+  if (outcome.status === 'Pending') {
+    prepared(db, `UPDATE webhook_deliveries SET attempts = ?, lease_until = NULL, next_attempt = ?, first_failure = coalesce(first_failure, ?)
+      WHERE seq = ?`).run(number, outcome.nextAttempt, outcome.firstFailure, seq);
+  } else {
+    prepared(db, 'UPDATE webhook_deliveries SET attempts = ?, lease_until = NULL, status = ?, completed = ? WHERE seq = ?')
+      .run(number, outcome.status, outcome.completed, seq);
+    unparkLane(db, row.consumer_id, row.company_id);
+  }
+  unparkBusy(db, row.consumer_id);
+  return true;
+}
+
+/** Frees a lease without an attempt (the attempt was cut off by a stop): the delivery is due again. */
+export function releaseDeliveryLease(db: Db, seq: number): void {
+  const row = prepared(db, 'UPDATE webhook_deliveries SET lease_until = NULL WHERE seq = ? RETURNING consumer_id').get(seq) as { consumer_id: string } | undefined;
+  if (row) unparkBusy(db, row.consumer_id);
+}
+
+/** Every lease and every head parked for want of a slot: when the only delivery loop of this data dir starts (a killed one left them) or stops. */
+export function releaseDeliveryLeases(db: Db): void {
+  prepared(db, "UPDATE webhook_deliveries SET lease_until = NULL WHERE status = 'Pending' AND lease_until IS NOT NULL").run();
+  unparkIdleConsumers(db, []);
+}
+
+/**
+ * Heads parked for want of a slot, of consumers with nothing in flight (whose settling
+ * would have freed them): a safety net the loop runs when idle.
+ */
+export function unparkIdleConsumers(db: Db, inFlight: string[]): void {
+  prepared(db, `UPDATE webhook_deliveries SET next_attempt = created WHERE status = 'Pending' AND next_attempt >= ?
+    AND substr(next_attempt, ${BUSY_FROM.length + 1}) NOT IN (SELECT value FROM json_each(?))`).run(BUSY_FROM, JSON.stringify(inFlight));
+}
+
+/** Disables a consumer and parks its pending deliveries: nothing more is sent to it. Call inside a transaction. */
+export function disableConsumerDeliveries(db: Db, consumerId: string, reason: string): boolean {
+  const changed = prepared(db, 'UPDATE webhook_consumers SET disabled = 1, disabled_reason = ? WHERE id = ? AND disabled = 0').run(reason, consumerId).changes > 0;
+  prepared(db, "UPDATE webhook_deliveries SET next_attempt = ? WHERE consumer_id = ? AND status = 'Pending'").run(WAITING, consumerId);
+  return changed;
+}
+
+/** The earliest retry after `now` (not counting parked deliveries), for the loop's timer. */
+export function nextDeliveryDue(db: Db, now: string): string | undefined {
+  const row = prepared(db, "SELECT min(next_attempt) AS next FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt > ? AND next_attempt < ?")
+    .get(now, WAITING) as { next: string | null };
+  return row.next ?? undefined;
+}
+
+/** Queues a delivery's event again for the same consumer: a new Pending delivery at the back of its lane. */
+export function replayDelivery(db: Db, consumerId: string, deliveryId: string, newId: string, now: string): DeliveryRow | undefined {
+  const original = prepared(db, 'SELECT event_seq, company_id FROM webhook_deliveries WHERE id = ? AND consumer_id = ?').get(deliveryId, consumerId) as
+    { event_seq: number; company_id: string | null } | undefined;
+  if (!original) return undefined;
+  prepared(db, `INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
+    VALUES (?, ?, ?, ?, 'Pending', ?, ?)`).run(newId, consumerId, original.event_seq, original.company_id, now, now);
+  return getDelivery(db, consumerId, newId);
+}
+
+/** The newest delivery of an event to a consumer (the one a test event made). */
+export function deliveryOfEvent(db: Db, consumerId: string, eventSeq: number): DeliveryRow | undefined {
+  return prepared(db, `SELECT ${LOG_COLUMNS} FROM ${LOG_FROM} WHERE d.consumer_id = ? AND d.event_seq = ? ORDER BY d.seq DESC LIMIT 1`)
+    .get(consumerId, eventSeq) as DeliveryRow | undefined;
+}

@@ -1,0 +1,72 @@
+// Events of background work (the sync and push workers), recorded in the transaction of
+// the change they report: a pull that ended, a company whose queued syncs all ended, a
+// connection deauthorized by a failed refresh, a push that settled.
+import { isErrored } from './pull-status.js';
+import { connectionPayload, dataTypeReadPayload, readCompletedPayload, writePayload } from '../events/payloads.js';
+import { recordEvent, type EventContext } from '../events/record.js';
+import { FERRY_EVENTS } from '../events/catalogue.js';
+import type { ConnectionError } from '../store/connections.js';
+import type { PullRow } from '../store/pulls.js';
+import type { PushRow } from '../store/pushes.js';
+import type { SyncDeps } from './deps.js';
+
+export interface BackgroundEvents extends EventContext {
+  /** The base of links in payloads (the service's public URL, when known). */
+  publicUrl?: string;
+}
+
+/** The event context of a worker's pass. */
+export const backgroundEvents = (deps: SyncDeps): BackgroundEvents => ({
+  store: deps.store, clock: deps.clock, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}), ...(deps.changed ? { changed: deps.changed } : {}),
+});
+
+/** After a pull's final state is written: its own event, and read.completed once none of the company's pulls is open. */
+export function pullEnded(ctx: BackgroundEvents, pullId: string): void {
+  const { store } = ctx;
+  const pull = store.getPull(pullId);
+  const company = pull && store.getCompany(pull.company_id);
+  if (!pull || !company) return;
+  const dataset = store.getDataset(pull.company_id, pull.data_type);
+  const records = pull.status === 'Complete' && dataset?.visible_generation ? store.countRecords(pull.company_id, pull.data_type, dataset.visible_generation) : null;
+  recordEvent(ctx, {
+    clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
+    payload: dataTypeReadPayload(company, pull, records),
+  });
+  if (store.openPulls(company.id).size > 0) return;
+  // This round: the pulls whose own events came after the last read.completed, the latest per data type.
+  const previous = store.lastCompanyEvent(company.id, 'read.completed');
+  const latest = new Map<string, PullRow>();
+  for (const type of [FERRY_EVENTS.dataTypeReadCompleted, FERRY_EVENTS.dataTypeReadFailed]) {
+    for (const row of store.companyEventsAfter(company.id, type, previous?.seq ?? 0)) {
+      const ended = store.getPull((JSON.parse(row.body) as { payload: { pullOperationId: string } }).payload.pullOperationId);
+      if (ended && (latest.get(ended.data_type)?.seq ?? 0) < ended.seq) latest.set(ended.data_type, ended);
+    }
+  }
+  const pulls = [...latest.values()].sort((a, b) => a.data_type.localeCompare(b.data_type));
+  const payload = readCompletedPayload(company, pulls, previous?.generated ?? null);
+  if (!previous) recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed.initial', payload });
+  recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed', payload });
+}
+
+/** A failed refresh revoked the grant: the connection is Deauthorized, and consumers hear it. */
+export function deauthorized(ctx: BackgroundEvents, connectionId: string, error: ConnectionError): void {
+  const { store } = ctx;
+  store.transaction(() => {
+    store.deauthorize(connectionId, error);
+    const connection = store.getConnectionById(connectionId);
+    const company = connection && store.getCompany(connection.company_id);
+    if (!connection || !company) return;
+    recordEvent(ctx, {
+      clientId: company.client_id, company, eventType: 'connection.disconnected', payload: connectionPayload(company, connection, ctx.publicUrl ?? ''),
+    });
+  });
+}
+
+/** A push operation that reached Success, Failed or TimedOut. */
+export function pushEnded(ctx: BackgroundEvents, push: PushRow): void {
+  if (push.status === 'Pending') return;
+  const company = ctx.store.getCompany(push.company_id);
+  if (!company) return;
+  const outcome = push.status === 'Success' ? 'successful' : 'unsuccessful';
+  recordEvent(ctx, { clientId: company.client_id, company, eventType: `${push.data_type}.write.${outcome}`, payload: writePayload(company, push) });
+}

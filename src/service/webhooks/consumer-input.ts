@@ -1,0 +1,65 @@
+// The body of POST /webhooks, checked: every problem is a validation item naming its field,
+// and the message says them all, so a client fixes the request in one go.
+import { errors, type ValidationItem } from '../errors.js';
+import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
+
+export const MAX_URL_LENGTH = 2048;
+export const MAX_COMPANY_TAGS = 10;
+export const MAX_COMPANY_TAG_LENGTH = 128;
+
+export interface ConsumerInput {
+  url: string;
+  eventTypes: string[];
+  /** `key:value` tags; null for every company. */
+  companyTags: string[] | null;
+  disabled: boolean;
+}
+
+function urlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return 'url is required: the receiver\'s absolute http(s) URL.';
+  if (value.length > MAX_URL_LENGTH) return `url must be at most ${MAX_URL_LENGTH} characters.`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'url must be an absolute http(s) URL.';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must be an http or https URL.';
+  // Receivers check the signature instead; credentials here would be shown in every listing.
+  if (url.username !== '' || url.password !== '') return 'url must not carry credentials (user:password@).';
+  return undefined;
+}
+
+export function parseConsumerInput(body: Record<string, unknown>): ConsumerInput {
+  const items: ValidationItem[] = [];
+  const problem = (itemId: string, message: string) => items.push({ itemId, message, validatorName: 'WebhookConsumer' });
+
+  const badUrl = urlProblem(body.url);
+  if (badUrl) problem('url', badUrl);
+
+  let eventTypes: string[] = [];
+  if (!Array.isArray(body.eventTypes) || body.eventTypes.length === 0 || !body.eventTypes.every((t) => typeof t === 'string')) {
+    problem('eventTypes', 'eventTypes is required: a non-empty list of event type names.');
+  } else {
+    eventTypes = [...new Set(body.eventTypes as string[])];
+    const unknown = eventTypes.filter((t) => !isEventType(t));
+    if (unknown.length > 0) {
+      problem('eventTypes', `Unknown event type${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}. Valid event types: ${EVENT_TYPES.join(', ')}.`);
+    }
+  }
+
+  let companyTags: string[] | null = null;
+  if (body.companyTags !== undefined && body.companyTags !== null) {
+    const tags = body.companyTags;
+    if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) problem('companyTags', 'companyTags must be a list of key:value strings.');
+    else if (tags.length > MAX_COMPANY_TAGS) problem('companyTags', `companyTags may hold at most ${MAX_COMPANY_TAGS} tags.`);
+    else if (tags.some((t) => t.length > MAX_COMPANY_TAG_LENGTH)) problem('companyTags', `Each of companyTags must be at most ${MAX_COMPANY_TAG_LENGTH} characters.`);
+    else if (tags.some((t) => t.indexOf(':') < 1)) problem('companyTags', 'Each of companyTags must be key:value, as a company\'s tag key and value.');
+    else companyTags = [...new Set(tags as string[])];
+  }
+
+  if (body.disabled !== undefined && body.disabled !== null && typeof body.disabled !== 'boolean') problem('disabled', 'disabled must be true or false.');
+
+  if (items.length > 0) throw errors.badRequest(`The webhook consumer is not valid: ${items.map((i) => i.message).join(' ')}`, items);
+  return { url: body.url as string, eventTypes, companyTags, disabled: body.disabled === true };
+}

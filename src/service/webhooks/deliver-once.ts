@@ -1,0 +1,150 @@
+// One pass of webhook deliveries: claim the due lane heads (one short transaction), attempt
+// them concurrently, and record the outcomes (outcome.ts: batched, in short transactions).
+// A consumer never has more than `perConsumer` attempts in flight, so a receiver that
+// hangs holds a few slots and the others keep flowing. The loop in loop.ts overlaps
+// passes (startPass claims at once and returns, and takes the outcomes of earlier passes'
+// attempts into its claim's transaction); tests await deliverOnce() on a fake clock.
+import { isoSeconds, type Clock } from '../../lib/clock.js';
+import type { Sealer } from '../secrets.js';
+import type { Store } from '../store/store.js';
+import type { ClaimedDelivery } from '../store/webhook-deliveries.js';
+import { attemptDelivery, ATTEMPT_TIMEOUT_MS, type AttemptOptions, type AttemptResult } from './attempt.js';
+import type { BackoffPolicy } from './backoff.js';
+import { Recorder, type Settled } from './outcome.js';
+import { deliveryHeaders } from './sign.js';
+
+export interface DeliveryDeps {
+  store: Store;
+  clock: Clock;
+  sealer: Sealer;
+  /** Told after an event this pass recorded (ferry.webhook.disabled) has committed. */
+  changed?: () => void;
+  /** Deliveries one pass takes at most (default 64). */
+  batch?: number;
+  /** Attempts in flight at once, over every pass and consumer (default 256). */
+  maxInFlight?: number;
+  /** Attempts in flight to one consumer at once (default 8). */
+  perConsumer?: number;
+  attempt?: AttemptOptions;
+  backoff?: BackoffPolicy;
+  /** For the backoff's jitter (tests pin it). */
+  random?: () => number;
+  /** Attempts in flight, shared by overlapping passes (the loop's). */
+  inFlight?: InFlight;
+  /** Aborts attempts in flight: they leave no attempt in the log, and their deliveries are due again. */
+  signal?: AbortSignal;
+  /** Told when an attempt has finished: the next pass records it and may claim its lane's next delivery. */
+  onSettled?: () => void;
+  /** Where finished attempts wait to be recorded (the loop's is shared by its passes; otherwise one per pass). */
+  recorder?: Recorder;
+  onError?: (err: unknown, context: string) => void;
+}
+
+/** Attempts in flight, in total and per consumer. */
+export class InFlight {
+  private readonly byConsumer = new Map<string, number>();
+  total = 0;
+
+  add(consumerId: string): void {
+    this.byConsumer.set(consumerId, (this.byConsumer.get(consumerId) ?? 0) + 1);
+    this.total += 1;
+  }
+
+  remove(consumerId: string): void {
+    const left = (this.byConsumer.get(consumerId) ?? 1) - 1;
+    if (left > 0) this.byConsumer.set(consumerId, left);
+    else this.byConsumer.delete(consumerId);
+    this.total -= 1;
+  }
+
+  busy(): Record<string, number> {
+    return Object.fromEntries(this.byConsumer);
+  }
+
+  consumers(): string[] {
+    return [...this.byConsumer.keys()];
+  }
+}
+
+export interface DeliveryPassResult {
+  claimed: number;
+  delivered: number;
+  retried: number;
+  /** Given up, or refused with 410. */
+  failed: number;
+  /** Cut off by a stop: due again. */
+  stopped: number;
+}
+
+export interface StartedPass {
+  claimed: number;
+  /** More may be due now than this pass took. */
+  more: boolean;
+  done: Promise<DeliveryPassResult>;
+}
+
+const DEFAULT_BATCH = 64;
+export const DEFAULT_MAX_IN_FLIGHT = 256;
+const DEFAULT_PER_CONSUMER = 8;
+
+/** Claims now (synchronously, before the first await) and delivers in the background. */
+export function startPass(deps: DeliveryDeps): StartedPass {
+  const inFlight = deps.inFlight ?? new InFlight();
+  const recorder = deps.recorder ?? new Recorder(deps);
+  const room = deps.signal?.aborted ? 0 : Math.min(deps.batch ?? DEFAULT_BATCH, (deps.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT) - inFlight.total);
+  const empty: DeliveryPassResult = { claimed: 0, delivered: 0, retried: 0, failed: 0, stopped: 0 };
+  // Outcomes of attempts that finished since the last pass (the loop's), in the claim's transaction.
+  const finished = recorder.take();
+  if (room <= 0 && finished.length === 0) return { claimed: 0, more: false, done: Promise.resolve(empty) };
+  const now = deps.clock.now();
+  // Long enough for any attempt to finish and be recorded; a killed loop's leases are cleared when the next starts.
+  const leaseMs = (deps.attempt?.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + 60_000;
+  let outcome: { settled: Settled[]; claimed: ClaimedDelivery[]; more: boolean };
+  try {
+    outcome = deps.store.transaction(() => {
+      const settled = recorder.record(finished);
+      // Those attempts left `inFlight` when they ended; recording them just above freed their lanes for this claim.
+      const claim = room <= 0 ? { claimed: [], more: false } : deps.store.claimDeliveries({
+        now: isoSeconds(now), leaseUntil: isoSeconds(new Date(now.getTime() + leaseMs)), limit: room,
+        perConsumer: deps.perConsumer ?? DEFAULT_PER_CONSUMER, busy: inFlight.busy(),
+      });
+      return { settled, ...claim };
+    });
+  } catch (err) {
+    recorder.fail(finished, err);
+    throw err;
+  }
+  recorder.settle(finished, outcome.settled);
+  const { claimed, more } = outcome;
+  for (const delivery of claimed) inFlight.add(delivery.consumer_id);
+  const done = Promise.all(claimed.map((delivery) => deliverOne(deps, recorder, inFlight, delivery))).then((settled) => {
+    const result = { ...empty, claimed: claimed.length };
+    for (const s of settled) result[s] += 1;
+    return result;
+  });
+  return { claimed: claimed.length, more, done };
+}
+
+/** One whole pass: claim, attempt, record. */
+export function deliverOnce(deps: DeliveryDeps): Promise<DeliveryPassResult> {
+  return startPass(deps).done;
+}
+
+async function deliverOne(deps: DeliveryDeps, recorder: Recorder, inFlight: InFlight, delivery: ClaimedDelivery): Promise<Settled> {
+  let result: AttemptResult;
+  const at = deps.clock.now();
+  try {
+    const secret = deps.sealer.open<string>(delivery.secret, delivery.consumer_id);
+    const headers = deliveryHeaders(secret, delivery.event_id, at, delivery.body);
+    result = await attemptDelivery({ url: delivery.url, body: delivery.body, headers, now: at, ...(deps.signal ? { signal: deps.signal } : {}) }, deps.attempt);
+  } catch (err) {
+    deps.onError?.(err, 'webhook attempt');
+    result = { outcome: 'retry', statusCode: null, error: 'internal error before sending', latencyMs: 0 };
+  }
+  // The slot is free now: the delivery stays leased until its outcome is recorded, and
+  // recording it (in the next pass's transaction, before that pass claims) frees its lane.
+  inFlight.remove(delivery.consumer_id);
+  const settled = recorder.add(delivery, at, result);
+  deps.onSettled?.();
+  return settled;
+}
