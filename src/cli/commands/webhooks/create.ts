@@ -26,7 +26,7 @@ export function register(program: Command, registrar: Registrar): void {
     .requiredOption('--url <url>', 'the receiver, an http(s) URL (no credentials in it)')
     .requiredOption('--events <types>', 'event types to deliver, comma-separated (repeatable), e.g. read.completed,connection.disconnected', collect)
     .option('--company-tag <key:value>', 'only events of companies with this tag (repeatable: any of them)', collect)
-    .option('--disabled', 'create it disabled: nothing is delivered until it is enabled')
+    .option('--disabled', 'create it disabled: nothing is delivered to it (a disabled consumer is not re-enabled; create a new one)')
     .addHelpText('after', `${examples(
       'ferry webhooks create --url https://example.com/hooks --events read.completed,connection.disconnected',
       'ferry webhooks create --url https://example.com/hooks --events invoices.write.successful --company-tag region:eu',
