@@ -21,3 +21,17 @@ export function durationArg(flag: string) {
     return ms;
   };
 }
+
+/** A number above 0 (decimals allowed), e.g. --max-rate 2.5. */
+export function positiveNumber(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0)) throw new InvalidArgumentError(`${flag} must be a number above 0, e.g. ${flag} 50.`);
+    return n;
+  };
+}
+
+/** --concurrency and --max-rate as given (absent ones left out), for an engine's options. */
+export function limitFlags(flags: { concurrency?: number; maxRate?: number }): { concurrency?: number; maxRate?: number } {
+  return { ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}), ...(flags.maxRate !== undefined ? { maxRate: flags.maxRate } : {}) };
+}

@@ -46,7 +46,8 @@ export function printSummary(io: IO, summary: MigrationSummary): void {
   } else {
     const steps = Object.entries(summary.failedBySteps).map(([step, n]) => `${step} ${count(n)}`).join(', ');
     say(`Migrated ${count(summary.migrated)} · skipped ${count(summary.skipped)} · failed ${count(summary.failed)}${steps ? ` (${steps})` : ''}` +
-      `${summary.resumed ? ` · ${count(summary.resumed)} done by earlier runs` : ''}${summary.retried ? ` · ${count(summary.retried)} retried` : ''} in ${summary.seconds.toFixed(1)}s (${count(Math.round(summary.rowsPerSecond))} rows/s).`);
+      `${summary.resumed ? ` · ${count(summary.resumed)} done by earlier runs` : ''}${summary.retried ? ` · ${count(summary.retried)} retried` : ''} in ${summary.seconds.toFixed(1)}s (${count(Math.round(summary.rowsPerSecond))} rows/s` +
+      `${summary.concurrency ? `; concurrency ${summary.concurrency.final}, peak ${summary.concurrency.peak}, ${count(Math.round(summary.rate ?? 0))} req/s` : ''}).`);
   }
   say(`Results: ${summary.results}`);
   say(`Next: ${nextCommand(summary)}`);

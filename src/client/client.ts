@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
 import { ApiRequestError, ConnectionError, UnexpectedAnswerError, type ErrorEnvelope } from './errors.js';
 import { Pacer, sleep } from './pacer.js';
+import type { AttemptOutcome, AttemptTicket } from './adaptive-limit.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined;
@@ -37,6 +38,16 @@ export interface RequestOptions {
   raw?: boolean;
 }
 
+/**
+ * The command run's adaptive limit (adaptive-limit.ts), when one is attached: every attempt
+ * waits for its rate cap and tells it how it ended.
+ */
+export interface RequestGate {
+  admit(signal?: AbortSignal): Promise<AttemptTicket>;
+  /** `request` is the same object for every attempt of one request. */
+  answered(ticket: AttemptTicket, request: object, outcome: AttemptOutcome): void;
+}
+
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
 const SAFE_POST_RETRY_STATUSES = new Set([429, 503]);
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -46,6 +57,7 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly pool: Pool;
   private readonly pacer = new Pacer();
+  private gate: RequestGate | undefined;
   /** `Basic …` for this client's key; also what the sandbox's admin routes accept. */
   readonly authorization: string;
   private readonly basePath: string;
@@ -60,6 +72,13 @@ export class ApiClient {
 
   async close(): Promise<void> {
     await this.pool.close();
+  }
+
+  /** Sends every request through `gate` from now on (undefined: none); returns the one it replaces. */
+  useGate(gate: RequestGate | undefined): RequestGate | undefined {
+    const previous = this.gate;
+    this.gate = gate;
+    return previous;
   }
 
   get<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -93,8 +112,12 @@ export class ApiClient {
     const maxRetries = this.options.maxRetries ?? 5;
     const timeoutMs = this.options.timeoutMs ?? 60_000;
     const maxRetryAfter = this.options.maxRetryAfterSeconds ?? 120;
+    const request = {};
     for (let attempt = 0; ; attempt += 1) {
+      const gate = this.gate;
+      const ticket = gate ? await gate.admit(options.signal) : undefined;
       const permit = await this.pacer.acquire(options.signal);
+      let told = false;
       const started = Date.now();
       let statusCode: number;
       let headers: Record<string, string | string[] | undefined>;
@@ -114,6 +137,10 @@ export class ApiClient {
         ({ statusCode, headers } = response);
         this.pacer.observe(permit, rateHeaders(headers));
         retryAfterSeconds = retryAfter(headers);
+        if (ticket) {
+          gate!.answered(ticket, request, { status: statusCode, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
+          told = true;
+        }
         // Hold every request of this client now, before reading the body, so that no
         // concurrent caller slips through in between.
         if (statusCode === 429) this.pacer.backOff(Math.min(retryAfterSeconds ?? backoffMs(attempt) / 1000, maxRetryAfter) * 1000);
@@ -129,6 +156,8 @@ export class ApiClient {
         if (options.signal?.aborted) throw err;
         const code = (err as { code?: string }).code ?? '';
         const timedOut = TIMEOUT_ERRORS.has(code);
+        // An answer that broke off in its body was already told; a timeout or no answer is told now.
+        if (ticket && (!told || timedOut)) gate!.answered(ticket, request, { timedOut });
         const neverSent = CONNECT_ERRORS.has(code);
         const retryable = !timedOut && (method !== 'POST' || options.idempotent || neverSent);
         this.log(`${method} ${path} failed: ${code || (err as Error).message}`);

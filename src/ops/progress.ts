@@ -36,3 +36,8 @@ export function rateLine(done: number, total: number | undefined, startedMs: num
   if (total !== undefined && rate > 0 && done < total) parts.push(`ETA ${formatDuration((total - done) / rate)}`);
   return parts.join(' · ');
 }
+
+/** "concurrency 23 · 410 req/s": an adaptive limit's window now, and the requests a second of late. */
+export function limitText(limit: { concurrency: number; rate: number }): string {
+  return `concurrency ${limit.concurrency} · ${formatCount(Math.round(limit.rate))} req/s`;
+}

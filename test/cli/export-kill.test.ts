@@ -1,12 +1,15 @@
 // `ferry export` as a real child process (bin/ferry.js → dist/; run `node scripts/build.mjs`
 // first) against a real service and sandbox: SIGKILL in the middle of an export leaves
 // nothing under the final name, and `--resume` completes a file identical to a fresh
-// export, without duplicates; SIGINT stops it cleanly with exit 130.
+// export, without duplicates (also when pages arrive out of order through a proxy, so the
+// kill lands while later pages wait in the reorder window); SIGINT stops it cleanly with
+// exit 130.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, FERRY_BIN, runFerry } from '../helpers/cli.js';
+import { startPageProxy } from '../helpers/page-proxy.js';
 import { tempDir } from '../helpers/service.js';
 import { linkedCompany, readAll, waitFor, type Linked } from '../helpers/sync.js';
 import { type Harness, startTestStack } from '../helpers/stack.js';
@@ -71,6 +74,44 @@ describe('ferry export killed mid-way, then --resume', () => {
     const ids = text.trim().split('\n').map((l) => JSON.parse(l).id);
     expect(new Set(ids).size).toBe(INVOICES);
     expect(existsSync(killed.part)).toBe(false);
+  }, 120_000);
+
+  it('SIGKILL of a parallel export with pages arriving out of order, then --resume: byte-identical to an uninterrupted export', async () => {
+    // Even pages wait a little at the proxy, so the odd page after each overtakes it.
+    const proxy = await startPageProxy(h.baseUrl, {
+      before: ({ page }) => (page !== undefined && page % 2 === 0 ? new Promise<void>((resolve) => setTimeout(resolve, 15)) : undefined),
+    });
+    try {
+      const via = ['--base-url', proxy.url, ...remote.slice(2)];
+      const args = ['export', 'invoices', '--company', company.companyId, '--page-size', '100'];
+      const whole = join(work, 'parallel-whole.ndjson');
+      const uninterrupted = await runFerry([...via, ...args, '--out', whole]);
+      expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
+      expect(readFileSync(whole, 'utf8') === expected).toBe(true);
+
+      const out = join(work, 'parallel-killed.ndjson');
+      const part = join(work, '.parallel-killed.ndjson.ferry-part');
+      const child = spawn(process.execPath, [FERRY_BIN, ...via, ...args, '--out', out], { env: cleanEnv(), stdio: 'ignore' });
+      const exited = new Promise((resolve) => child.on('close', resolve));
+      try {
+        await waitFor('the part file to grow', async () => existsSync(part) && statSync(part).size > 300_000, 30_000, 2);
+      } finally {
+        child.kill('SIGKILL');
+      }
+      await exited;
+      expect(existsSync(out)).toBe(false);
+      const checkpoint = JSON.parse(readFileSync(`${part}.json`, 'utf8'));
+      expect(checkpoint.company.pagesDone).toBeGreaterThan(1);
+      expect(checkpoint.company.pagesDone).toBeLessThan(INVOICES / 100);
+
+      const resumed = await runFerry([...via, ...args, '--out', out, '--resume']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain('Resuming the export');
+      expect(readFileSync(out, 'utf8') === readFileSync(whole, 'utf8')).toBe(true);
+      expect(existsSync(part)).toBe(false);
+    } finally {
+      await proxy.close();
+    }
   }, 120_000);
 
   it('SIGKILL of a CSV export with --all-companies, then --resume: identical to a fresh export', async () => {

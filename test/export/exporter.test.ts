@@ -11,6 +11,7 @@ import type { ApiClient } from '../../src/client/client.js';
 import { partPaths } from '../../src/ops/export/checkpoint.js';
 import { runExportPlan } from '../../src/ops/export/exporter.js';
 import { followingPage } from '../../src/ops/export/look-ahead.js';
+import { lastPage, MAX_WINDOW, pagesByNumber, windowFor, WINDOW_BYTES } from '../../src/ops/export/page-window.js';
 import { MAX_RESTARTS, type ExportEnv, type ExportPlan } from '../../src/ops/export/types.js';
 import { tempDir } from '../helpers/service.js';
 
@@ -69,6 +70,7 @@ function fakeService(companies: Record<string, FakeDataSet>): Fake {
   };
   fake.client = {
     get,
+    useGate: () => undefined,
     async *pages(path: string, options: { query?: Record<string, unknown> } = {}) {
       let page: any = await get(path, options);
       yield page;
@@ -160,6 +162,23 @@ describe('export engine: pages requested ahead', () => {
     expect(followingPage('/c/1/data/x?subpage=2', meta)).toBeUndefined();
   });
 
+  it('requests pages by number only when the links are plain page numbers with the parameters sent', () => {
+    const sent = { pageSize: 10, query: 'a b && c', orderBy: undefined };
+    expect(pagesByNumber('/c/1/data/x?page=3&pageSize=10&query=a%20b%20%26%26%20c', 2, sent)).toBe(true);
+    expect(pagesByNumber('/c/1/data/x?query=a+b+%26%26+c&pageSize=10&page=3', 2, sent)).toBe(true);
+    expect(pagesByNumber('/c/1/data/x?page=3&pageSize=10&query=a%20b%20%26%26%20c&token=t', 2, sent)).toBe(false);
+    expect(pagesByNumber('/c/1/data/x?page=3&pageSize=20&query=a%20b%20%26%26%20c', 2, sent)).toBe(false);
+    expect(pagesByNumber('/c/1/data/x?page=4&pageSize=10&query=a%20b%20%26%26%20c', 2, sent)).toBe(false);
+    expect(pagesByNumber('/c/1/data/x?cursor=abc', 2, sent)).toBe(false);
+    expect(lastPage({ totalResults: 35, pageSize: 10 }, 10)).toBe(4);
+    expect(lastPage({ totalResults: 0 }, 10)).toBe(1);
+    expect(lastPage({ totalResults: -1 }, 10)).toBeUndefined();
+    // The window holds at most WINDOW_BYTES of pages, never fewer than two, never more than the ceiling.
+    expect(windowFor(1_000_000)).toBe(Math.min(MAX_WINDOW, Math.floor(WINDOW_BYTES / 1_000_000)));
+    expect(windowFor(50 * 1024 * 1024)).toBe(2);
+    expect(windowFor(100, 6)).toBe(6);
+  });
+
   it('follows _links.next whatever they look like; a wrong guess is dropped, never written', async () => {
     const fake = fakeService({ c1: { records: records(95), syncId: 's1' } });
     fake.nextHref = (href, page) => `${href}&token=t${page * 7}`;
@@ -171,7 +190,7 @@ describe('export engine: pages requested ahead', () => {
     for (let page = 2; page <= 10; page++) expect(data.some((r) => r.includes(`page=${page}&`) && r.endsWith(`token=t${page * 7}`))).toBe(true);
   });
 
-  it('asks for each page once when the guesses are right', async () => {
+  it('asks for each page once, by number', async () => {
     const fake = fakeService({ c1: { records: records(95), syncId: 's1' } });
     const e = env(fake);
     await runExportPlan(plan({}), e);

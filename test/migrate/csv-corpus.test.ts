@@ -445,6 +445,8 @@ describe('migrate tokens: validation on a real run, and the output modes', () =>
     const checks: Array<[string[], string]> = [
       [['--delimiter', ';;'], '--delimiter takes one character (or "tab").'],
       [['--concurrency', '0'], '--concurrency must be a whole number of at least 1.'],
+      [['--max-rate', '0'], '--max-rate must be a number above 0, e.g. --max-rate 50.'],
+      [['--max-rate', 'fast'], '--max-rate must be a number above 0'],
       [['--shard', '3/2'], '--shard takes I/N with 1 <= I <= N'],
       [['--resume', '--results', join(dir, 'never.csv')], 'Nothing to resume'],
     ];

@@ -87,8 +87,9 @@ describe('migrate tokens: 2,000 rows end to end against ferry serve', () => {
     expect(run.stderr).toBe('');
     const summary = JSON.parse(run.stdout);
     expect(Object.keys(summary).sort()).toEqual([
-      'dryRun', 'failed', 'failedBySteps', 'input', 'journal', 'migrated', 'next', 'planLimitHit', 'results', 'resumed', 'retried', 'rowsPerSecond', 'seconds', 'skipped', 'total', 'validation',
+      'concurrency', 'dryRun', 'failed', 'failedBySteps', 'input', 'journal', 'migrated', 'next', 'planLimitHit', 'rate', 'results', 'resumed', 'retried', 'rowsPerSecond', 'seconds', 'skipped', 'total', 'validation',
     ]);
+    expect(summary.concurrency).toEqual({ final: expect.any(Number), peak: expect.any(Number) });
     expect(summary).toMatchObject({
       dryRun: false, input, results: other, journal: `${other}.journal`, total: ROWS, migrated: 0, skipped: ROWS, failed: 0, failedBySteps: {}, resumed: 0,
       planLimitHit: false, validation: { rows: ROWS, valid: ROWS, invalid: 0, inShard: ROWS, problems: [] }, next: `ferry sync --from-results ${other} --wait`,

@@ -56,6 +56,11 @@ describe('ferry check (in-process, real stack)', () => {
     expect(json.code, json.stderr).toBe(0);
     const doc = JSON.parse(json.stdout);
     expect(doc).toMatchObject({ passed: 1, failed: 0 });
+    // The adaptive limit's window (one company: it never grew) and requests a second.
+    expect(doc.concurrency).toEqual({ final: 4, peak: 4 });
+    expect(doc.rate).toBeGreaterThan(0);
+    const pinned = JSON.parse((await check([companyId, '--json', '--no-sync', '--concurrency', '2', '--max-rate', '50'])).stdout);
+    expect(pinned).toMatchObject({ passed: 1, concurrency: { final: 2, peak: 2 } });
     const [result] = doc.results;
     expect(result).toMatchObject({ companyId, companyName: 'Healthy & Co', connectionId, platformKey: 'gbol', verdict: 'pass', reasons: [] });
     expect(result.criteria.map((c: { name: string; status: string }) => `${c.name}:${c.status}`)).toEqual(['connection:pass', 'sync:pass', 'authorization:pass', 'reads:pass']);

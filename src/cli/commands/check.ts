@@ -9,14 +9,17 @@ import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
 import type { Registrar } from '../program.js';
 import type { CheckResult } from '../../ops/verify/check.js';
-import { durationArg, wholeNumber } from '../flags.js';
+import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.js';
+import type { LimitStats } from '../../client/adaptive-limit.js';
 import { examples } from './group.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
 export interface CheckOptions extends EventsFlag {
   sync: boolean;
   timeout?: number;
-  concurrency: number;
+  /** Companies at once, fixed; absent: the adaptive limit learns it. */
+  concurrency?: number;
+  maxRate?: number;
   platform?: string;
   fromResults?: string;
   pollMs?: number;
@@ -28,7 +31,8 @@ export function register(program: Command, registrar: Registrar): void {
     .argument('[companyId...]', 'companies to check')
     .option('--no-sync', 'judge the data sets as they are instead of queuing a fresh sync')
     .option('--timeout <duration>', "how long one company's fresh sync may take, e.g. 90s, 10m (default 10m)", durationArg('--timeout'))
-    .option('--concurrency <n>', 'companies checked at once', wholeNumber('--concurrency', 1), 8)
+    .option('--concurrency <n>', 'companies checked at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
+    .option('--max-rate <r>', 'at most R requests a second', positiveNumber('--max-rate'))
     .option('--platform <key>', "check only the company's connection to this platform")
     .option('--from-results <file>', 'also check the migrated and skipped companies of a migration results CSV')
     .addOption(noEventsOption())
@@ -63,7 +67,9 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   const { DEFAULT_WAIT_TIMEOUT_MS } = await import('../waiting.js');
   const sandbox = await optionalSandbox(connection);
   const { startProgress } = await import('../progress.js');
-  const { rateLine } = await import('../../ops/progress.js');
+  const { limitText, rateLine } = await import('../../ops/progress.js');
+  const { AdaptiveLimit, limitOptions } = await import('../../client/adaptive-limit.js');
+  const limit = new AdaptiveLimit(limitOptions(limitFlags(options)));
   const progress = await startProgress(io, `Checking ${unique.length} compan${unique.length === 1 ? 'y' : 'ies'} end to end${options.sync ? ' (fresh sync of every data type)' : ''}…`);
   const started = Date.now();
   let done = 0;
@@ -72,12 +78,12 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   const { SYNC_EVENTS } = await import('../../client/wait-for-change.js');
   const changes = options.sync ? await openFeed(ctx, client, options, { types: SYNC_EVENTS, ...(unique.length === 1 ? { companyId: unique[0] } : {}) }) : undefined;
   const results = await checkCompanies(unique.map((companyId) => ({ companyId, ...(options.platform ? { platformKey: options.platform.toLowerCase() } : {}) })), {
-    sync: options.sync, timeoutMs: options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, signal, concurrency: options.concurrency,
+    sync: options.sync, timeoutMs: options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, signal, limit,
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
   }, { client, ...(sandbox ? { sandbox } : {}), ...(changes ? { changes } : {}), integration: integrationLookup(client, signal) }, (result) => {
     done += 1;
     if (result.verdict === 'fail') failed += 1;
-    progress.update(`Checking: ${rateLine(done, unique.length, started, 'companies')} · ${failed} failed`);
+    progress.update(`Checking: ${rateLine(done, unique.length, started, 'companies')} · ${failed} failed · ${limitText(limit)}`);
   }).finally(() => changes?.close());
   if (signal.aborted) {
     progress.fail('Stopped checking.');
@@ -85,7 +91,7 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   }
   results.sort((a, b) => unique.indexOf(a.companyId) - unique.indexOf(b.companyId));
   progress.done(`Checked ${results.length}: ${results.length - failed} passed, ${failed} failed.`);
-  await printChecks(io, results);
+  await printChecks(io, results, limit.stats());
   if (failed > 0) {
     const names = results.filter((r) => r.verdict === 'fail').slice(0, 3).map((r) => `${r.companyName ?? r.companyId}: ${r.reasons[0] ?? 'failed'}`);
     throw new CliError(`${failed} of ${results.length} compan${results.length === 1 ? 'y' : 'ies'} failed the end-to-end check (${names.join('; ')}${failed > 3 ? '; …' : ''}).`,
@@ -93,10 +99,10 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   }
 }
 
-export async function printChecks(io: IO, results: CheckResult[]): Promise<void> {
+export async function printChecks(io: IO, results: CheckResult[], limit: LimitStats): Promise<void> {
   const passed = results.filter((r) => r.verdict === 'pass').length;
   const { default: chalk } = await import('chalk');
-  printResult(io, { passed, failed: results.length - passed, results }, () => printCheckLines(io, results, chalk));
+  printResult(io, { passed, failed: results.length - passed, results, concurrency: limit.concurrency, rate: limit.rate }, () => printCheckLines(io, results, chalk));
 }
 
 function printCheckLines(io: IO, results: CheckResult[], chalk: ChalkInstance): void {

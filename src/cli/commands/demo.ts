@@ -126,7 +126,7 @@ export async function runDemo(options: DemoOptions, ctx: CommandContext): Promis
     const results = join(work, 'tokens.results.csv');
     const { runMigrateTokens } = await import('./migrate/tokens.js');
     await stage(2, `ferry migrate tokens ${tokens}`, () => runMigrateTokens({
-      concurrency: 8, sync: false, delimiter: ',', yes: true, results,
+      sync: false, delimiter: ',', yes: true, results,
     }, asClient, [tokens]), () => `${options.companies} companies created, connected and authorized for ${account.name}; results in ${results}`);
 
     const { runSync } = await import('./sync.js');

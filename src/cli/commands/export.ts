@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { assertWritable } from '../files.js';
+import { positiveNumber, wholeNumber } from '../flags.js';
 import type { Registrar } from '../program.js';
 import { examples } from './group.js';
 
@@ -27,6 +28,9 @@ export interface ExportOptions {
   force?: boolean;
   /** commander's negatable --no-csv-escape: false keeps formula-like text raw. */
   csvEscape?: boolean;
+  /** Pages requested at once, fixed; absent: the adaptive limit learns it. */
+  concurrency?: number;
+  maxRate?: number;
 }
 
 function pageSize(value: string): number {
@@ -50,6 +54,8 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--force', 'replace --out if it exists')
     .option('--state <file>', 'incremental: export only records modified since the last run with this file')
     .option('--resume', 'continue an interrupted export to --out from its last complete page')
+    .option('--concurrency <n>', 'pages requested at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
+    .option('--max-rate <r>', 'at most R requests a second', positiveNumber('--max-rate'))
     .addHelpText('after', examples(
       'ferry export invoices --company 8a2f… --out invoices.ndjson',
       'ferry export invoices --all-companies --format csv --out invoices.csv --state invoices.state.json',
@@ -97,7 +103,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   const { client } = await ctx.connect();
   const { runExportPlan } = await import('../../ops/export/exporter.js');
   const { startProgress } = await import('../progress.js');
-  const { rateLine, formatCount } = await import('../../ops/progress.js');
+  const { limitText, rateLine, formatCount } = await import('../../ops/progress.js');
   const quietNotes = io.mode === 'json';
   const progress = await startProgress(io, `Exporting ${dataType}…`);
   const started = Date.now();
@@ -118,6 +124,8 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
       force: options.force ?? false,
       resume: options.resume ?? false,
       statePath: options.state,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.maxRate !== undefined ? { maxRate: options.maxRate } : {}),
     }, {
       client,
       stream: io.stdout,
@@ -130,7 +138,8 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
         const line = info.companies > 1 || options.allCompanies
           ? `company ${formatCount(info.companyIndex + 1)}/${formatCount(info.companies)} · ${rateLine(done, undefined, started, 'records')}`
           : rateLine(done, info.companyTotal !== undefined ? Math.max(done, info.companyTotal - info.resumedRecords) : undefined, started, 'records');
-        progress.update(info.resumedRecords > 0 ? `${line} (after ${formatCount(info.resumedRecords)} from the interrupted run)` : line);
+        const shown = `${line} · ${limitText(info)}`;
+        progress.update(info.resumedRecords > 0 ? `${shown} (after ${formatCount(info.resumedRecords)} from the interrupted run)` : shown);
       },
     });
   } catch (err) {
@@ -141,7 +150,8 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   const where = summary.out ?? 'stdout';
   const companies = options.allCompanies ? ` of ${formatCount(summary.companies.exported)} compan${summary.companies.exported === 1 ? 'y' : 'ies'}` : '';
   const rate = summary.seconds > 0 ? ` · ${formatCount(Math.round((summary.records - summary.resumedRecords) / summary.seconds))}/s` : '';
-  progress.done(`Exported ${formatCount(summary.records)} ${dataType}${companies} to ${where} (${format}) in ${summary.seconds}s${rate}.`);
+  const limit = ` · concurrency ${summary.concurrency.final} (peak ${summary.concurrency.peak}) · ${formatCount(Math.round(summary.rate))} req/s`;
+  progress.done(`Exported ${formatCount(summary.records)} ${dataType}${companies} to ${where} (${format}) in ${summary.seconds}s${rate}${limit}.`);
   if (!quietNotes && summary.extraRows > 0) {
     io.err(`${formatCount(summary.extraRows)} row${summary.extraRows === 1 ? '' : 's'} had fields the CSV header (taken from the first page) does not name; they are in the _extra column as JSON.`);
   }

@@ -8,7 +8,7 @@ import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
 import type { Registrar } from '../program.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, endsOnce, logTo } from '../waiting.js';
-import { durationArg } from '../flags.js';
+import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.js';
 import { durationText } from '../../lib/duration.js';
 import { examples } from './group.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
@@ -21,6 +21,9 @@ export interface SyncOptions extends EventsFlag {
   timeout?: number;
   /** First poll delay in ms (hidden; tests). */
   pollMs?: number;
+  /** Companies at once, fixed; absent: the adaptive limit learns it. */
+  concurrency?: number;
+  maxRate?: number;
 }
 
 export function register(program: Command, registrar: Registrar): void {
@@ -31,6 +34,8 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--data-type <type>', 'sync only this data type (e.g. invoices) instead of every supported one')
     .option('--wait', 'wait until every data type is Complete or errored, then print a per-company summary')
     .option('--timeout <duration>', 'with --wait: stop waiting after this long, e.g. 90s, 10m, 1h (default 10m)', durationArg('--timeout'))
+    .option('--concurrency <n>', 'companies started (and read while waiting) at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
+    .option('--max-rate <r>', 'at most R requests a second', positiveNumber('--max-rate'))
     .addOption(noEventsOption())
     .addOption(hiddenPollOption())
     .addHelpText('after', examples(
@@ -77,6 +82,7 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const changes = options.wait ? await openFeed(ctx, connection.client, options, { types: SYNC_EVENTS, ...(unique.length === 1 ? { companyId: unique[0] } : {}) }) : undefined;
   const { runs, summary, stopped, good } = await runSyncs(connection.client, {
     companyIds: unique, ...(dataType ? { dataType } : {}), wait: options.wait ?? false, deadline, firstDelayMs: options.pollMs ?? 500,
+    ...limitFlags(options),
   }, { signal, log, progress, logEach: !spinning, ...(changes ? { changes } : {}) }).finally(() => changes?.close());
   await printSummary(io, summary);
 

@@ -1,7 +1,8 @@
 // The export engine: every record of a data set, page by page, into one document, in
-// constant memory. Two pages are requested ahead of the one being written (look-ahead.ts),
-// so the service prepares the next pages while this one is on the wire and being written; at
-// most three pages are held at once, whatever the size of the data set.
+// constant memory. The first page says how many pages there are; the others are requested
+// several at once by page number, through the adaptive limiter, and written strictly in
+// order from a bounded reorder window (page-window.ts). A service whose links are not plain
+// page numbers is followed link by link with two pages requested ahead (look-ahead.ts).
 //
 // Consistency: a data set is served from its last complete sync (a snapshot), and pages
 // are offsets into it, so a resync that completes in the middle of an export would shift
@@ -13,6 +14,7 @@
 // which cannot take back what it wrote, fails. Each company's records thus come from one
 // snapshot; different companies' snapshots are naturally taken at different times.
 import * as api from '../../client/api.js';
+import { AdaptiveLimit } from '../../client/adaptive-limit.js';
 import { ApiRequestError } from '../../client/errors.js';
 import { inputError, interrupted as interruption, OpError } from '../errors.js';
 import { BookmarkTracker, incrementalQuery, loadState, saveState, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
@@ -22,6 +24,7 @@ import {
 } from './checkpoint.js';
 import { LookAhead, toPage } from './look-ahead.js';
 import type { ReadPage } from './page.js';
+import { lastPage, PAGES_IN_FLIGHT, pagesByNumber, PageWindow, windowFor } from './page-window.js';
 import { findResumePoint } from './resume.js';
 import { MAX_RESTARTS, type ExportEnv, type ExportPlan, type ExportSummary, type SkippedCompany } from './types.js';
 import { DataSetUnavailable, skipMessage, unavailable, unavailableError } from './unavailable.js';
@@ -84,6 +87,8 @@ class Run {
   private wroteAnyPage = false;
   private position: CompanyPosition | undefined;
   private startedAt = new Date().toISOString();
+  private readonly limit: AdaptiveLimit;
+  private readonly pages = { requested: 0, window: 0, peakWindow: 0 };
 
   constructor(
     private readonly plan: ExportPlan,
@@ -93,11 +98,18 @@ class Run {
     private readonly paths: PartPaths | undefined,
   ) {
     this.previous = state?.state.bookmarks[plan.dataType] ?? {};
+    this.limit = env.limit ?? new AdaptiveLimit({
+      max: PAGES_IN_FLIGHT,
+      ...(plan.concurrency !== undefined ? { pinned: plan.concurrency } : {}),
+      ...(plan.maxRate !== undefined ? { maxRate: plan.maxRate } : {}),
+    });
   }
 
   async execute(resumeFrom: Checkpoint | undefined): Promise<ExportSummary> {
     const { plan, paths } = this;
     const withCompany = plan.allCompanies;
+    // Every request of the run (pages, snapshot reads, the company list) through the limit: its rate cap, and what 429s teach.
+    const detach = this.limit.attach(this.env.client);
     try {
       if (paths) {
         this.file = await PartFile.open(paths.part, resumeFrom?.bytes ?? 0);
@@ -151,6 +163,7 @@ class Run {
     } catch (err) {
       throw this.failure(err);
     } finally {
+      detach();
       await this.file?.close();
     }
   }
@@ -258,73 +271,115 @@ class Run {
     const tracker = new BookmarkTracker(previous, position.bookmark);
     const query = incrementalQuery(plan.query, previous);
     const companyStartRecords = position.startRecords;
-    let pagesThisRun = 0;
+    const sent = { pageSize: plan.pageSize, query, orderBy: plan.orderBy };
+    let pageBytes = 0;
 
-    const fetchPage = (href: string | undefined, page?: number): Promise<ReadPage> => {
-      const request = (href === undefined
-        ? api.rawDataPage(env.client, company.id, plan.dataPath, { page, pageSize: plan.pageSize, query, orderBy: plan.orderBy }, env.signal)
-        : api.rawLinkedPage(env.client, href, env.signal)
-      ).then(toPage);
-      request.catch(() => undefined); // awaited below, or abandoned; never an unhandled rejection
-      return request;
-    };
-    const ahead = new LookAhead(fetchPage);
-
-    let pending: Promise<ReadPage> | undefined = fetchPage(undefined, position.pagesDone + 1);
-    while (pending) {
-      if (env.signal.aborted) throw env.signal.reason;
-      let page: ReadPage;
-      try {
-        page = await pending;
-      } catch (err) {
-        if (pagesThisRun === 0 && position.pagesDone === 0 && err instanceof ApiRequestError) throw await unavailable(err, company, this.plan, this.env);
-        throw err;
-      }
-      pending = undefined;
-      const { meta, records } = page;
-      if (position.total === undefined) position.total = meta.totalResults;
-      else if (meta.totalResults !== position.total) throw new Resynced();
-      if (meta.next && records.count > 0) {
-        pending = ahead.next(meta.next, meta);
-        // undici sends a request on a reused socket in the check phase: let it go before the synchronous encoding below.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-
-      // --state: note every record's modifiedDate, and leave out those the last run already exported.
-      let keep: ((i: number) => boolean) | undefined;
-      if (plan.statePath) {
-        const skip = new Set<number>();
-        for (let i = 0; i < records.count; i++) {
-          const record = records.object(i);
-          if (tracker.alreadyExported(record)) skip.add(i);
-          tracker.see(record);
-        }
-        if (skip.size > 0) keep = (i) => !skip.has(i);
-      }
-      const encoded = this.encoder.page(records, keep, plan.allCompanies ? company.id : undefined);
-      this.extraRows += encoded.extraRows;
-      await this.sink.write(encoded.chunks);
-      this.records += encoded.count;
-      position.pagesDone += 1;
-      position.bookmark = tracker.state();
-      pagesThisRun += 1;
-      this.wroteAnyPage = true;
-      this.saveCheckpoint();
-      env.progress({
-        records: this.records,
-        resumedRecords: this.resumedRecords,
-        companyTotal: position.total,
-        companyRecords: this.records - companyStartRecords,
-        companyIndex: index,
-        companies: this.companies.length,
+    const settle = (request: Promise<unknown>): Promise<ReadPage> => {
+      this.pages.requested += 1;
+      const page = request.then((body) => {
+        pageBytes = Math.max(pageBytes, byteLength(body));
+        return toPage(body);
       });
+      page.catch(() => undefined); // awaited below, or abandoned; never an unhandled rejection
+      return page;
+    };
+    // Every page request goes through the limiter; one still waiting for a slot when its window closes is never sent.
+    const numbered = (page: number, signal: AbortSignal = env.signal): Promise<ReadPage> =>
+      settle(this.limit.run(() => api.rawDataPage(env.client, company.id, plan.dataPath, { page, ...sent }, signal), signal));
+    const linked = (href: string): Promise<ReadPage> => settle(this.limit.run(() => api.rawLinkedPage(env.client, href, env.signal), env.signal));
+
+    const firstNumber = position.pagesDone + 1;
+    let page: ReadPage | undefined;
+    try {
+      page = await numbered(firstNumber);
+    } catch (err) {
+      if (position.pagesDone === 0 && err instanceof ApiRequestError) throw await unavailable(err, company, this.plan, this.env);
+      throw err;
+    }
+    // After the first page: by number through a reorder window when the service pages by
+    // number, else link by link with a look-ahead (a service whose links carry a cursor).
+    let window: PageWindow | undefined;
+    let ahead: LookAhead | undefined;
+    let last: number | undefined;
+    try {
+      for (let number = firstNumber; page; number++) {
+        if (env.signal.aborted) throw env.signal.reason;
+        const { meta, records }: ReadPage = page;
+        if (position.total === undefined) position.total = meta.totalResults;
+        else if (meta.totalResults !== position.total) throw new Resynced();
+        let following: Promise<ReadPage> | undefined;
+        if (meta.next && records.count > 0 && (last === undefined || number < last)) {
+          if (!window && !ahead) {
+            last = lastPage(meta, plan.pageSize);
+            if (last !== undefined && pagesByNumber(meta.next, number, sent)) {
+              window = new PageWindow(numbered, number + 1, last, env.window ?? windowFor(pageBytes, 2 * (plan.concurrency ?? PAGES_IN_FLIGHT)), env.signal);
+            } else {
+              last = undefined;
+              ahead = new LookAhead(linked);
+            }
+          }
+          following = window ? window.take(number + 1) : ahead!.next(meta.next, meta);
+          // undici sends a request on a reused socket in the check phase: let it go before the synchronous encoding below.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await this.writePage(page, company, index, tracker, companyStartRecords);
+        window?.written();
+        page = following ? await following : undefined;
+      }
+    } finally {
+      if (window) this.countWindow(window);
+      window?.close();
     }
     // One page is one read of one snapshot; several pages must all come from the same one.
+    // Every page request above was sent after the first read of the snapshot and answered
+    // before this second one, so the same id twice means they all read that snapshot.
     if (position.pagesDone > 1 && position.snapshot !== undefined) {
       const after = await this.readSnapshot(company.id);
       if (after !== position.snapshot) throw new Resynced();
     }
     return { records: this.records - companyStartRecords, bookmark: tracker };
+  }
+
+  /** Encodes and writes one page, then moves the checkpoint past it. */
+  private async writePage(page: ReadPage, company: ListedCompany, index: number, tracker: BookmarkTracker, companyStartRecords: number): Promise<void> {
+    const { plan, env } = this;
+    const position = this.position!;
+    const { records } = page;
+    // --state: note every record's modifiedDate, and leave out those the last run already exported.
+    let keep: ((i: number) => boolean) | undefined;
+    if (plan.statePath) {
+      const skip = new Set<number>();
+      for (let i = 0; i < records.count; i++) {
+        const record = records.object(i);
+        if (tracker.alreadyExported(record)) skip.add(i);
+        tracker.see(record);
+      }
+      if (skip.size > 0) keep = (i) => !skip.has(i);
+    }
+    const encoded = this.encoder.page(records, keep, plan.allCompanies ? company.id : undefined);
+    this.extraRows += encoded.extraRows;
+    await this.sink.write(encoded.chunks);
+    this.records += encoded.count;
+    position.pagesDone += 1;
+    position.bookmark = tracker.state();
+    this.wroteAnyPage = true;
+    this.saveCheckpoint();
+    env.progress({
+      records: this.records,
+      resumedRecords: this.resumedRecords,
+      companyTotal: position.total,
+      companyRecords: this.records - companyStartRecords,
+      companyIndex: index,
+      companies: this.companies.length,
+      concurrency: this.limit.concurrency,
+      rate: this.limit.rate,
+    });
+  }
+
+  private countWindow(window: PageWindow): void {
+    const { counters } = window;
+    this.pages.window = Math.max(this.pages.window, counters.limit);
+    this.pages.peakWindow = Math.max(this.pages.peakWindow, counters.peak);
   }
 
   /** The data set's latestSuccessfulSyncId, or undefined when the service does not say. */
@@ -365,8 +420,18 @@ class Run {
       extraRows: this.extraRows,
       restarts: this.restarts,
       state,
+      concurrency: this.limit.stats().concurrency,
+      rate: this.limit.stats().rate,
+      pages: { ...this.pages },
     };
   }
+}
+
+/** Bytes of a response body as the client hands it back (chunks, one buffer, or a parsed value). */
+function byteLength(body: unknown): number {
+  if (Buffer.isBuffer(body)) return body.length;
+  if (Array.isArray(body) && body.every((b) => Buffer.isBuffer(b))) return (body as Buffer[]).reduce((n, b) => n + b.length, 0);
+  return 0;
 }
 
 function isoNow(): string {

@@ -1,5 +1,6 @@
-// Pages requested ahead of the one being written, so the service prepares the next pages
-// while this one is on the wire and being written.
+// Pages requested ahead of the one being written, for a service whose `_links.next` are not
+// plain page numbers (page-window.ts requests those several at once): the service prepares
+// the next pages while this one is on the wire and being written.
 import { parsedPage, readPage, type PageMeta, type ReadPage } from './page.js';
 
 /**

@@ -1,5 +1,6 @@
 // What an export is asked to do, what it reports as it goes, and what it returns.
 import type { Writable } from 'node:stream';
+import type { AdaptiveLimit, LimitStats } from '../../client/adaptive-limit.js';
 import type { ApiClient } from '../../client/client.js';
 import type { Format } from './writers.js';
 
@@ -26,6 +27,10 @@ export interface ExportPlan {
   force: boolean;
   resume: boolean;
   statePath?: string;
+  /** Page requests at once, fixed (--concurrency N); learned by the adaptive limit when absent. */
+  concurrency?: number;
+  /** At most this many requests a second (--max-rate R). */
+  maxRate?: number;
 }
 
 export interface ProgressInfo {
@@ -38,6 +43,9 @@ export interface ProgressInfo {
   companyRecords: number;
   companyIndex: number;
   companies: number;
+  /** Page requests the limiter lets run at once now, and requests per second of late. */
+  concurrency: number;
+  rate: number;
 }
 
 export interface ExportEnv {
@@ -48,6 +56,10 @@ export interface ExportEnv {
   /** A line for the person watching (stderr). */
   note(line: string): void;
   progress(info: ProgressInfo): void;
+  /** The run's limit (default: one of the export's own from the plan's concurrency and maxRate, up to PAGES_IN_FLIGHT). */
+  limit?: AdaptiveLimit;
+  /** Most pages held at once, requested and not yet written (default: from the page's bytes, page-window.ts). */
+  window?: number;
 }
 
 export interface SkippedCompany {
@@ -76,5 +88,15 @@ export interface ExportSummary {
   /** Companies started again because their data set was resynced during the export. */
   restarts: number;
   state: string | null;
+  /** Page requests at once, at the end and at most (the adaptive limit's window). */
+  concurrency: LimitStats['concurrency'];
+  /** Requests a second, on average. */
+  rate: number;
+  /**
+   * Pages: requested (by number, several at once; each company's first page alone),
+   * `window` the most any company's reorder window could hold and `peakWindow` the most it
+   * did hold (requested and not yet written).
+   */
+  pages: { requested: number; window: number; peakWindow: number };
 }
 

@@ -4,11 +4,12 @@
 import { integrationLookup } from '../platform-knowledge.js';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
+import { AdaptiveLimit, limitOptions, type LimitStats } from '../../client/adaptive-limit.js';
 import type { SandboxApi } from '../../client/sandbox-api.js';
 import { openChangeFeed, SYNC_EVENTS } from '../../client/wait-for-change.js';
 import { durationText } from '../../lib/duration.js';
 import { interrupted, OpError } from '../errors.js';
-import { rateLine } from '../progress.js';
+import { limitText, rateLine } from '../progress.js';
 import { resultsByRow } from '../migrate/read-results.js';
 import type { IntegrationInfo } from '../migrate/types.js';
 import { checkCompanies, type CheckResult, type CheckTarget } from '../verify/check.js';
@@ -47,15 +48,32 @@ function tenantOf(row: RowInfo): string | undefined {
   return row.externalId;
 }
 
-/** Holds back, migrates (bulk engine) and checks a batch of rows, saving each company's outcome as it comes. */
-export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, batch: Batch): Promise<{ outcomes: CompanyOutcome[]; checks: CheckResult[] }> {
+/** How a phase went: the adaptive limit's concurrency and the requests a second. */
+export interface PhaseThroughput {
+  concurrency: LimitStats['concurrency'];
+  rate: number;
+}
+
+export interface BatchResult {
+  outcomes: CompanyOutcome[];
+  checks: CheckResult[];
+  /** The migration's and the checks' throughput, for the phases that ran. */
+  throughput: { migration?: PhaseThroughput; checks?: PhaseThroughput };
+}
+
+/**
+ * Holds back, migrates (bulk engine) and checks a batch of rows, saving each company's
+ * outcome as it comes. Each phase has its own adaptive limit (a check and a migrated row
+ * take very different times), pinned by --concurrency and capped by --max-rate alike.
+ */
+export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, batch: Batch): Promise<BatchResult> {
   const { plan, signal } = env;
   const connection = await env.connection();
   const { client } = connection;
   const sandbox: SandboxApi | undefined = await optionalSandbox(connection);
   const since = legacySince(plan);
-  const { default: pLimit } = await import('p-limit');
-  const limit = pLimit(Math.max(1, inputs.concurrency));
+  const phaseLimit = () => new AdaptiveLimit(limitOptions(inputs));
+  const throughput: BatchResult['throughput'] = {};
   const previous = new Map(plan.outcomes.map((o) => [o.row, o]));
   const passedBefore = (row: RowInfo) => {
     const o = previous.get(row.row);
@@ -68,12 +86,13 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
   //    held back: their tokens in the file are spent (or about to be), so importing them would only break.
   const heldBack = new Map<number, string>();
   if (sandbox) {
-    await Promise.all(todo.map((row) => limit(async () => {
+    const lookups = phaseLimit();
+    await Promise.all(todo.map((row) => lookups.run(async () => {
       const lookup = await legacyRefreshes(sandbox, tenantOf(row), since.at, signal);
       if (lookup.checked && lookup.refreshes.length > 0) {
         heldBack.set(row.row, `reauthorization required: the legacy application refreshed the token at ${lookup.refreshes[0]!.at}, after ${since.what}`);
       }
-    })));
+    }, signal)));
   }
   for (const [rowNumber, reason] of heldBack) {
     const row = todo.find((r) => r.row === rowNumber)!;
@@ -95,14 +114,18 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
     try {
       summary = await runMigration({
         openInput: () => createReadStream(file), inputName: file, integrations: batch.integrations, defaultPlatform: plan.platform.key,
-        concurrency: Math.max(1, inputs.concurrency), noSync: true, allowManaged: true, onlyRows: new Set(toMigrate.map((r) => r.row)),
+        noSync: true, allowManaged: true, onlyRows: new Set(toMigrate.map((r) => r.row)),
         resultsPath, journalPath: `${resultsPath}.journal`, signal,
-      }, { client, onProgress: (p) => progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${p.failed} failed`) });
+      }, {
+        client, limit: phaseLimit(),
+        onProgress: (p, limit) => progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${p.failed} failed · ${limitText(limit)}`),
+      });
     } catch (err) {
       progress.fail('Migration stopped.');
       if (err instanceof JournalMismatchError) throw new OpError(err.message, 'failed', `The company file changed: validate it again (ferry managed step 1 --confirm --redo), or remove ${resultsPath}.journal.`);
       throw err;
     }
+    if (summary.concurrency) throughput.migration = { concurrency: summary.concurrency, rate: summary.rate ?? 0 };
     progress.done(`Migrated ${summary.migrated} · already migrated ${summary.skipped} · failed ${summary.failed}${summary.resumed ? ` · ${summary.resumed} done by an earlier run` : ''}${summary.retried ? ` · ${summary.retried} tried again` : ''} (${summary.seconds.toFixed(1)}s).`);
     if (summary.stoppedBy === 'auth') {
       throw new OpError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, 'auth', 'Use the support team\'s admin key (ferry whoami), then run the step again to resume.');
@@ -129,7 +152,7 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
     targets.push({ row, target });
   }
   env.save();
-  if (targets.length === 0) return { outcomes: plan.outcomes.filter((o) => batch.rows.some((r) => r.row === o.row)), checks: [] };
+  if (targets.length === 0) return { outcomes: plan.outcomes.filter((o) => batch.rows.some((r) => r.row === o.row)), checks: [], throughput };
   const byCompany = new Map(targets.map((t) => [t.target.companyId, t.row]));
   const migration = new Map(targets.map((t) => [t.row.row, results.get(t.row.row)!]));
   let done = 0;
@@ -138,8 +161,9 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
   const progress = await env.progress(`Checking ${targets.length} compan${targets.length === 1 ? 'y' : 'ies'} end to end (fresh sync of every data type)…`);
   // One event stream for every company's check; the checks poll as well, and alone without it.
   const changes = inputs.events === false ? undefined : await openChangeFeed(client, { types: SYNC_EVENTS, signal });
+  const limit = phaseLimit();
   const checks = await checkCompanies(targets.map((t) => t.target), {
-    sync: true, timeoutMs: inputs.timeoutMs, signal, concurrency: Math.max(1, inputs.concurrency), ...(inputs.pollMs ? { pollMs: inputs.pollMs } : {}),
+    sync: true, timeoutMs: inputs.timeoutMs, signal, limit, ...(inputs.pollMs ? { pollMs: inputs.pollMs } : {}),
   }, { client, ...(sandbox ? { sandbox } : {}), ...(changes ? { changes } : {}), integration: integrationLookup(client, signal) }, (check) => {
     const row = byCompany.get(check.companyId)!;
     const result = migration.get(row.row)!;
@@ -165,13 +189,15 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
       failedCount += 1;
       env.log(`${outcome.companyName} (${check.companyId}): FAIL: ${check.reasons.join('; ')}`);
     }
-    progress.update(`Checking: ${rateLine(done, targets.length, started, 'companies')} · ${failedCount} failed`);
+    progress.update(`Checking: ${rateLine(done, targets.length, started, 'companies')} · ${failedCount} failed · ${limitText(limit)}`);
   }).finally(() => changes?.close());
+  const stats = limit.stats();
+  throughput.checks = { concurrency: stats.concurrency, rate: stats.rate };
   if (signal.aborted) {
     progress.fail('Stopped checking.');
     throw interrupted('Interrupted: the outcomes so far are saved in the plan; run the same step again to go on.');
   }
   progress.done(`Checked ${checks.length} compan${checks.length === 1 ? 'y' : 'ies'}: ${checks.length - failedCount} passed, ${failedCount} failed (${durationText(Date.now() - started)}).`);
   const rowsOfBatch = new Set(batch.rows.map((r) => r.row));
-  return { outcomes: plan.outcomes.filter((o) => rowsOfBatch.has(o.row)), checks };
+  return { outcomes: plan.outcomes.filter((o) => rowsOfBatch.has(o.row)), checks, throughput };
 }

@@ -16,7 +16,10 @@ export interface StepInputs {
   /** Who confirms (--by, default $USER). */
   by: string;
   notes?: string;
-  concurrency: number;
+  /** Steps 5 and 6: rows migrated and companies checked at once, fixed (--concurrency); learned when absent. */
+  concurrency?: number;
+  /** Steps 5 and 6: at most this many requests a second (--max-rate). */
+  maxRate?: number;
   timeoutMs: number;
   pollMs?: number;
   /** Steps 5 and 6: false waits for the checks' syncs by polling alone, without the event stream. */

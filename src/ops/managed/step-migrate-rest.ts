@@ -12,7 +12,7 @@ export async function stepMigrateRest(env: StepEnv, inputs: StepInputs): Promise
   const pilotRow = plan.companies.pilot?.row;
   const rest = rows.filter((r) => r.row !== pilotRow);
   env.log(`Migrating the remaining ${rest.length} compan${rest.length === 1 ? 'y' : 'ies'} of ${file} (the pilot, row ${pilotRow}, is done).`);
-  await migrateAndCheck(env, inputs, file, { rows: rest, pilot: false, name: 'migration', integrations });
+  const { throughput } = await migrateAndCheck(env, inputs, file, { rows: rest, pilot: false, name: 'migration', integrations });
   // Outcomes of rows no longer in the file (a re-validated file) do not belong in the report.
   const current = new Set(rows.map((r) => r.row));
   plan.outcomes = plan.outcomes.filter((o) => current.has(o.row));
@@ -30,7 +30,7 @@ export async function stepMigrateRest(env: StepEnv, inputs: StepInputs): Promise
   env.log(`Handover report: ${files.html} (also ${files.markdown} and ${files.json})`);
   const passed = plan.outcomes.filter((o) => o.verdict === 'pass').length;
   const failedOnes = plan.outcomes.filter((o) => o.verdict === 'fail');
-  const details = { companies: plan.outcomes.length, passed, failed: failedOnes.length, report: files, failures: failedOnes.map((o) => ({ row: o.row, companyId: o.companyId, companyName: o.companyName, reasons: o.reasons })) };
+  const details = { companies: plan.outcomes.length, passed, failed: failedOnes.length, report: files, failures: failedOnes.map((o) => ({ row: o.row, companyId: o.companyId, companyName: o.companyName, reasons: o.reasons })), ...throughput };
   if (failedOnes.length === 0) return { state: 'done', notes, details };
   return failed(notes,
     'Fix the causes listed in the report (reauthorization: the client authorizes the company again), then run step 6 again: companies that passed are not checked again.',

@@ -21,9 +21,9 @@ export async function stepPilot(env: StepEnv, inputs: StepInputs): Promise<StepR
   }
   plan.companies.pilot = pilotRef(pilot);
   env.log(`Pilot: ${pilotLabel(plan.companies.pilot)}`);
-  const { outcomes, checks } = await migrateAndCheck(env, inputs, file, { rows: [pilot], pilot: true, name: 'pilot', integrations });
+  const { outcomes, checks, throughput } = await migrateAndCheck(env, inputs, file, { rows: [pilot], pilot: true, name: 'pilot', integrations });
   const outcome = outcomes[0];
-  const details = { pilot: plan.companies.pilot, outcome, check: checks[0] };
+  const details = { pilot: plan.companies.pilot, outcome, check: checks[0], ...throughput };
   if (outcome?.verdict === 'pass') {
     return { state: 'done', notes: `pilot ${outcome.companyName} (${outcome.companyId}) passed the end-to-end check in ${outcome.durations.checkSeconds}s`, details };
   }

@@ -1,10 +1,11 @@
 // The bulk token migration. Two streaming passes over the input: the first validates every
 // row (nothing is written if the caller stops there: --dry-run), the second runs each row
-// of this shard through company → connection → authorize → sync with bounded
-// concurrency, journaling every finished step. Crash-only: a rerun reads the journal,
+// of this shard through company → connection → authorize → sync, as many rows at once as
+// the adaptive limit allows (client/adaptive-limit.ts), journaling every finished step. Crash-only: a rerun reads the journal,
 // skips finished rows and resumes half-done ones, and every step is safe to repeat.
 import type { Readable } from 'node:stream';
 import type { ApiClient } from '../../client/client.js';
+import { AdaptiveLimit, limitOptions, type LimitStats } from '../../client/adaptive-limit.js';
 import * as api from '../../client/api.js';
 import { ApiRequestError, ConnectionError } from '../../client/errors.js';
 import { indexEntry, loadCompanyIndex, reusableConnection, type CompanyRecord, type IndexedCompany } from './company-index.js';
@@ -25,7 +26,10 @@ export interface MigrationOptions {
   delimiter?: string;
   /** The input's encoding (default utf8, checked byte by byte). */
   encoding?: InputEncoding;
-  concurrency: number;
+  /** Rows in flight: a fixed number (--concurrency N); learned by the adaptive limit when absent. */
+  concurrency?: number;
+  /** At most this many requests a second (--max-rate R). */
+  maxRate?: number;
   dryRun?: boolean;
   noSync?: boolean;
   /** 1-based shard index and count: this run takes rows whose position modulo count is index - 1. */
@@ -80,11 +84,18 @@ export interface MigrationSummary {
   stoppedBy?: 'interrupt' | 'auth' | 'fail-fast';
   planLimitHit: boolean;
   authError?: ApiRequestError;
+  /** Rows in flight at the end and at most (the adaptive limit's window; a dry run has none). */
+  concurrency?: LimitStats['concurrency'];
+  /** Requests a second, on average. */
+  rate?: number;
 }
 
 export interface MigrationDeps {
   client: ApiClient;
-  onProgress?: (progress: MigrationProgress) => void;
+  /** Progress after each row; `limit` gives the live concurrency and rate. */
+  onProgress?: (progress: MigrationProgress, limit: AdaptiveLimit) => void;
+  /** The run's limit (default: one from `concurrency` and `maxRate`). */
+  limit?: AdaptiveLimit;
   /** Whether the key acts for a Free plan account, and its company count (for dry-run headroom). */
   account?: () => Promise<{ plan: string; companies: number }>;
   now?: () => number;
@@ -142,6 +153,20 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
   const writer = new JournalWriter(options.journalPath);
   writer.append({ type: 'start', input: options.inputName, fingerprint: validation.fingerprint, at: new Date(now()).toISOString(), ...(options.shard ? { shard: `${options.shard.index}/${options.shard.count}` } : {}) });
 
+  const limit = deps.limit ?? new AdaptiveLimit(limitOptions(options));
+  const detach = limit.attach(deps.client);
+  try {
+    return await migrate(options, deps, validation, journal, writer, limit, started);
+  } finally {
+    detach();
+  }
+}
+
+/** Pass two and the results, once the input is validated and the journal read. */
+async function migrate(
+  options: MigrationOptions, deps: MigrationDeps, validation: ValidationReport, journal: JournalState, writer: JournalWriter, limit: AdaptiveLimit, started: number,
+): Promise<MigrationSummary> {
+  const now = deps.now ?? Date.now;
   const index = await loadCompanyIndex(deps.client, options.signal);
   const progress: MigrationProgress = { total: validation.inShard, done: 0, migrated: 0, skipped: 0, failed: 0 };
   const failedBySteps: Partial<Record<Step, number>> = {};
@@ -162,10 +187,11 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
       if (options.failFast && !stop) stop = 'fail-fast';
     } else if (result.status === 'skipped') progress.skipped += 1;
     else progress.migrated += 1;
-    deps.onProgress?.({ ...progress });
+    deps.onProgress?.({ ...progress }, limit);
   };
 
-  const processRow = async (row: ValidRow): Promise<void> => {
+  /** One row through the pipeline; true when it went all the way (its time is a fair latency sample). */
+  const processRow = async (row: ValidRow): Promise<boolean> => {
     const result = baseResult(row);
     const partial = journal.partial.get(row.row);
     const resume = partial && partial.key === row.key ? partial : undefined;
@@ -207,16 +233,17 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
       if (!options.noSync && !migratedElsewhere) await api.syncAll(deps.client, companyId);
       result.status = migratedElsewhere ? 'skipped' : 'migrated';
       finish(result, row.key);
+      return !migratedElsewhere;
     } catch (err) {
       if (err instanceof ApiRequestError && err.status === 401) {
         stop = 'auth';
         summary.authError = err;
-        return; // not finished: the next run (with a working key) does this row
+        return false; // not finished: the next run (with a working key) does this row
       }
       if (err instanceof ApiRequestError && err.status === 403 && !row.companyId) {
         stop = 'auth';
         summary.authError = err;
-        return;
+        return false;
       }
       const limitHit = step === 'company' && err instanceof ApiRequestError && err.status === 402;
       if (limitHit || err instanceof CompanyLimitReached) {
@@ -231,8 +258,15 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
         result.correlationId = err.correlationId ?? '';
       }
       finish(result, row.key);
+      return false;
     }
   };
+  // A row that failed or was skipped early says nothing of how long a row takes: not a
+  // latency sample. A row still waiting for a slot when the run is interrupted is left for the next run.
+  const runRow = (row: ValidRow): Promise<void> =>
+    limit.run(async () => !options.signal?.aborted && processRow(row), options.signal, { sample: (wentThrough) => wentThrough }).then(() => undefined, (err: unknown) => {
+      if (!options.signal?.aborted) throw err;
+    });
 
   // Pass 2: this shard's rows, finished ones skipped, the rest through the pipeline.
   const inFlight = new Set<Promise<void>>();
@@ -257,9 +291,10 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
         finish(result, (validated.partial as ValidRow).key ?? '');
         continue;
       }
-      const task = processRow(validated.row).finally(() => inFlight.delete(task));
+      const task = runRow(validated.row).finally(() => inFlight.delete(task));
       inFlight.add(task);
-      if (inFlight.size >= options.concurrency) await Promise.race(inFlight);
+      // Read no further than the limit's window (it may have shrunk since).
+      while (inFlight.size >= limit.concurrency) await Promise.race(inFlight);
     }
   } finally {
     csv.close();
@@ -273,6 +308,7 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
   Object.assign(summary, {
     migrated: progress.migrated, skipped: progress.skipped, failed: progress.failed, seconds,
     rowsPerSecond: (progress.migrated + progress.skipped + progress.failed) / seconds,
+    concurrency: limit.stats().concurrency, rate: limit.stats().rate,
   });
   if (stop) summary.stoppedBy = stop;
   return summary;

@@ -1,15 +1,15 @@
-// `ferry sync` as an engine: start syncs (pulls) for many companies, a few at a time, and
+// `ferry sync` as an engine: start syncs (pulls) for many companies, as many at once as the
+// adaptive limit allows (client/adaptive-limit.ts), and
 // with `wait` follow them until every data type is Complete or errored. It returns every
 // company's summary and why it stopped early, if it did; the caller decides what that means.
+import { AdaptiveLimit, limitOptions, type LimitStats } from '../../client/adaptive-limit.js';
 import type { ApiClient } from '../../client/client.js';
 import { isFailed as isFailedStatus } from '../../client/wire.js';
 import type { ChangeFeed } from '../../client/wait-for-change.js';
 import { integrationLookup } from '../platform-knowledge.js';
-import type { Progress } from '../progress.js';
+import { limitText, type Progress } from '../progress.js';
 import { label, startCompany, summarize, type CompanyRun, type CompanySummary } from './runs.js';
 import { waitForRuns } from './wait.js';
-
-export const SYNC_CONCURRENCY = 8;
 
 export interface SyncRequest {
   companyIds: string[];
@@ -19,6 +19,10 @@ export interface SyncRequest {
   /** With `wait`: when to stop waiting (epoch ms). */
   deadline: number;
   firstDelayMs: number;
+  /** Companies started (and read while waiting) at once: fixed (--concurrency); learned when absent. */
+  concurrency?: number;
+  /** At most this many requests a second (--max-rate). */
+  maxRate?: number;
 }
 
 export interface SyncHooks {
@@ -37,14 +41,22 @@ export interface SyncOutcome {
   stopped?: 'interrupted' | 'timeout';
   /** Data types that did what was asked (Complete when waiting; queued and not failed otherwise). */
   good: number;
+  /** The adaptive limit's concurrency and rate. */
+  limit: LimitStats;
 }
 
 export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: SyncHooks): Promise<SyncOutcome> {
   const { signal, progress, log } = hooks;
   const { companyIds } = request;
   const started = Date.now();
-  const { default: pLimit } = await import('p-limit');
-  const limit = pLimit(SYNC_CONCURRENCY);
+  const limiter = new AdaptiveLimit(limitOptions(request));
+  const detach = limiter.attach(client);
+  const limit = <T>(task: () => Promise<T>): Promise<T> => limiter.run(task, signal);
+  // While waiting, an interrupted read is simply not made (the wait stops on the signal).
+  const waitLimit = <T>(task: () => Promise<T>): Promise<T> => limit(task).catch((err: unknown) => {
+    if (signal.aborted) return undefined as T;
+    throw err;
+  });
   const integration = integrationLookup(client, signal);
 
   const runs: CompanyRun[] = companyIds.map((companyId) => ({ companyId, started: false, dataTypes: new Map() }));
@@ -54,20 +66,22 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
   try {
     let startedCount = 0;
     await Promise.all(runs.map((run) => limit(async () => {
-      if (signal.aborted) {
-        run.error = 'not started (interrupted)';
-        return;
-      }
+      if (signal.aborted) return;
       await startCompany(client, run, request.dataType, integration, signal);
       startedCount += 1;
-      progress.update(`Starting syncs: ${startedCount}/${companyIds.length} companies`);
+      progress.update(`Starting syncs: ${startedCount}/${companyIds.length} companies · ${limitText(limiter)}`);
       if (run.error && hooks.logEach) log(`${label(run)}: not synced: ${run.error}`);
+    }).catch((err: unknown) => {
+      // Still waiting for a slot when interrupted: not started.
+      if (!signal.aborted) throw err;
+    }).finally(() => {
+      if (signal.aborted && !run.started && !run.error) run.error = 'not started (interrupted)';
     })));
     const queued = runs.filter((r) => r.started).length;
     stopped = signal.aborted ? 'interrupted' : undefined;
     if (request.wait && !stopped) {
       stopped = await waitForRuns(client, runs, {
-        signal, log, deadline: request.deadline, started, logEach: hooks.logEach, progress, limit, firstDelayMs: request.firstDelayMs,
+        signal, log, deadline: request.deadline, started, logEach: hooks.logEach, progress, limit: waitLimit, status: () => limitText(limiter), firstDelayMs: request.firstDelayMs,
         ...(hooks.changes ? { changes: hooks.changes, since } : {}),
       });
     } else if (stopped) {
@@ -78,7 +92,9 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
   } catch (err) {
     progress.fail();
     throw err;
+  } finally {
+    detach();
   }
   const good = runs.reduce((n, r) => n + [...r.dataTypes.values()].filter((t) => (request.wait ? t.status === 'Complete' : !isFailedStatus(t.status))).length, 0);
-  return { runs, summary: runs.map((run) => summarize(run, request.wait)), good, ...(stopped ? { stopped } : {}) };
+  return { runs, summary: runs.map((run) => summarize(run, request.wait)), good, limit: limiter.stats(), ...(stopped ? { stopped } : {}) };
 }

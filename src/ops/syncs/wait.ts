@@ -19,6 +19,8 @@ export interface WaitDeps {
   logEach: boolean;
   progress: Progress;
   limit: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** The limit's live concurrency and rate, for the progress line. */
+  status?: () => string;
   firstDelayMs: number;
   /** The run's event feed: a company is read again as soon as one of its pulls ends. */
   changes?: ChangeFeed;
@@ -37,7 +39,7 @@ export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: W
     const done = runs.length - pending().length;
     const complete = types.filter((t) => t.status === 'Complete').length;
     const errors = types.filter((t) => isFailedStatus(t.status)).length + runs.filter((r) => r.error).length;
-    return `Syncing: companies ${done}/${runs.length} done · data types ${complete}/${types.length} complete · ${errors} error${errors === 1 ? '' : 's'} · ${formatDuration((Date.now() - deps.started) / 1000)}`;
+    return `Syncing: companies ${done}/${runs.length} done · data types ${complete}/${types.length} complete · ${errors} error${errors === 1 ? '' : 's'} · ${formatDuration((Date.now() - deps.started) / 1000)}${deps.status ? ` · ${deps.status()}` : ''}`;
   };
   const reportFinished = () => {
     if (!deps.logEach) return;

@@ -10,6 +10,7 @@
 //   reads          a read of every data type answers 200.
 // The verdict passes only when no criterion fails. Nothing here prints: callers render.
 import * as api from '../../client/api.js';
+import { AdaptiveLimit, limitOptions } from '../../client/adaptive-limit.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError } from '../../client/errors.js';
 import type { SandboxApi } from '../../client/sandbox-api.js';
@@ -227,13 +228,18 @@ function tenantFromKey(key: string | undefined): string | undefined {
   return key?.startsWith('ext:') ? key.slice(4) : undefined;
 }
 
-/** Checks many companies with bounded concurrency; `onResult` sees each result as it comes. */
+/**
+ * Checks many companies, as many at once as the adaptive limit allows (`limit`, else one
+ * from `concurrency` and `maxRate`); `onResult` sees each result as it comes.
+ */
 export async function checkCompanies(
-  targets: CheckTarget[], options: CheckOptions & { concurrency: number }, deps: CheckDeps, onResult?: (result: CheckResult) => void,
+  targets: CheckTarget[], options: CheckOptions & { concurrency?: number; maxRate?: number; limit?: AdaptiveLimit }, deps: CheckDeps, onResult?: (result: CheckResult) => void,
 ): Promise<CheckResult[]> {
-  const { default: pLimit } = await import('p-limit');
-  const limit = pLimit(options.concurrency);
-  return Promise.all(targets.map((target) => limit(async () => {
+  const limit = options.limit ?? new AdaptiveLimit(limitOptions(options));
+  const detach = limit.attach(deps.client);
+  // A check that passed took the time a check takes; a failed one may have stopped early.
+  const sample = { sample: (result: CheckResult | undefined) => result?.verdict === 'pass' };
+  return Promise.all(targets.map((target) => limit.run(async () => {
     if (options.signal.aborted) return undefined;
     let result: CheckResult;
     try {
@@ -247,5 +253,9 @@ export async function checkCompanies(
     }
     onResult?.(result);
     return result;
-  }))).then((all) => all.filter((r): r is CheckResult => r !== undefined));
+  }, options.signal, sample).catch((err: unknown) => {
+    // Still waiting for a slot when interrupted: not checked.
+    if (options.signal.aborted) return undefined;
+    throw err;
+  }))).then((all) => all.filter((r): r is CheckResult => r !== undefined)).finally(detach);
 }

@@ -1,7 +1,7 @@
 // The flags `ferry managed step N` and `ferry managed run` share: every answer a step
 // needs is a flag, so CI never needs a prompt.
 import { Option, type Command } from 'commander';
-import { durationArg, wholeNumber } from '../../flags.js';
+import { durationArg, positiveNumber, wholeNumber } from '../../flags.js';
 import { noEventsOption } from '../../event-waits.js';
 
 export const PLAN_FILE_HELP = 'the plan file (default ./ferry-plan.json)';
@@ -18,7 +18,8 @@ export function addStepOptions(command: Command): Command {
     .option('--pilot <externalId>', 'steps 1 and 5: the pilot company (default: the first row)')
     .option('--date <YYYY-MM-DD>', 'step 2: the migration date')
     .option('--contact <"Name <email>">', 'step 2: a contact at the client (repeat for more)', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--concurrency <n>', 'steps 5 and 6: companies migrated and checked at once', wholeNumber('--concurrency', 1), 8)
+    .option('--concurrency <n>', 'steps 5 and 6: companies migrated and checked at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
+    .option('--max-rate <r>', 'steps 5 and 6: at most R requests a second', positiveNumber('--max-rate'))
     .option('--timeout <duration>', "steps 5 and 6: how long one company's fresh sync may take, e.g. 90s, 10m (default 10m)", durationArg('--timeout'))
     .option('--out <dir>', 'step 6: the handover report folder (default: <plan>-report/ beside the plan)')
     .option('--redo', 'do a done step (1-4) again, e.g. a new date or a new confirmation time')

@@ -7,6 +7,7 @@ import { createContext, type CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { logTo } from '../../waiting.js';
 import { eventsWanted } from '../../event-waits.js';
+import { limitFlags } from '../../flags.js';
 import { STEP_NUMBERS, type Plan, type StepNumber } from '../../../ops/managed/plan.js';
 import type { StepOutcome } from '../../../ops/managed/run-step.js';
 import type { StepInputs } from '../../../ops/managed/step-env.js';
@@ -23,6 +24,7 @@ export interface StepFlags {
   date?: string;
   contact?: string[];
   concurrency?: number;
+  maxRate?: number;
   /** Milliseconds per company's check. */
   timeout?: number;
   pollMs?: number;
@@ -33,7 +35,6 @@ export interface StepFlags {
   events?: boolean;
 }
 
-export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60_000;
 
 /**
@@ -57,7 +58,7 @@ export function whoConfirms(flags: StepFlags, env: NodeJS.ProcessEnv): string {
 function inputsOf(flags: StepFlags, env: NodeJS.ProcessEnv): StepInputs {
   const inputs: StepInputs = {
     by: whoConfirms(flags, env),
-    concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+    ...limitFlags(flags),
     timeoutMs: flags.timeout ?? DEFAULT_CHECK_TIMEOUT_MS,
   };
   if (flags.platform !== undefined) inputs.platform = flags.platform;

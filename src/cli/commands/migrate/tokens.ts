@@ -1,6 +1,6 @@
 // `ferry migrate tokens FILE|-`: bulk self-service token migration from CSV.
 import { printResult } from '../../io.js';
-import { wholeNumber } from '../../flags.js';
+import { limitFlags, positiveNumber, wholeNumber } from '../../flags.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../../errors.js';
@@ -9,7 +9,9 @@ import { examples, group } from '../group.js';
 
 export interface MigrateTokensOptions {
   platform?: string;
-  concurrency: number;
+  /** Fixed rows in flight; absent: the adaptive limit learns it. */
+  concurrency?: number;
+  maxRate?: number;
   dryRun?: boolean;
   results?: string;
   resume?: boolean;
@@ -53,7 +55,8 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Migrate companies and their OAuth tokens from a CSV file (or - for stdin)')
     .argument('<file>', 'CSV with companyName (or companyId), platformKey, externalId and the token fields')
     .option('--platform <key>', 'platform of every row, when the file has no platformKey column')
-    .option('--concurrency <n>', 'rows in flight at once', wholeNumber('--concurrency', 1), 8)
+    .option('--concurrency <n>', 'rows in flight at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
+    .option('--max-rate <r>', 'at most R requests a second', positiveNumber('--max-rate'))
     .option('--dry-run', 'validate every row (and check the plan) without writing anything')
     .option('--results <file>', 'results CSV (default: <file>.results.csv; <file>.dry-run.results.csv with --dry-run)')
     .option('--resume', 'continue an interrupted run (the default when its journal exists)')
@@ -115,7 +118,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
       if (resuming) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
     }
     const { startProgress } = await import('../../progress.js');
-    const { rateLine } = await import('../../../ops/progress.js');
+    const { limitText, rateLine } = await import('../../../ops/progress.js');
     const progress = await startProgress(io, options.dryRun ? 'Validating…' : 'Validating every row before writing…');
     const started = Date.now();
     let summary;
@@ -128,7 +131,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
         delimiter: options.delimiter,
         encoding: options.encoding ?? 'utf8',
         csvEscape: options.csvEscape ?? true,
-        concurrency: options.concurrency,
+        ...limitFlags(options),
         dryRun: options.dryRun ?? false,
         noSync: !options.sync,
         ...(options.shard ? { shard: options.shard } : {}),
@@ -138,7 +141,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
         signal: ctx.signal,
       }, {
         client,
-        onProgress: (p) => progress.update(`${rateLine(p.done, p.total, started, 'rows')} · ${p.failed} failed`),
+        onProgress: (p, limit) => progress.update(`${rateLine(p.done, p.total, started, 'rows')} · ${p.failed} failed · ${limitText(limit)}`),
         account: () => accountOf(client),
       });
     } catch (err) {

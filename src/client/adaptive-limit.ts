@@ -1,0 +1,470 @@
+// An adaptive concurrency limit: how many tasks (migration rows, export pages, companies
+// being synced or checked) one command run keeps in flight, learned as it goes, in the
+// manner of TCP congestion control and Netflix's concurrency-limits:
+// - It starts small and grows: by half a slot per task finished while nothing has pushed
+//   back yet (so about ×1.5 per round trip: a slow start), then by one slot per window of
+//   tasks. It grows only while the window is in use (half of it or more in flight).
+// - It shrinks multiplicatively on a 429, a 503 or a timeout (to half the first time, when
+//   the slow start has overshot, then by a fifth), at most once per round trip: only a
+//   failure of a task or request started after the last decrease counts, and a request
+//   that is answered 429 on several attempts counts once.
+// - It shrinks by a tenth when latency climbs: the mean of the last tasks' latency above
+//   twice its lowest mean in this run means the target is queueing work, not doing more of
+//   it. A slow target therefore does not grow the window.
+// - A Retry-After on a 429 or 503 holds every new start until it has passed (at most 2 min).
+// - A 429 with a Retry-After (a rate limit: a bucket refilled with time) also caps the rate
+//   of requests: the first one at half the rate sent in the second before, growing by a
+//   tenth a second; later ones at what the target admitted since an earlier 429 (answers
+//   other than 429) plus 5%, growing by 1% a second. At two 429s the bucket behind them was
+//   empty, so what it let through in between is its refill rate. This is how a target
+//   without X-Rate-Limit-* headers is learned; with them, the client's pacer (pacer.ts)
+//   spaces the requests and no 429 comes.
+// - `pinned` fixes the window (--concurrency N); `maxRate` caps requests a second
+//   (--max-rate R) with a token bucket of one, so they are spaced evenly.
+//
+// One limit per command run, shared by all its work. Attached to the run's ApiClient
+// (attach()), it sees every attempt the client sends: the rate caps apply per request,
+// retries included, and a 429 the client retries is still learned from. Not attached, it
+// caps task starts and learns from how tasks end (the error they throw). Tasks are the
+// unit of latency: give one limit tasks of one kind.
+import type { ApiClient, RequestGate } from './client.js';
+import { ApiRequestError, ConnectionError } from './errors.js';
+
+export interface AdaptiveLimitOptions {
+  /** The window to start with (default 4). */
+  initial?: number;
+  /** Never fewer than this in flight (default 1). */
+  min?: number;
+  /** Never more than this in flight (default 256). */
+  max?: number;
+  /** A fixed window (--concurrency N): nothing is learned for it. */
+  pinned?: number;
+  /** At most this many requests a second (--max-rate R). */
+  maxRate?: number;
+  /** Milliseconds; Date.now by default. Waits are timers set from it. */
+  clock?: () => number;
+}
+
+/** What a run reports in its --json summary. */
+export interface LimitStats {
+  concurrency: { final: number; peak: number };
+  /** Requests a second, on average from the first request to the last answer. */
+  rate: number;
+  /** Requests sent (attempts, retries included). */
+  requests: number;
+  /** Of them, answered 429. */
+  throttled: number;
+}
+
+/** Handed out by admit() for one attempt; given back with its outcome. */
+export interface AttemptTicket {
+  readonly sentAt: number;
+}
+
+export interface AttemptOutcome {
+  /** The HTTP status, if an answer came. */
+  status?: number;
+  retryAfterSeconds?: number;
+  /** No answer within the client's timeout. */
+  timedOut?: boolean;
+}
+
+export const DEFAULT_INITIAL = 4;
+export const DEFAULT_MAX = 256;
+
+const SLOW_START_STEP = 0.5;
+const FIRST_DROP = 0.5;
+const DROP = 0.8;
+const LATENCY_DROP = 0.9;
+/** Latency this many times the lowest seen means queueing. */
+const TOLERANCE = 2;
+const SAMPLES = 16;
+const MIN_SAMPLES = 4;
+const MAX_PAUSE_MS = 120_000;
+const BUCKET_MS = 100;
+const BUCKETS = 50;
+const RATE_WINDOW_MS = BUCKET_MS * BUCKETS;
+const RATE_MARGIN = 1.05;
+const PROBE_BEFORE_ESTIMATE = 0.1;
+const PROBE_AFTER_ESTIMATE = 0.01;
+/** An estimate of the admitted rate spans at least this much time, and starts at a 429 no older than ESTIMATE_SPAN_MS. */
+const MIN_ESTIMATE_SPAN_MS = 1000;
+const ESTIMATE_SPAN_MS = 60_000;
+
+type Congestion = { kind: 'throttled' | 'unavailable' | 'timeout'; retryAfterSeconds?: number };
+
+interface Waiter {
+  resolve(): void;
+  reject(reason: unknown): void;
+  cleanup(): void;
+}
+
+export class AdaptiveLimit implements RequestGate {
+  private window: number;
+  private readonly min: number;
+  private readonly max: number;
+  private readonly pinned: boolean;
+  private readonly maxRate: number | undefined;
+  private readonly now: () => number;
+
+  private inFlight = 0;
+  private peak: number;
+  private readonly waiters: Waiter[] = [];
+  private pauseUntil = 0;
+  /** Counts pauses: a task that lived through one says nothing by its latency. */
+  private pauses = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = Infinity;
+
+  private slowStart = true;
+  private lastDecreaseAt = -Infinity;
+  private samples: number[] = [];
+  private baseline = Infinity;
+  /** Requests already counted as congested (their retries are not counted again). */
+  private readonly congestedRequests = new WeakSet<object>();
+
+  /** Attached to a client: requests are gated and counted one by one, not tasks. */
+  private gated = 0;
+  private requests = 0;
+  private throttled = 0;
+  /** Answers other than 429 (what the target admitted). */
+  private admitted = 0;
+  private firstAt: number | undefined;
+  private lastAt = 0;
+  private readonly bucketIndex = new Array<number>(BUCKETS).fill(-1);
+  private readonly bucketCount = new Array<number>(BUCKETS).fill(0);
+
+  private learned: { rate: number; at: number; growth: number } | undefined;
+  private throttleEvents: Array<{ at: number; admitted: number }> = [];
+  private lastThrottleAt = -Infinity;
+  private nextSlot = -Infinity;
+
+  constructor(options: AdaptiveLimitOptions = {}) {
+    this.now = options.clock ?? Date.now;
+    this.min = Math.max(1, Math.floor(options.min ?? 1));
+    this.max = Math.max(this.min, Math.floor(options.max ?? DEFAULT_MAX));
+    this.pinned = options.pinned !== undefined;
+    this.window = this.pinned ? Math.max(1, Math.floor(options.pinned!)) : clamp(options.initial ?? DEFAULT_INITIAL, this.min, this.max);
+    this.peak = Math.floor(this.window);
+    this.maxRate = options.maxRate !== undefined && options.maxRate > 0 ? options.maxRate : undefined;
+  }
+
+  /** The window: how many tasks may be in flight now. */
+  get concurrency(): number {
+    return Math.max(1, Math.floor(this.window));
+  }
+
+  /** Requests a second over the last few seconds (task starts when not attached to a client). */
+  get rate(): number {
+    if (this.firstAt === undefined) return 0;
+    const now = this.now();
+    const seconds = Math.min(RATE_WINDOW_MS, Math.max(1000, now - this.firstAt)) / 1000;
+    return this.countSince(now, RATE_WINDOW_MS) / seconds;
+  }
+
+  /** The figures for a summary. */
+  stats(): LimitStats {
+    const seconds = this.firstAt === undefined ? 0 : (this.lastAt - this.firstAt) / 1000;
+    return {
+      concurrency: { final: this.concurrency, peak: this.peak },
+      rate: seconds > 0 ? Math.round((this.requests / seconds) * 10) / 10 : this.requests,
+      requests: this.requests,
+      throttled: this.throttled,
+    };
+  }
+
+  /**
+   * Sends every request of `client` through this limit from now on (rate caps, what 429s
+   * and timeouts teach); returns the function that undoes it.
+   */
+  attach(client: ApiClient): () => void {
+    const previous = client.useGate(this);
+    this.gated += 1;
+    let undone = false;
+    return () => {
+      if (undone) return;
+      undone = true;
+      this.gated -= 1;
+      client.useGate(previous);
+    };
+  }
+
+  /**
+   * Waits for a slot (and, not attached, the rate), runs the task and learns from how it
+   * ended. `sample` says whether a result is a fair latency sample (false: a task that
+   * failed early or had nothing to do; its time teaches nothing and the window does not grow).
+   */
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal, options?: { sample?: (result: T) => boolean }): Promise<T> {
+    await this.acquire(signal);
+    // From here: a task's latency includes the waits for the rate and a pause, as an
+    // attached client's requests do (they wait inside the task): queueing all the same.
+    const started = this.now();
+    if (!this.gated) {
+      try {
+        await this.rateSlot(signal);
+        // A 429 may have come while this task waited for its turn: its pause applies too.
+        for (let now = this.now(); now < this.pauseUntil; now = this.now()) await delay(this.pauseUntil - now, signal);
+      } catch (err) {
+        this.release();
+        throw err;
+      }
+      this.count(this.now());
+    }
+    const pauses = this.pauses;
+    let result: T;
+    try {
+      result = await task();
+    } catch (err) {
+      this.taskFailed(err, started);
+      this.release();
+      throw err;
+    }
+    this.taskDone(started, pauses, options?.sample ? options.sample(result) : true);
+    this.release();
+    return result;
+  }
+
+  /** Before each attempt (the API client calls this): waits for the rate cap, if any. */
+  async admit(signal?: AbortSignal): Promise<AttemptTicket> {
+    await this.rateSlot(signal);
+    const now = this.now();
+    this.count(now);
+    return { sentAt: now };
+  }
+
+  /** An attempt's outcome (the API client calls this); `request` is the same object for every attempt of one request. */
+  answered(ticket: AttemptTicket, request: object, outcome: AttemptOutcome): void {
+    const now = this.now();
+    this.lastAt = Math.max(this.lastAt, now);
+    if (outcome.status === 429) this.throttled += 1;
+    else if (outcome.status !== undefined) this.admitted += 1;
+    const congestion = congestionOf(outcome.status, outcome.timedOut ?? false, outcome.retryAfterSeconds);
+    if (!congestion) return;
+    const again = this.congestedRequests.has(request);
+    this.congestedRequests.add(request);
+    this.congested(congestion, ticket.sentAt, now, !again);
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.waiters.length === 0 && this.canStart(this.now())) {
+      this.inFlight += 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        if (this.waiters.length === 0 && this.timer !== undefined) {
+          // Nobody left to wake: a long Retry-After must not keep the process alive.
+          clearTimeout(this.timer);
+          this.timer = undefined;
+          this.timerAt = Infinity;
+        }
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = { resolve, reject, cleanup: () => signal?.removeEventListener('abort', onAbort) };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+      this.pump();
+    });
+  }
+
+  private canStart(now: number): boolean {
+    return now >= this.pauseUntil && this.inFlight < this.concurrency;
+  }
+
+  private release(): void {
+    this.inFlight -= 1;
+    this.pump();
+  }
+
+  /** Starts waiting tasks while the window and the pause allow. */
+  private pump(): void {
+    const now = this.now();
+    if (now < this.pauseUntil) {
+      if (this.waiters.length > 0) this.wakeAt(this.pauseUntil);
+      return;
+    }
+    while (this.waiters.length > 0 && this.inFlight < this.concurrency) {
+      const waiter = this.waiters.shift()!;
+      waiter.cleanup();
+      this.inFlight += 1;
+      waiter.resolve();
+    }
+  }
+
+  private wakeAt(at: number): void {
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    }, Math.max(1, at - this.now()));
+  }
+
+  /** The rate cap now: --max-rate, and what 429s taught (growing since). */
+  private cap(now: number): number {
+    let cap = this.maxRate ?? Infinity;
+    if (this.learned) cap = Math.min(cap, this.learned.rate * (1 + this.learned.growth) ** (Math.max(0, now - this.learned.at) / 1000));
+    return cap;
+  }
+
+  /** Reserves the next send time under the rate cap (a bucket of one: evenly spaced) and waits for it. */
+  private async rateSlot(signal?: AbortSignal): Promise<void> {
+    const now = this.now();
+    const cap = this.cap(now);
+    if (!Number.isFinite(cap)) return;
+    const slot = Math.max(now, this.nextSlot);
+    this.nextSlot = slot + 1000 / cap;
+    if (slot > now) await delay(slot - now, signal);
+  }
+
+  private count(now: number): void {
+    this.requests += 1;
+    this.firstAt ??= now;
+    this.lastAt = Math.max(this.lastAt, now);
+    const index = Math.floor(now / BUCKET_MS);
+    const slot = index % BUCKETS;
+    if (this.bucketIndex[slot] !== index) {
+      this.bucketIndex[slot] = index;
+      this.bucketCount[slot] = 0;
+    }
+    this.bucketCount[slot]! += 1;
+  }
+
+  private countSince(now: number, ms: number): number {
+    const last = Math.floor(now / BUCKET_MS);
+    const first = last - Math.ceil(ms / BUCKET_MS) + 1;
+    let total = 0;
+    for (let i = 0; i < BUCKETS; i++) {
+      const index = this.bucketIndex[i]!;
+      if (index >= first && index <= last) total += this.bucketCount[i]!;
+    }
+    return total;
+  }
+
+  private taskDone(started: number, pauses: number, sampled: boolean): void {
+    const now = this.now();
+    this.lastAt = Math.max(this.lastAt, now);
+    if (!this.gated) this.admitted += 1;
+    if (this.pinned || !sampled || pauses !== this.pauses) return;
+    this.samples.push(now - started);
+    if (this.samples.length > SAMPLES) this.samples.shift();
+    if (this.samples.length >= MIN_SAMPLES) {
+      const mean = this.samples.reduce((a, b) => a + b, 0) / this.samples.length;
+      this.baseline = Math.min(this.baseline, mean);
+      if (mean > TOLERANCE * this.baseline) {
+        // Once per round trip: tasks started before the last decrease still show the old queue.
+        if (started > this.lastDecreaseAt) this.decrease(LATENCY_DROP, now);
+        return;
+      }
+    }
+    // Grow only a window in use: tasks in flight (this one included) fill half of it or more.
+    if (this.inFlight * 2 >= this.window) this.resize(this.window + (this.slowStart ? SLOW_START_STEP : 1 / this.window));
+  }
+
+  private taskFailed(err: unknown, started: number): void {
+    const now = this.now();
+    this.lastAt = Math.max(this.lastAt, now);
+    const congestion = err instanceof ApiRequestError
+      ? congestionOf(err.status, false, err.retryAfterSeconds)
+      : err instanceof ConnectionError ? congestionOf(undefined, err.timedOut, undefined) : undefined;
+    if (this.gated) {
+      // The client told us of each attempt already; a failure after the last decrease is still one.
+      if (congestion) this.congested({ kind: congestion.kind }, started, now, true, false);
+      return;
+    }
+    if (!congestion) {
+      this.admitted += 1;
+      return;
+    }
+    if (congestion.kind === 'throttled') this.throttled += 1;
+    this.congested(congestion, started, now, true);
+  }
+
+  private congested(congestion: Congestion, sentAt: number, now: number, shrink: boolean, learnRate = true): void {
+    const ra = congestion.retryAfterSeconds;
+    if (ra !== undefined && ra > 0) this.pause(now + Math.min(ra * 1000, MAX_PAUSE_MS));
+    // A 429 with a Retry-After comes from a rate limit (a bucket refilled with time): learn its rate.
+    if (learnRate && congestion.kind === 'throttled' && ra !== undefined && ra > 0) this.learnRate(sentAt, now);
+    if (!shrink || this.pinned || sentAt <= this.lastDecreaseAt) return;
+    this.decrease(this.slowStart ? FIRST_DROP : DROP, now);
+  }
+
+  private decrease(factor: number, now: number): void {
+    this.slowStart = false;
+    this.lastDecreaseAt = now;
+    this.samples = [];
+    this.resize(this.window * factor);
+  }
+
+  private resize(window: number): void {
+    this.window = clamp(window, this.min, this.max);
+    this.peak = Math.max(this.peak, this.concurrency);
+    this.pump();
+  }
+
+  private pause(until: number): void {
+    if (until <= this.pauseUntil) return;
+    this.pauseUntil = until;
+    this.pauses += 1;
+  }
+
+  /** A 429: cap the request rate by what the target let through (see the top of this file). */
+  private learnRate(sentAt: number, now: number): void {
+    // Sent before the last 429 was learned from: the same burst, nothing new.
+    if (sentAt <= this.lastThrottleAt) return;
+    let rate: number;
+    let growth: number;
+    const since = this.throttleEvents.find((e) => now - e.at <= ESTIMATE_SPAN_MS && now - e.at >= MIN_ESTIMATE_SPAN_MS);
+    if (since) {
+      rate = ((this.admitted - since.admitted) / ((now - since.at) / 1000)) * RATE_MARGIN;
+      growth = PROBE_AFTER_ESTIMATE;
+    } else if (this.learned) {
+      rate = this.cap(now) * DROP;
+      growth = this.learned.growth;
+    } else {
+      // The rate sent over the last second (or since the first request, if that is sooner).
+      const span = Math.max(BUCKET_MS, Math.min(1000, now - (this.firstAt ?? now)));
+      rate = (this.countSince(now, 1000) / (span / 1000)) * FIRST_DROP;
+      growth = PROBE_BEFORE_ESTIMATE;
+    }
+    this.learned = { rate: Math.max(1, rate), at: now, growth };
+    this.throttleEvents = this.throttleEvents.filter((e) => now - e.at <= ESTIMATE_SPAN_MS);
+    this.throttleEvents.push({ at: now, admitted: this.admitted });
+    this.lastThrottleAt = now;
+  }
+}
+
+/** The limit for an engine's options: `concurrency` pins it (--concurrency N), `maxRate` caps requests a second (--max-rate R). */
+export function limitOptions(options: { concurrency?: number; maxRate?: number }): AdaptiveLimitOptions {
+  return { ...(options.concurrency !== undefined ? { pinned: options.concurrency } : {}), ...(options.maxRate !== undefined ? { maxRate: options.maxRate } : {}) };
+}
+
+function congestionOf(status: number | undefined, timedOut: boolean, retryAfterSeconds: number | undefined): Congestion | undefined {
+  const kind = status === 429 ? 'throttled' : status === 503 ? 'unavailable' : timedOut ? 'timeout' : undefined;
+  if (!kind) return undefined;
+  return retryAfterSeconds !== undefined ? { kind, retryAfterSeconds } : { kind };
+}
+
+function clamp(n: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, n));
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
