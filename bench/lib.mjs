@@ -2,7 +2,8 @@
 // node:http baseline, the load generator run as a child process, and small stats.
 import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -228,4 +229,22 @@ export async function startSyncSetup({ invoices = 200_000, seed = 20_240_101, li
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * Sandbox tenants with fresh tokens, written as a migration CSV of `platform` at `path`:
+ * `createTenants(count, seed)` makes a batch (at most 1,000) and answers the sandbox's results.
+ */
+export async function writeTokensCsv(path, platform, count, seed, createTenants) {
+  const out = createWriteStream(path);
+  let header;
+  for (let made = 0; made < count; made += 1000) {
+    const results = await createTenants(Math.min(1000, count - made), seed + made);
+    header ??= Object.keys(results[0].tokens);
+    if (made === 0) out.write(`companyName,externalId,platformKey,${header.join(',')}\n`);
+    for (const t of results) out.write(`"${t.name}",${t.id},${platform},${header.map((h) => t.tokens[h] ?? '').join(',')}\n`);
+  }
+  out.end();
+  await once(out, 'finish');
+  return path;
 }

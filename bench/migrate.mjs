@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { distDir, option, warnIfBusy } from './lib.mjs';
+import { distDir, option, warnIfBusy, writeTokensCsv } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ferryMain = join(distDir, 'cli', 'main.js');
@@ -40,23 +40,14 @@ async function serve(args) {
 
 /** Sandbox tenants with fresh tokens, written as a migration CSV. */
 async function tokensCsv(target, count, name, seed) {
-  const path = join(work, name);
-  const out = createWriteStream(path);
-  let header;
-  for (let made = 0; made < count; made += 1000) {
-    const auth = `Basic ${Buffer.from(readFileSync(target.keyFile, 'utf8').trim()).toString('base64')}`;
+  const auth = `Basic ${Buffer.from(readFileSync(target.keyFile, 'utf8').trim()).toString('base64')}`;
+  return writeTokensCsv(join(work, name), PLATFORM, count, seed, async (batch, from) => {
     const response = await fetch(`${target.sandboxUrl}/admin/tenants`, {
       method: 'POST', headers: { 'content-type': 'application/json', authorization: auth },
-      body: JSON.stringify({ platform: PLATFORM, count: Math.min(1000, count - made), invoices: 0, seed: seed + made }),
+      body: JSON.stringify({ platform: PLATFORM, count: batch, invoices: 0, seed: from }),
     });
-    const { results } = await response.json();
-    header ??= Object.keys(results[0].tokens);
-    if (made === 0) out.write(`companyName,externalId,platformKey,${header.join(',')}\n`);
-    for (const t of results) out.write(`"${t.name}",${t.id},${PLATFORM},${header.map((h) => t.tokens[h] ?? '').join(',')}\n`);
-  }
-  out.end();
-  await once(out, 'finish');
-  return path;
+    return (await response.json()).results;
+  });
 }
 
 let runs = 0;

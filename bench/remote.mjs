@@ -27,12 +27,12 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startLatencyProxy } from './lib/latency-proxy.mjs';
-import { distDir, median, option, warnIfBusy } from './lib.mjs';
+import { distDir, median, option, warnIfBusy, writeTokensCsv } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ferryMain = join(distDir, 'cli', 'main.js');
@@ -105,18 +105,8 @@ async function proxy(options) {
 
 /** Sandbox tenants with fresh tokens, written as a migration CSV (as bench/migrate.mjs does). */
 async function tokensCsv(target, count, name, seed) {
-  const path = join(work, name);
-  const out = createWriteStream(path);
-  let header;
-  for (let made = 0; made < count; made += 1000) {
-    const { results } = await target.sandbox('POST', '/admin/tenants', { platform: PLATFORM, count: Math.min(1000, count - made), invoices: 0, seed: seed + made });
-    header ??= Object.keys(results[0].tokens);
-    if (made === 0) out.write(`companyName,externalId,platformKey,${header.join(',')}\n`);
-    for (const t of results) out.write(`"${t.name}",${t.id},${PLATFORM},${header.map((h) => t.tokens[h] ?? '').join(',')}\n`);
-  }
-  out.end();
-  await once(out, 'finish');
-  return path;
+  return writeTokensCsv(join(work, name), PLATFORM, count, seed, async (batch, from) =>
+    (await target.sandbox('POST', '/admin/tenants', { platform: PLATFORM, count: batch, invoices: 0, seed: from })).results);
 }
 
 let runs = 0;
