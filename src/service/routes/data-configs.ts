@@ -6,11 +6,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { errors, type Validation } from '../errors.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
-import { envelope, parsePageRequest } from '../http/paging.js';
+import { envelope, parsePageRequest, sendRecordPage } from '../http/paging.js';
 import { pullRecord } from '../http/sync-records.js';
 import { defineRoute } from '../http/route.js';
 import { NAME, SUPPLEMENTAL_DATA_TYPES, checkCustom, checkSupplemental } from '../data-configs/validate-config.js';
 import { queuePull } from '../sync/enqueue.js';
+import type { RecordBytes } from '../store/datasets.js';
 import { CUSTOM_PREFIX } from '../sync/pull-source.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';
@@ -87,15 +88,15 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/data/custom/:customDataIdentifier', {
-    GET: async (request) => {
+    GET: async (request, reply) => {
       const connection = ownedConnection(ctx, request);
       const dataType = `${CUSTOM_PREFIX}${customIdentifier(request)}`;
       const page = parsePageRequest(queryOf(request));
       // Nothing synced yet is an empty list: the public API documents no 409 here.
       const generation = store.getDataset(connection.company_id, dataType)?.visible_generation;
       if (!generation) return envelope([], 0, page, request.url);
-      const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, store.recordsPage(connection.company_id, dataType, generation, page, connection.id));
-      return envelope(rows.map((r) => JSON.parse(r.data) as unknown), total, page, request.url);
+      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, store.recordsPage(connection.company_id, dataType, generation, page, connection.id));
+      return sendRecordPage(reply, rows.map((r) => r.data), total, page, request.url);
     },
   });
 

@@ -1,15 +1,16 @@
 // Syncs and data sets: POST /data/all, /data/queue/{dataType}, /dataStatus,
 // /data/history, and the paged data set reads with their 409/404 states.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { params, queryOf } from '../http/body.js';
-import { envelope, parsePageRequest } from '../http/paging.js';
+import { envelope, parsePageRequest, sendRecordPage } from '../http/paging.js';
 import { dataStatusRecord, pullRecord } from '../http/sync-records.js';
 import { defineRoute } from '../http/route.js';
 import { dataTypeByKey, dataTypeByPath, type DataType } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import type { ConnectionRow } from '../store/connections.js';
+import type { RecordBytes } from '../store/datasets.js';
 import type { Store } from '../store/store.js';
 import type { PullRow } from '../store/pulls.js';
 import { queueAll, queuePull } from '../sync/enqueue.js';
@@ -44,13 +45,6 @@ function dataTypeFromPath(request: FastifyRequest): DataType {
   const dataType = dataTypeByPath(dataPath);
   if (!dataType) throw errors.notFound(`Unknown data type ${dataPath}.`);
   return dataType;
-}
-
-/** Records are stored as JSON text; a page is spliced together without parsing them again. */
-function sendRawPage(reply: FastifyReply, records: string[], meta: ReturnType<typeof envelope>): FastifyReply {
-  const { results: _results, ...rest } = meta;
-  const tail = JSON.stringify(rest).slice(1);
-  return reply.type('application/json; charset=utf-8').send(`{"results":[${records.join(',')}],${tail}`);
 }
 
 export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -133,8 +127,8 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
         return reply.type('application/json; charset=utf-8').send(info.data);
       }
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, store.recordsPage(company.id, dataType.key, generation, page));
-      return sendRawPage(reply, rows.map((r) => r.data), envelope([], total, page, request.url));
+      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, store.recordsPage(company.id, dataType.key, generation, page));
+      return sendRecordPage(reply, rows.map((r) => r.data), total, page, request.url);
     },
     // Refreshing company info has a path of its own publicly (POST /data/info); other types queue at /data/queue/{dataType}.
     POST: async (request) => {
@@ -150,8 +144,8 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     GET: async (request, reply) => {
       const { connection, dataType, generation } = connectionDataSet(request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<{ data: string }>(request.auth.client.id, store.recordsPage(connection.company_id, dataType.key, generation, page, connection.id));
-      return sendRawPage(reply, rows.map((r) => r.data), envelope([], total, page, request.url));
+      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, store.recordsPage(connection.company_id, dataType.key, generation, page, connection.id));
+      return sendRecordPage(reply, rows.map((r) => r.data), total, page, request.url);
     },
   });
 

@@ -41,6 +41,11 @@ export function publishGeneration(db: Db, companyId: string, dataType: string, g
   return previous;
 }
 
+/** A stored record as read for a page: its JSON text in UTF-8 (a Buffer here, a Uint8Array from a reader thread). */
+export interface RecordBytes {
+  data: Uint8Array;
+}
+
 export interface RecordInput {
   id: string;
   modifiedDate?: string;
@@ -93,6 +98,10 @@ const DATA_TYPE_KEY = /^(?:[A-Za-z]+|custom\/[A-Za-z0-9_-]{1,64})$/;
  * Query paths resolve to json_extract over the record; the data type is inlined as a
  * literal so SQLite can use the partial indexes. Both are spliced into SQL text, so both
  * are checked here against the only shapes that are safe, whatever the caller checked.
+ * Records come back as their UTF-8 bytes: a page is spliced from them as they are, with
+ * no string made of each and no encoding of the page again on its way out. Callers read
+ * only published generations, whose records never change: the count and the places pages
+ * start are remembered (fixed-scope.ts).
  */
 export function recordsPage(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): PagePlan {
   if (!DATA_TYPE_KEY.test(dataType)) throw new Error('Unsafe data type key reached listRecords.');
@@ -102,17 +111,19 @@ export function recordsPage(db: Db, companyId: string, dataType: string, generat
     return type ? { sql: `json_extract(data, '$.${path}')`, type } : undefined;
   };
   return planPage({
-    columns: 'data',
+    columns: 'CAST(data AS BLOB) AS data, seq',
     from: 'records',
     scope: `company_id = ? AND data_type = '${dataType}' AND generation = ?${connectionId ? ' AND connection_id = ?' : ''}`,
     scopeParams: connectionId ? [companyId, generation, connectionId] : [companyId, generation],
     resolve,
     defaultOrder: 'seq',
+    fixed: { seek: 'seq' },
   }, request);
 }
 
-export function listRecords(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): Page<{ data: string }> {
-  return runPagePlan<{ data: string }>(db, recordsPage(db, companyId, dataType, generation, request));
+/** A page of records, each as its JSON text's UTF-8 bytes. */
+export function listRecords(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): Page<RecordBytes> {
+  return runPagePlan<RecordBytes>(db, recordsPage(db, companyId, dataType, generation, request));
 }
 
 export interface ScheduleCandidate {

@@ -3,6 +3,7 @@
 import { compileOrderBy, compileQuery } from '../query/index.js';
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
+import { fixedScope, nearestStart, rememberStart } from './fixed-scope.js';
 import { prepared } from './statements.js';
 
 export interface PageRequest {
@@ -23,6 +24,11 @@ export interface PagedSource {
   resolve: FieldResolver;
   /** Stable creation order, used alone by default and as the tie-breaker after orderBy. */
   defaultOrder: string;
+  /**
+   * The rows in scope never change once they can be read, and `seek` (a column among
+   * `columns`) is a unique integer that is also the default order.
+   */
+  fixed?: { seek: string };
 }
 
 export interface Page<Row> {
@@ -39,6 +45,16 @@ export interface PagePlan {
   offset: number;
   /** A query or orderBy was given: the read may be costly, so it runs off the request thread. */
   heavy: boolean;
+  /**
+   * Set when the rows in scope never change once they can be read (the records of a
+   * published generation): the count is remembered, and when the order is the source's own
+   * `seek` column alone, pages start from remembered places (fixed-scope.ts).
+   */
+  fixed?: {
+    seek: string;
+    /** The page's statement starting after a seek value (`?` for it, then limit and offset); absent under an orderBy. */
+    seekSql?: string;
+  };
 }
 
 /** Compiles a page request into its statements; throws the query language's 400s. */
@@ -54,16 +70,38 @@ export function planPage(source: PagedSource, request: PageRequest): PagePlan {
     limit: request.pageSize,
     offset: (request.page - 1) * request.pageSize,
     heavy: request.query !== undefined || request.orderBy !== undefined,
+    ...(source.fixed ? {
+      fixed: {
+        seek: source.fixed.seek,
+        ...(orderBy ? {} : { seekSql: `SELECT ${source.columns} FROM ${source.from} WHERE ${where} AND ${source.fixed.seek} > ? ORDER BY ${order} LIMIT ? OFFSET ?` }),
+      },
+    } : {}),
   };
 }
 
 /** Runs a plan: the count and the page, in one read transaction so they agree. */
 export function runPagePlan<Row>(db: Db, plan: PagePlan): Page<Row> {
   return db.transaction(() => {
-    const total = (prepared(db, plan.countSql).get(...plan.params) as { n: number }).n;
-    const rows = plan.offset >= total ? [] : (prepared(db, plan.rowsSql).all(...plan.params, plan.limit, plan.offset) as Row[]);
-    return { rows, total };
+    if (!plan.fixed) {
+      const total = (prepared(db, plan.countSql).get(...plan.params) as { n: number }).n;
+      const rows = plan.offset >= total ? [] : (prepared(db, plan.rowsSql).all(...plan.params, plan.limit, plan.offset) as Row[]);
+      return { rows, total };
+    }
+    return runFixed<Row>(db, plan, plan.fixed);
   })();
+}
+
+function runFixed<Row>(db: Db, plan: PagePlan, fixed: NonNullable<PagePlan['fixed']>): Page<Row> {
+  const scope = fixedScope(db, `${plan.countSql}\u0000${plan.params.join('\u0000')}`);
+  scope.total ??= (prepared(db, plan.countSql).get(...plan.params) as { n: number }).n;
+  const total = scope.total;
+  if (plan.offset >= total) return { rows: [], total };
+  if (!fixed.seekSql) return { rows: prepared(db, plan.rowsSql).all(...plan.params, plan.limit, plan.offset) as Row[], total };
+  const start = nearestStart(scope, plan.offset);
+  const rows = prepared(db, fixed.seekSql).all(...plan.params, start.after, plan.limit, plan.offset - start.at) as Row[];
+  const last = rows[rows.length - 1] as Record<string, unknown> | undefined;
+  if (last && typeof last[fixed.seek] === 'number') rememberStart(scope, plan.offset + rows.length, last[fixed.seek] as number);
+  return { rows, total };
 }
 
 export function selectPage<Row>(db: Db, source: PagedSource, request: PageRequest): Page<Row> {

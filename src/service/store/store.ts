@@ -11,7 +11,7 @@ import type { ConfigKind } from './data-configs.js';
 import type { ConsumerRow, EventInput, EventRow } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
 import type { ConnectionError, ConnectionRow, ConnectionStatus } from './connections.js';
-import type { DatasetRow, RecordInput, ScheduleCandidate } from './datasets.js';
+import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { PullRow, PullStatus } from './pulls.js';
 import type { PushRow } from './pushes.js';
@@ -88,7 +88,7 @@ export interface DatasetStore {
    */
   /** With `connectionId`: only the records that connection synced (the connection-scoped data paths). */
   recordsPage(companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): PagePlan;
-  listRecords(companyId: string, dataType: string, generation: number, request: PageRequest): Page<{ data: string }>;
+  listRecords(companyId: string, dataType: string, generation: number, request: PageRequest): Page<RecordBytes>;
   /** Data sets synced before and with no pull open now: the ones a schedule may queue again. */
   scheduleCandidates(): ScheduleCandidate[];
 }
