@@ -16,8 +16,11 @@ export type StartProgress = (text: string) => Promise<Progress>;
 /** Shows nothing: for callers with no one to tell. */
 export const silentProgress: StartProgress = async () => ({ update() {}, done() {}, fail() {} });
 
+/** One formatter for every count (toLocaleString would build one per call, on every progress update). */
+const COUNT = new Intl.NumberFormat('en-US');
+
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  return COUNT.format(n);
 }
 
 export function formatDuration(seconds: number): string {

@@ -38,7 +38,16 @@ describe('ferry export killed mid-way, then --resume', () => {
     await h?.stop();
   });
 
-  /** Starts the export as a child; resolves once the part file has grown past `bytes`, then sends `signal`. */
+  /** Has the export checkpointed more than one page (checkpoints go out a few times a second, not per page)? */
+  const checkpointedPages = (part: string) => {
+    try {
+      return (JSON.parse(readFileSync(`${part}.json`, 'utf8')) as { company: { pagesDone: number } }).company.pagesDone > 1;
+    } catch {
+      return false; // not written yet, or being replaced
+    }
+  };
+
+  /** Starts the export as a child; resolves once the part file has grown past `bytes` and a checkpoint past page 1 is out, then sends `signal`. */
   async function interrupt(out: string, args: string[], bytes: number, signal: NodeJS.Signals) {
     const part = join(work, `.${out.split('/').at(-1)}.ferry-part`);
     const child = spawn(process.execPath, [FERRY_BIN, ...remote, 'export', 'invoices', '--company', company.companyId, '--out', out, ...args], {
@@ -48,7 +57,7 @@ describe('ferry export killed mid-way, then --resume', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     try {
-      await waitFor(`the part file past ${bytes} bytes`, async () => existsSync(part) && statSync(part).size > bytes, 30_000, 2);
+      await waitFor(`the part file past ${bytes} bytes`, async () => existsSync(part) && statSync(part).size > bytes && checkpointedPages(part), 30_000, 2);
     } finally {
       child.kill(signal);
     }
@@ -94,7 +103,7 @@ describe('ferry export killed mid-way, then --resume', () => {
       const child = spawn(process.execPath, [FERRY_BIN, ...via, ...args, '--out', out], { env: cleanEnv(), stdio: 'ignore' });
       const exited = new Promise((resolve) => child.on('close', resolve));
       try {
-        await waitFor('the part file to grow', async () => existsSync(part) && statSync(part).size > 300_000, 30_000, 2);
+        await waitFor('the part file to grow', async () => existsSync(part) && statSync(part).size > 300_000 && checkpointedPages(part), 30_000, 2);
       } finally {
         child.kill('SIGKILL');
       }

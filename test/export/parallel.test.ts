@@ -143,6 +143,22 @@ describe('parallel paged export', () => {
     expect(readFileSync(out, 'utf8') === (await sequential('csv')).text).toBe(true);
   });
 
+  it('the data set\'s snapshot is read again only once every page has been answered', async () => {
+    // The last page is held until all the others were answered; a snapshot read that
+    // arrives before the last page was answered would vouch for a page it never saw.
+    const statusAfterAnswers: number[] = [];
+    const watching = await proxy({
+      before: ({ path, page }, self) => {
+        if (path.includes('/dataStatus')) statusAfterAnswers.push(new Set(self.answered).size);
+        return page === PAGES ? Promise.all(Array.from({ length: PAGES - 1 }, (_, i) => self.whenAnswered(i + 1))).then(() => undefined) : undefined;
+      },
+    });
+    const out = join(work, 'snapshot-order.ndjson');
+    const { summary } = await run(watching.url, { out }, { limit: new AdaptiveLimit({ pinned: 6 }), window: 8 });
+    expect(summary.records).toBe(INVOICES);
+    expect(statusAfterAnswers).toEqual([0, PAGES]);
+  });
+
   it('a resync while pages are in flight is detected: a file export starts again, a stdout export fails', async () => {
     let resynced = false;
     const resyncing = await proxy({

@@ -5,8 +5,9 @@
 //   .NAME.ferry-part.companies  (--all-companies) the company list taken when the export started, one JSON line each
 //   .NAME.ferry-part.journal    (--all-companies) one JSON line per company finished or skipped
 //   .NAME.ferry-part.lock       the pid of the ferry process writing them
-// The checkpoint is replaced (temp + rename) after each page's bytes were written, so it
-// never claims bytes that are not in the part file. `--resume` cuts the part file back to
+// The checkpoint is replaced (temp + rename) after a page's bytes were written (at most
+// every quarter second, and when the export stops), so it never claims bytes that are not
+// in the part file. `--resume` cuts the part file back to
 // the checkpoint's length and goes on with the next page.
 import { replaceFile } from '../../lib/atomic-file.js';
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

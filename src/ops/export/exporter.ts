@@ -24,13 +24,20 @@ import {
 } from './checkpoint.js';
 import { LookAhead, toPage } from './look-ahead.js';
 import type { ReadPage } from './page.js';
-import { lastPage, PAGES_IN_FLIGHT, pagesByNumber, PageWindow, windowFor } from './page-window.js';
+import { FIRST_PAGES_IN_FLIGHT, lastPage, PAGES_IN_FLIGHT, pagesByNumber, PageWindow, windowFor } from './page-window.js';
 import { findResumePoint } from './resume.js';
 import { MAX_RESTARTS, type ExportEnv, type ExportPlan, type ExportSummary, type SkippedCompany } from './types.js';
 import { DataSetUnavailable, skipMessage, unavailable, unavailableError } from './unavailable.js';
 import { createEncoder, PartFile, StreamSink, type Encoder, type Sink } from './writers.js';
 
 class Resynced extends Error {}
+
+/**
+ * While pages stream in, the checkpoint is replaced at most this often (each is a file
+ * write and a rename, a real share of a fast export's time); a crash costs the pages
+ * since, which --resume fetches again.
+ */
+const CHECKPOINT_EVERY_MS = 250;
 
 interface CompanyOutcome {
   records: number;
@@ -89,6 +96,9 @@ class Run {
   private startedAt = new Date().toISOString();
   private readonly limit: AdaptiveLimit;
   private readonly pages = { requested: 0, window: 0, peakWindow: 0 };
+  private lastCheckpointAt = 0;
+  /** A page is being encoded and written: the encoder is ahead of the bytes until it is done. */
+  private writing = false;
 
   constructor(
     private readonly plan: ExportPlan,
@@ -99,6 +109,7 @@ class Run {
   ) {
     this.previous = state?.state.bookmarks[plan.dataType] ?? {};
     this.limit = env.limit ?? new AdaptiveLimit({
+      initial: FIRST_PAGES_IN_FLIGHT,
       max: PAGES_IN_FLIGHT,
       ...(plan.concurrency !== undefined ? { pinned: plan.concurrency } : {}),
       ...(plan.maxRate !== undefined ? { maxRate: plan.maxRate } : {}),
@@ -174,6 +185,8 @@ class Run {
     const interrupted = this.env.signal.aborted;
     const kept = paths !== undefined && this.wroteAnyPage;
     if (paths && !kept) removeParts(paths);
+    // Stopped between pages: the checkpoint catches up with every page written.
+    if (kept && !this.writing) this.saveCheckpoint();
     const counted = `${this.records.toLocaleString('en-US')} record${this.records === 1 ? '' : 's'} written`;
     const resumeHint = `The partial export is kept beside ${plan.out}; continue it with the same command and --resume.`;
     if (interrupted) {
@@ -213,8 +226,12 @@ class Run {
     return { index, id, pagesDone: 0, startBytes: this.sink.bytes, startRecords: this.records, startEncoder: this.encoder.state(), bookmark: {} };
   }
 
-  private saveCheckpoint(): void {
+  /** Saves where the export stands; `whenDue` only if the last save is CHECKPOINT_EVERY_MS old. */
+  private saveCheckpoint(whenDue = false): void {
     if (!this.paths || !this.position) return;
+    const now = Date.now();
+    if (whenDue && now - this.lastCheckpointAt < CHECKPOINT_EVERY_MS) return;
+    this.lastCheckpointAt = now;
     saveCheckpoint(this.paths, {
       version: 1,
       args: this.args,
@@ -301,6 +318,8 @@ class Run {
     let window: PageWindow | undefined;
     let ahead: LookAhead | undefined;
     let last: number | undefined;
+    /** The data set's snapshot read again, sent as soon as every page of the window is in (written or not). */
+    let snapshotAfter: Promise<string | undefined> | undefined;
     try {
       for (let number = firstNumber; page; number++) {
         if (env.signal.aborted) throw env.signal.reason;
@@ -313,6 +332,10 @@ class Run {
             last = lastPage(meta, plan.pageSize);
             if (last !== undefined && pagesByNumber(meta.next, number, sent)) {
               window = new PageWindow(numbered, number + 1, last, env.window ?? windowFor(pageBytes, 2 * (plan.concurrency ?? PAGES_IN_FLIGHT)), env.signal);
+              if (position.snapshot !== undefined) {
+                snapshotAfter = window.answered.then(() => this.readSnapshot(company.id));
+                snapshotAfter.catch(() => undefined); // awaited below, or abandoned with the window
+              }
             } else {
               last = undefined;
               ahead = new LookAhead(linked);
@@ -332,15 +355,16 @@ class Run {
     }
     // One page is one read of one snapshot; several pages must all come from the same one.
     // Every page request above was sent after the first read of the snapshot and answered
-    // before this second one, so the same id twice means they all read that snapshot.
+    // before this second one was sent, so the same id twice means they all read that
+    // snapshot. Through the window it goes out while the last pages are still being written.
     if (position.pagesDone > 1 && position.snapshot !== undefined) {
-      const after = await this.readSnapshot(company.id);
+      const after = await (snapshotAfter ?? this.readSnapshot(company.id));
       if (after !== position.snapshot) throw new Resynced();
     }
     return { records: this.records - companyStartRecords, bookmark: tracker };
   }
 
-  /** Encodes and writes one page, then moves the checkpoint past it. */
+  /** Encodes and writes one page, then moves the checkpoint past it when one is due. */
   private async writePage(page: ReadPage, company: ListedCompany, index: number, tracker: BookmarkTracker, companyStartRecords: number): Promise<void> {
     const { plan, env } = this;
     const position = this.position!;
@@ -356,6 +380,7 @@ class Run {
       }
       if (skip.size > 0) keep = (i) => !skip.has(i);
     }
+    this.writing = true;
     const encoded = this.encoder.page(records, keep, plan.allCompanies ? company.id : undefined);
     this.extraRows += encoded.extraRows;
     await this.sink.write(encoded.chunks);
@@ -363,7 +388,8 @@ class Run {
     position.pagesDone += 1;
     position.bookmark = tracker.state();
     this.wroteAnyPage = true;
-    this.saveCheckpoint();
+    this.writing = false;
+    this.saveCheckpoint(true);
     env.progress({
       records: this.records,
       resumedRecords: this.resumedRecords,

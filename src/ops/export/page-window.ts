@@ -10,6 +10,12 @@ import type { PageMeta, ReadPage } from './page.js';
 
 /** Most pages requested at once (the limiter's ceiling for an export). */
 export const PAGES_IN_FLIGHT = 16;
+/**
+ * Pages in flight at the start, before the limiter has learned anything: half the
+ * ceiling. Starting lower costs round trips that an export of a few hundred pages never
+ * wins back; the limiter still backs off from here at the first sign of trouble.
+ */
+export const FIRST_PAGES_IN_FLIGHT = 8;
 /** The window's ceiling in pages: twice the pages in flight, so arrivals out of order do not stall the limiter. */
 export const MAX_WINDOW = 2 * PAGES_IN_FLIGHT;
 /** Response bytes the window may hold; with large pages it holds fewer of them (never fewer than 2). */
@@ -68,7 +74,11 @@ export class PageWindow {
   private held: number;
   private failed = false;
   private closed = false;
+  private unanswered: number;
+  private allIn: () => void = () => undefined;
   readonly counters: WindowCounters;
+  /** Resolves once every page of the window has been answered (never, if one fails). */
+  readonly answered: Promise<void>;
 
   constructor(
     private readonly fetch: (page: number, signal: AbortSignal) => Promise<ReadPage>,
@@ -80,6 +90,11 @@ export class PageWindow {
   ) {
     this.nextToRequest = from;
     this.held = held;
+    this.unanswered = Math.max(0, to - from + 1);
+    this.answered = new Promise((resolve) => {
+      this.allIn = resolve;
+    });
+    if (this.unanswered === 0) this.allIn();
     this.parent = signal;
     // The run's signal (Ctrl-C) aborts this window's requests, and so does close().
     if (signal.aborted) this.controller.abort(signal.reason);
@@ -125,7 +140,10 @@ export class PageWindow {
     const request = this.fetch(page, this.controller.signal);
     // Awaited by take(), or abandoned at close(); never an unhandled rejection. A page that
     // finally failed stops further requests: the pages before it are still written.
-    request.catch(() => {
+    request.then(() => {
+      this.unanswered -= 1;
+      if (this.unanswered === 0) this.allIn();
+    }, () => {
       this.failed = true;
     });
     this.requested.set(page, request);

@@ -74,6 +74,12 @@ export interface Scan {
   resultsEnd: number;
 }
 
+/** Is the key just read `companyId`? Byte by byte: this runs for every top-level key of every record. */
+function isCompanyKey(): boolean {
+  for (let i = 0; i < COMPANY_KEY.length; i++) if (key[i] !== COMPANY_KEY[i]) return false;
+  return true;
+}
+
 /** Splits the `results` array of a page envelope into record byte ranges, or undefined if it cannot be done safely. */
 export function scanPage(chunks: readonly Buffer[]): Scan | undefined {
   const starts: number[] = [];
@@ -96,8 +102,38 @@ export function scanPage(chunks: readonly Buffer[]): Scan | undefined {
   for (const b of chunks) {
     const length = b.length;
     for (let i = 0; i < length; i++) {
+      if (inString && keyDepth === 0) {
+        // The bulk of a page: a value string, skipped to its closing quote by the native
+        // search, a quote after an odd run of backslashes being part of the string.
+        if (escaped) {
+          escaped = false;
+          i += 1;
+        }
+        let end = -1;
+        while (i < length) {
+          const quote = b.indexOf(QUOTE, i);
+          if (quote < 0) break;
+          let run = 0;
+          while (quote - run - 1 >= i && b[quote - run - 1] === BACKSLASH) run++;
+          if (run % 2 === 0) {
+            end = quote;
+            break;
+          }
+          i = quote + 1;
+        }
+        if (end < 0) {
+          // The string goes on in the next chunk, maybe right after a backslash.
+          let run = 0;
+          while (length - run - 1 >= i && b[length - run - 1] === BACKSLASH) run++;
+          escaped = run % 2 === 1;
+          break;
+        }
+        i = end;
+        inString = false;
+        continue;
+      }
       if (inString) {
-        // The bulk of a page: run to the closing quote, stepping over escapes.
+        // A key being read: run to the closing quote, stepping over escapes.
         for (; i < length; i++) {
           const d = b[i] as number;
           if (escaped) escaped = false;
@@ -111,7 +147,7 @@ export function scanPage(chunks: readonly Buffer[]): Scan | undefined {
         if (i === length) break; // the string goes on in the next chunk
         inString = false;
         if (keyDepth === 1) lastTopKey = keyLength <= KEY_CAP ? key.toString('latin1', 0, keyLength) : '';
-        else if (keyDepth === 3 && keyLength === COMPANY_KEY.length && key.compare(COMPANY_KEY, 0, keyLength, 0, keyLength) === 0) owned = true;
+        else if (keyDepth === 3 && keyLength === COMPANY_KEY.length && isCompanyKey()) owned = true;
         keyDepth = 0;
         continue;
       }
