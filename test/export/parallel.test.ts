@@ -18,7 +18,7 @@ import type { ExportEnv, ExportPlan, ExportSummary } from '../../src/ops/export/
 import type { Format } from '../../src/ops/export/writers.js';
 import { startPageProxy, type PageProxy, type PageProxyOptions } from '../helpers/page-proxy.js';
 import { tempDir } from '../helpers/service.js';
-import { linkedCompany, readAll, type Linked } from '../helpers/sync.js';
+import { linkedCompany, readAll, sampleInvoice, type Linked } from '../helpers/sync.js';
 import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const INVOICES = 2_950;
@@ -99,7 +99,7 @@ describe('parallel paged export', () => {
       const out = join(work, `parallel.${format}`);
       const { summary } = await run(reordering.url, { out, format }, { limit: new AdaptiveLimit({ pinned: 4 }), window: 8 });
       expect(readFileSync(out, 'utf8') === reference.text, format).toBe(true);
-      expect(summary).toMatchObject({ records: INVOICES, restarts: 0, pages: { requested: PAGES, window: 8 } });
+      expect(summary).toMatchObject({ records: INVOICES, restarts: 0, pages: { requested: PAGES + 1, window: 8 } });
       expect(summary.pages.peakWindow).toBeLessThanOrEqual(8);
       // Every even page was answered after the odd page following it.
       for (let page = 2; page < PAGES; page += 2) expect(reordering.answered.indexOf(page + 1)).toBeLessThan(reordering.answered.indexOf(page));
@@ -128,7 +128,8 @@ describe('parallel paged export', () => {
     const out = join(work, 'bounded.ndjson');
     const { summary } = await run(held.url, { out }, { limit: new AdaptiveLimit({ pinned: 8 }), window: WINDOW });
     expect(violations).toEqual([]);
-    expect(summary.pages).toEqual({ requested: PAGES, window: WINDOW, peakWindow: WINDOW });
+    // Every page once, and page 1 a second time (read beside the snapshot, then vouched for).
+    expect(summary.pages).toEqual({ requested: PAGES + 1, window: WINDOW, peakWindow: WINDOW });
     expect(readFileSync(out, 'utf8') === (await sequential('ndjson')).text).toBe(true);
   });
 
@@ -156,7 +157,11 @@ describe('parallel paged export', () => {
     const out = join(work, 'snapshot-order.ndjson');
     const { summary } = await run(watching.url, { out }, { limit: new AdaptiveLimit({ pinned: 6 }), window: 8 });
     expect(summary.records).toBe(INVOICES);
-    expect(statusAfterAnswers).toEqual([0, PAGES]);
+    // The first read goes out beside page 1; the second after every page, page 1's second read included.
+    expect(statusAfterAnswers).toHaveLength(2);
+    expect(statusAfterAnswers[0]).toBeLessThanOrEqual(1);
+    expect(statusAfterAnswers[1]).toBe(PAGES);
+    expect(watching.answered.filter((p) => p === 1)).toHaveLength(2);
   });
 
   it('a resync while pages are in flight is detected: a file export starts again, a stdout export fails', async () => {
@@ -218,5 +223,30 @@ describe('parallel paged export', () => {
     };
     expect(bookmark('parallel')).toEqual(bookmark('sequential'));
     expect(statSync(out).size).toBeGreaterThan(0);
+  });
+  it('a first page read before a resync that the snapshot read then sees is caught: read again, it differs, and the export starts again', async () => {
+    const firstPage = await h.api.call('GET', `/companies/${company.companyId}/data/invoices?page=1&pageSize=1`);
+    const first = firstPage.body.results[0];
+    let resynced = false;
+    const racing = await proxy({
+      before: async ({ path }, self) => {
+        // The snapshot is read once page 1 was answered, from the snapshot a resync just
+        // published, in which page 1's first invoice has changed on the platform.
+        if (path.includes('/dataStatus') && !resynced) {
+          resynced = true;
+          await self.whenAnswered(1);
+          const edited = await h.api.call('PUT', `/companies/${company.companyId}/connections/${company.connectionId}/push/invoices/${first.id}?forceUpdate=true`, {
+            body: sampleInvoice(first.customerRef.id, { invoiceNumber: `${first.invoiceNumber}-R` }),
+          });
+          expect(edited.body.status, edited.text).toBe('Success');
+          await resync();
+        }
+      },
+    });
+    const out = join(work, 'first-page-race.ndjson');
+    const file = await run(racing.url, { out }, { limit: new AdaptiveLimit({ pinned: 4 }), window: 8 });
+    expect(resynced).toBe(true);
+    expect(file.summary).toMatchObject({ records: INVOICES, restarts: 1 });
+    expect(readFileSync(out, 'utf8') === (await sequential('ndjson')).text).toBe(true);
   });
 });

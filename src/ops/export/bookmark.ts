@@ -64,6 +64,16 @@ export function saveState(path: string, state: StateFile): void {
   replaceFile(path, `${JSON.stringify(state, null, 2)}\n`);
 }
 
+/** Saves a run's new bookmarks for `dataType` (re-reading the file first, so other data types' bookmarks stay); returns the path. */
+export function saveBookmarks(path: string, dataType: string, bookmarks: ReadonlyMap<string, Bookmark>): string {
+  const current = loadState(path).state;
+  const forType = { ...(current.bookmarks[dataType] ?? {}) };
+  for (const [companyId, bookmark] of bookmarks) forType[companyId] = bookmark;
+  current.bookmarks[dataType] = forType;
+  saveState(path, current);
+  return path;
+}
+
 /** `{user} && modifiedDate>=bookmark`; the user's query is grouped so its `||` stays inside. */
 export function incrementalQuery(userQuery: string | undefined, bookmark: Bookmark | undefined): string | undefined {
   const user = userQuery?.trim() ? userQuery.trim() : undefined;
@@ -125,4 +135,9 @@ export class BookmarkTracker {
 export interface TrackerState {
   modifiedDate?: string;
   ids?: string[];
+}
+
+/** Now, as a bookmark records it (seconds, UTC). */
+export function bookmarkTime(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

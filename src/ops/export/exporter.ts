@@ -6,9 +6,8 @@
 //
 // Consistency: a data set is served from its last complete sync (a snapshot), and pages
 // are offsets into it, so a resync that completes in the middle of an export would shift
-// the pages (records repeated or missing). Each company's export therefore notes the data
-// set's latestSuccessfulSyncId (GET /dataStatus) before its first page and checks it again
-// after its last, and checks that totalResults stays the same on every page. If the data
+// the pages (records repeated or missing). Each company's pages are therefore checked to
+// come from one snapshot (company-pages.ts). If the data
 // set changed, a file export starts that company again from its first page (the part file
 // is cut back to where the company began; at most MAX_RESTARTS times), and a stdout export,
 // which cannot take back what it wrote, fails. Each company's records thus come from one
@@ -17,20 +16,20 @@ import * as api from '../../client/api.js';
 import { AdaptiveLimit } from '../../client/adaptive-limit.js';
 import { ApiRequestError } from '../../client/errors.js';
 import { inputError, interrupted as interruption, OpError } from '../errors.js';
-import { BookmarkTracker, incrementalQuery, loadState, saveState, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
+import { BookmarkTracker, bookmarkTime, incrementalQuery, loadState, saveBookmarks, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
 import {
   acquireLock, appendJournal, partPaths, readCompanies, readJournal, releaseLock, removeParts,
   saveCheckpoint, saveCompanies, type Checkpoint, type CompanyPosition, type ExportArgs, type ListedCompany, type PartPaths,
 } from './checkpoint.js';
-import { LookAhead, toPage } from './look-ahead.js';
-import type { ReadPage } from './page.js';
-import { FIRST_PAGES_IN_FLIGHT, lastPage, PAGES_IN_FLIGHT, pagesByNumber, PageWindow, windowFor } from './page-window.js';
+import { CompanyPages, readSnapshot, Resynced } from './company-pages.js';
+import { toPage } from './look-ahead.js';
+import { bodyBytes, type ReadPage } from './page.js';
+import { FIRST_PAGES_IN_FLIGHT, PAGES_IN_FLIGHT, windowFor, type WindowCounters } from './page-window.js';
 import { findResumePoint } from './resume.js';
 import { MAX_RESTARTS, type ExportEnv, type ExportPlan, type ExportSummary, type SkippedCompany } from './types.js';
 import { DataSetUnavailable, skipMessage, unavailable, unavailableError } from './unavailable.js';
 import { createEncoder, PartFile, StreamSink, type Encoder, type Sink } from './writers.js';
 
-class Resynced extends Error {}
 
 /**
  * While pages stream in, the checkpoint is replaced at most this often (each is a file
@@ -99,6 +98,8 @@ class Run {
   private lastCheckpointAt = 0;
   /** A page is being encoded and written: the encoder is ahead of the bytes until it is done. */
   private writing = false;
+  /** The company being read: while its first page is unvouched (company-pages.ts), checkpoints wait. */
+  private pagesInFlight: CompanyPages | undefined;
 
   constructor(
     private readonly plan: ExportPlan,
@@ -151,7 +152,7 @@ class Run {
         try {
           const outcome = await this.exportCompany(company, index);
           this.exported += 1;
-          const bookmark = outcome.bookmark.result(isoNow());
+          const bookmark = outcome.bookmark.result(bookmarkTime());
           if (bookmark) this.newBookmarks.set(company.id, bookmark);
           if (paths && plan.allCompanies) appendJournal(paths, { companyId: company.id, outcome: 'exported', records: outcome.records, bookmark: outcome.bookmark.state() });
         } catch (err) {
@@ -169,7 +170,7 @@ class Run {
         this.file = undefined;
         removeParts(paths);
       }
-      const statePath = this.saveState();
+      const statePath = this.plan.statePath ? saveBookmarks(this.plan.statePath, this.plan.dataType, this.newBookmarks) : null;
       return this.summary(resumeFrom !== undefined, statePath);
     } catch (err) {
       throw this.failure(err);
@@ -186,7 +187,7 @@ class Run {
     const kept = paths !== undefined && this.wroteAnyPage;
     if (paths && !kept) removeParts(paths);
     // Stopped between pages: the checkpoint catches up with every page written.
-    if (kept && !this.writing) this.saveCheckpoint();
+    if (kept && !this.writing && !this.pagesInFlight?.unvouched) this.saveCheckpoint();
     const counted = `${this.records.toLocaleString('en-US')} record${this.records === 1 ? '' : 's'} written`;
     const resumeHint = `The partial export is kept beside ${plan.out}; continue it with the same command and --resume.`;
     if (interrupted) {
@@ -216,7 +217,7 @@ class Run {
         this.skipped.set(company.id, { companyId: company.id, name: company.name, status: entry.status, reason: entry.reason as SkippedCompany['reason'], message: skipMessage(entry.reason, entry.status, company.id, this.plan.dataType) });
       } else if (entry?.outcome === 'exported') {
         this.exported += 1;
-        const bookmark = new BookmarkTracker(this.previous[company.id], entry.bookmark).result(isoNow());
+        const bookmark = new BookmarkTracker(this.previous[company.id], entry.bookmark).result(bookmarkTime());
         if (bookmark) this.newBookmarks.set(company.id, bookmark);
       }
     }
@@ -282,9 +283,6 @@ class Run {
     const { plan, env } = this;
     const position = this.position!;
     const previous = this.previous[company.id];
-    const snapshot = await this.readSnapshot(company.id);
-    if (position.pagesDone > 0 && position.snapshot !== undefined && snapshot !== position.snapshot) throw new Resynced();
-    if (position.pagesDone === 0 && snapshot !== undefined) position.snapshot = snapshot;
     const tracker = new BookmarkTracker(previous, position.bookmark);
     const query = incrementalQuery(plan.query, previous);
     const companyStartRecords = position.startRecords;
@@ -294,73 +292,42 @@ class Run {
     const settle = (request: Promise<unknown>): Promise<ReadPage> => {
       this.pages.requested += 1;
       const page = request.then((body) => {
-        pageBytes = Math.max(pageBytes, byteLength(body));
+        pageBytes = Math.max(pageBytes, bodyBytes(body));
         return toPage(body);
       });
       page.catch(() => undefined); // awaited below, or abandoned; never an unhandled rejection
       return page;
     };
     // Every page request goes through the limiter; one still waiting for a slot when its window closes is never sent.
-    const numbered = (page: number, signal: AbortSignal = env.signal): Promise<ReadPage> =>
-      settle(this.limit.run(() => api.rawDataPage(env.client, company.id, plan.dataPath, { page, ...sent }, signal), signal));
-    const linked = (href: string): Promise<ReadPage> => settle(this.limit.run(() => api.rawLinkedPage(env.client, href, env.signal), env.signal));
-
-    const firstNumber = position.pagesDone + 1;
-    let page: ReadPage | undefined;
+    const pages = new CompanyPages({
+      numbered: (page, signal = env.signal) =>
+        settle(this.limit.run(() => api.rawDataPage(env.client, company.id, plan.dataPath, { page, ...sent }, signal), signal)),
+      linked: (href) => settle(this.limit.run(() => api.rawLinkedPage(env.client, href, env.signal), env.signal)),
+      snapshot: () => readSnapshot(env.client, company.id, plan.dataType, env.signal),
+      sent,
+      pageSize: plan.pageSize,
+      windowSize: () => env.window ?? windowFor(pageBytes, 2 * (plan.concurrency ?? PAGES_IN_FLIGHT)),
+      signal: env.signal,
+    }, position);
+    this.pagesInFlight = pages;
+    const fresh = position.pagesDone === 0;
     try {
-      page = await numbered(firstNumber);
-    } catch (err) {
-      if (position.pagesDone === 0 && err instanceof ApiRequestError) throw await unavailable(err, company, this.plan, this.env);
-      throw err;
-    }
-    // After the first page: by number through a reorder window when the service pages by
-    // number, else link by link with a look-ahead (a service whose links carry a cursor).
-    let window: PageWindow | undefined;
-    let ahead: LookAhead | undefined;
-    let last: number | undefined;
-    /** The data set's snapshot read again, sent as soon as every page of the window is in (written or not). */
-    let snapshotAfter: Promise<string | undefined> | undefined;
-    try {
-      for (let number = firstNumber; page; number++) {
+      let page: ReadPage | undefined = await pages.first(async (err) =>
+        (fresh && err instanceof ApiRequestError ? unavailable(err, company, this.plan, this.env) : err));
+      for (let number = position.pagesDone + 1; page; number++) {
         if (env.signal.aborted) throw env.signal.reason;
-        const { meta, records }: ReadPage = page;
-        if (position.total === undefined) position.total = meta.totalResults;
-        else if (meta.totalResults !== position.total) throw new Resynced();
-        let following: Promise<ReadPage> | undefined;
-        if (meta.next && records.count > 0 && (last === undefined || number < last)) {
-          if (!window && !ahead) {
-            last = lastPage(meta, plan.pageSize);
-            if (last !== undefined && pagesByNumber(meta.next, number, sent)) {
-              window = new PageWindow(numbered, number + 1, last, env.window ?? windowFor(pageBytes, 2 * (plan.concurrency ?? PAGES_IN_FLIGHT)), env.signal);
-              if (position.snapshot !== undefined) {
-                snapshotAfter = window.answered.then(() => this.readSnapshot(company.id));
-                snapshotAfter.catch(() => undefined); // awaited below, or abandoned with the window
-              }
-            } else {
-              last = undefined;
-              ahead = new LookAhead(linked);
-            }
-          }
-          following = window ? window.take(number + 1) : ahead!.next(meta.next, meta);
-          // undici sends a request on a reused socket in the check phase: let it go before the synchronous encoding below.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
+        const following = pages.following(page, number);
+        // The client sends a request on a reused socket in the check phase: let it go before the synchronous encoding below.
+        if (following) await new Promise((resolve) => setImmediate(resolve));
         await this.writePage(page, company, index, tracker, companyStartRecords);
-        window?.written();
+        pages.written();
         page = following ? await following : undefined;
       }
     } finally {
-      if (window) this.countWindow(window);
-      window?.close();
+      const counters = pages.close();
+      if (counters) this.countWindow(counters);
     }
-    // One page is one read of one snapshot; several pages must all come from the same one.
-    // Every page request above was sent after the first read of the snapshot and answered
-    // before this second one was sent, so the same id twice means they all read that
-    // snapshot. Through the window it goes out while the last pages are still being written.
-    if (position.pagesDone > 1 && position.snapshot !== undefined) {
-      const after = await (snapshotAfter ?? this.readSnapshot(company.id));
-      if (after !== position.snapshot) throw new Resynced();
-    }
+    await pages.verify();
     return { records: this.records - companyStartRecords, bookmark: tracker };
   }
 
@@ -389,7 +356,7 @@ class Run {
     position.bookmark = tracker.state();
     this.wroteAnyPage = true;
     this.writing = false;
-    this.saveCheckpoint(true);
+    if (!this.pagesInFlight?.unvouched) this.saveCheckpoint(true);
     env.progress({
       records: this.records,
       resumedRecords: this.resumedRecords,
@@ -402,33 +369,9 @@ class Run {
     });
   }
 
-  private countWindow(window: PageWindow): void {
-    const { counters } = window;
+  private countWindow(counters: WindowCounters): void {
     this.pages.window = Math.max(this.pages.window, counters.limit);
     this.pages.peakWindow = Math.max(this.pages.peakWindow, counters.peak);
-  }
-
-  /** The data set's latestSuccessfulSyncId, or undefined when the service does not say. */
-  private async readSnapshot(companyId: string): Promise<string | undefined> {
-    try {
-      const status = await api.dataStatus(this.env.client, companyId, this.env.signal);
-      return status?.[this.plan.dataType]?.latestSuccessfulSyncId;
-    } catch (err) {
-      if (err instanceof ApiRequestError && err.status !== 401 && err.status !== 403 && err.status !== 402) return undefined;
-      throw err;
-    }
-  }
-
-  /** Saves the new bookmarks (re-reading the file first, so other data types' bookmarks stay). */
-  private saveState(): string | null {
-    const { statePath, dataType } = this.plan;
-    if (!statePath) return null;
-    const current = loadState(statePath).state;
-    const forType = { ...(current.bookmarks[dataType] ?? {}) };
-    for (const [companyId, bookmark] of this.newBookmarks) forType[companyId] = bookmark;
-    current.bookmarks[dataType] = forType;
-    saveState(statePath, current);
-    return statePath;
   }
 
   private summary(resumed: boolean, state: string | null): ExportSummary {
@@ -451,16 +394,5 @@ class Run {
       pages: { ...this.pages },
     };
   }
-}
-
-/** Bytes of a response body as the client hands it back (chunks, one buffer, or a parsed value). */
-function byteLength(body: unknown): number {
-  if (Buffer.isBuffer(body)) return body.length;
-  if (Array.isArray(body) && body.every((b) => Buffer.isBuffer(b))) return (body as Buffer[]).reduce((n, b) => n + b.length, 0);
-  return 0;
-}
-
-function isoNow(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 

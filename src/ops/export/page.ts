@@ -11,6 +11,7 @@
 // line break between tokens inside a record, i.e. pretty-printed JSON, which would break an
 // ndjson line) is parsed whole instead, and its records are written back with
 // JSON.stringify: slower, same values.
+import { createHash } from 'node:crypto';
 import type { Json } from './flatten.js';
 
 export interface PageMeta {
@@ -39,6 +40,8 @@ export interface PageRecords {
    * with nothing copied. Otherwise (or for a parsed page) undefined, and nothing is changed.
    */
   joinInPlace(separator: number): Buffer[] | undefined;
+  /** A digest of the records as sent (call it before joinInPlace): two reads of a page hold the same records if and only if theirs agree. */
+  digest(): string;
 }
 
 export interface ReadPage {
@@ -313,6 +316,11 @@ export function readPage(body: Buffer | readonly Buffer[]): ReadPage {
       bytes: (i) => Buffer.concat(chunks.slices(starts[i] as number, ends[i] as number)),
       object: (i) => JSON.parse(chunks.text(starts[i] as number, ends[i] as number)) as Json,
       ownsCompanyId: (i) => owns[i] === true,
+      digest: () => {
+        const hash = createHash('sha256');
+        for (const slice of chunks.slices(scan.resultsStart, scan.resultsEnd)) hash.update(slice);
+        return hash.digest('hex');
+      },
       joinInPlace: (separator) => {
         if (starts.length === 0) return [];
         for (let i = 1; i < starts.length; i++) if ((starts[i] as number) !== (ends[i - 1] as number) + 1) return undefined;
@@ -340,6 +348,14 @@ export function parsedPage(envelope: { results?: unknown; totalResults?: unknown
         return record !== null && typeof record === 'object' && 'companyId' in record;
       },
       joinInPlace: () => undefined,
+      digest: () => createHash('sha256').update(JSON.stringify(results)).digest('hex'),
     },
   };
+}
+
+/** Bytes of a response body as the client hands it back (chunks, one buffer, or a parsed value: 0). */
+export function bodyBytes(body: unknown): number {
+  if (Buffer.isBuffer(body)) return body.length;
+  if (Array.isArray(body) && body.every((b) => Buffer.isBuffer(b))) return (body as Buffer[]).reduce((n, b) => n + b.length, 0);
+  return 0;
 }
