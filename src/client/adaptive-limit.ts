@@ -13,12 +13,8 @@
 //   it. A slow target therefore does not grow the window.
 // - A Retry-After on a 429 or 503 holds every new start until it has passed (at most 2 min).
 // - A 429 with a Retry-After (a rate limit: a bucket refilled with time) also caps the rate
-//   of requests: the first one at half the rate sent in the second before, growing by a
-//   tenth a second; later ones at what the target admitted since an earlier 429 (answers
-//   other than 429) plus 5%, growing by 1% a second. At two 429s the bucket behind them was
-//   empty, so what it let through in between is its refill rate. This is how a target
-//   without X-Rate-Limit-* headers is learned; with them, the client's pacer (pacer.ts)
-//   spaces the requests and no 429 comes.
+//   of requests (rate-cap.ts). This is how a target without X-Rate-Limit-* headers is
+//   learned; with them, the client's pacer (pacer.ts) spaces the requests and no 429 comes.
 // - `pinned` fixes the window (--concurrency N); `maxRate` caps requests a second
 //   (--max-rate R) with a token bucket of one, so they are spaced evenly.
 //
@@ -29,6 +25,8 @@
 // unit of latency: give one limit tasks of one kind.
 import type { ApiClient, RequestGate } from './client.js';
 import { ApiRequestError, ConnectionError } from './errors.js';
+import { RateCap } from './rate-cap.js';
+import { SendRate } from './send-rate.js';
 
 export interface AdaptiveLimitOptions {
   /** The window to start with (default 4). */
@@ -81,15 +79,6 @@ const TOLERANCE = 2;
 const SAMPLES = 16;
 const MIN_SAMPLES = 4;
 const MAX_PAUSE_MS = 120_000;
-const BUCKET_MS = 100;
-const BUCKETS = 50;
-const RATE_WINDOW_MS = BUCKET_MS * BUCKETS;
-const RATE_MARGIN = 1.05;
-const PROBE_BEFORE_ESTIMATE = 0.1;
-const PROBE_AFTER_ESTIMATE = 0.01;
-/** An estimate of the admitted rate spans at least this much time, and starts at a 429 no older than ESTIMATE_SPAN_MS. */
-const MIN_ESTIMATE_SPAN_MS = 1000;
-const ESTIMATE_SPAN_MS = 60_000;
 
 type Congestion = { kind: 'throttled' | 'unavailable' | 'timeout'; retryAfterSeconds?: number };
 
@@ -104,7 +93,6 @@ export class AdaptiveLimit implements RequestGate {
   private readonly min: number;
   private readonly max: number;
   private readonly pinned: boolean;
-  private readonly maxRate: number | undefined;
   private readonly now: () => number;
 
   private inFlight = 0;
@@ -125,19 +113,11 @@ export class AdaptiveLimit implements RequestGate {
 
   /** Attached to a client: requests are gated and counted one by one, not tasks. */
   private gated = 0;
-  private requests = 0;
   private throttled = 0;
   /** Answers other than 429 (what the target admitted). */
   private admitted = 0;
-  private firstAt: number | undefined;
-  private lastAt = 0;
-  private readonly bucketIndex = new Array<number>(BUCKETS).fill(-1);
-  private readonly bucketCount = new Array<number>(BUCKETS).fill(0);
-
-  private learned: { rate: number; at: number; growth: number } | undefined;
-  private throttleEvents: Array<{ at: number; admitted: number }> = [];
-  private lastThrottleAt = -Infinity;
-  private nextSlot = -Infinity;
+  private readonly sent = new SendRate();
+  private readonly cap: RateCap;
 
   constructor(options: AdaptiveLimitOptions = {}) {
     this.now = options.clock ?? Date.now;
@@ -146,7 +126,7 @@ export class AdaptiveLimit implements RequestGate {
     this.pinned = options.pinned !== undefined;
     this.window = this.pinned ? Math.max(1, Math.floor(options.pinned!)) : clamp(options.initial ?? DEFAULT_INITIAL, this.min, this.max);
     this.peak = Math.floor(this.window);
-    this.maxRate = options.maxRate !== undefined && options.maxRate > 0 ? options.maxRate : undefined;
+    this.cap = new RateCap(options.maxRate !== undefined && options.maxRate > 0 ? options.maxRate : undefined);
   }
 
   /** The window: how many tasks may be in flight now. */
@@ -156,19 +136,15 @@ export class AdaptiveLimit implements RequestGate {
 
   /** Requests a second over the last few seconds (task starts when not attached to a client). */
   get rate(): number {
-    if (this.firstAt === undefined) return 0;
-    const now = this.now();
-    const seconds = Math.min(RATE_WINDOW_MS, Math.max(1000, now - this.firstAt)) / 1000;
-    return this.countSince(now, RATE_WINDOW_MS) / seconds;
+    return this.sent.recent(this.now());
   }
 
   /** The figures for a summary. */
   stats(): LimitStats {
-    const seconds = this.firstAt === undefined ? 0 : (this.lastAt - this.firstAt) / 1000;
     return {
       concurrency: { final: this.concurrency, peak: this.peak },
-      rate: seconds > 0 ? Math.round((this.requests / seconds) * 10) / 10 : this.requests,
-      requests: this.requests,
+      rate: this.sent.overall(),
+      requests: this.sent.requests,
       throttled: this.throttled,
     };
   }
@@ -208,7 +184,7 @@ export class AdaptiveLimit implements RequestGate {
         this.release();
         throw err;
       }
-      this.count(this.now());
+      this.sent.count(this.now());
     }
     const pauses = this.pauses;
     let result: T;
@@ -228,14 +204,14 @@ export class AdaptiveLimit implements RequestGate {
   async admit(signal?: AbortSignal): Promise<AttemptTicket> {
     await this.rateSlot(signal);
     const now = this.now();
-    this.count(now);
+    this.sent.count(now);
     return { sentAt: now };
   }
 
   /** An attempt's outcome (the API client calls this); `request` is the same object for every attempt of one request. */
   answered(ticket: AttemptTicket, request: object, outcome: AttemptOutcome): void {
     const now = this.now();
-    this.lastAt = Math.max(this.lastAt, now);
+    this.sent.seen(now);
     if (outcome.status === 429) this.throttled += 1;
     else if (outcome.status !== undefined) this.admitted += 1;
     const congestion = congestionOf(outcome.status, outcome.timedOut ?? false, outcome.retryAfterSeconds);
@@ -305,50 +281,15 @@ export class AdaptiveLimit implements RequestGate {
     }, Math.max(1, at - this.now()));
   }
 
-  /** The rate cap now: --max-rate, and what 429s taught (growing since). */
-  private cap(now: number): number {
-    let cap = this.maxRate ?? Infinity;
-    if (this.learned) cap = Math.min(cap, this.learned.rate * (1 + this.learned.growth) ** (Math.max(0, now - this.learned.at) / 1000));
-    return cap;
-  }
-
-  /** Reserves the next send time under the rate cap (a bucket of one: evenly spaced) and waits for it. */
+  /** Waits for this send's turn under the rate cap. */
   private async rateSlot(signal?: AbortSignal): Promise<void> {
-    const now = this.now();
-    const cap = this.cap(now);
-    if (!Number.isFinite(cap)) return;
-    const slot = Math.max(now, this.nextSlot);
-    this.nextSlot = slot + 1000 / cap;
-    if (slot > now) await delay(slot - now, signal);
-  }
-
-  private count(now: number): void {
-    this.requests += 1;
-    this.firstAt ??= now;
-    this.lastAt = Math.max(this.lastAt, now);
-    const index = Math.floor(now / BUCKET_MS);
-    const slot = index % BUCKETS;
-    if (this.bucketIndex[slot] !== index) {
-      this.bucketIndex[slot] = index;
-      this.bucketCount[slot] = 0;
-    }
-    this.bucketCount[slot]! += 1;
-  }
-
-  private countSince(now: number, ms: number): number {
-    const last = Math.floor(now / BUCKET_MS);
-    const first = last - Math.ceil(ms / BUCKET_MS) + 1;
-    let total = 0;
-    for (let i = 0; i < BUCKETS; i++) {
-      const index = this.bucketIndex[i]!;
-      if (index >= first && index <= last) total += this.bucketCount[i]!;
-    }
-    return total;
+    const wait = this.cap.reserve(this.now());
+    if (wait > 0) await delay(wait, signal);
   }
 
   private taskDone(started: number, pauses: number, sampled: boolean): void {
     const now = this.now();
-    this.lastAt = Math.max(this.lastAt, now);
+    this.sent.seen(now);
     if (!this.gated) this.admitted += 1;
     if (this.pinned || !sampled || pauses !== this.pauses) return;
     this.samples.push(now - started);
@@ -368,7 +309,7 @@ export class AdaptiveLimit implements RequestGate {
 
   private taskFailed(err: unknown, started: number): void {
     const now = this.now();
-    this.lastAt = Math.max(this.lastAt, now);
+    this.sent.seen(now);
     const congestion = err instanceof ApiRequestError
       ? congestionOf(err.status, false, err.retryAfterSeconds)
       : err instanceof ConnectionError ? congestionOf(undefined, err.timedOut, undefined) : undefined;
@@ -389,7 +330,7 @@ export class AdaptiveLimit implements RequestGate {
     const ra = congestion.retryAfterSeconds;
     if (ra !== undefined && ra > 0) this.pause(now + Math.min(ra * 1000, MAX_PAUSE_MS));
     // A 429 with a Retry-After comes from a rate limit (a bucket refilled with time): learn its rate.
-    if (learnRate && congestion.kind === 'throttled' && ra !== undefined && ra > 0) this.learnRate(sentAt, now);
+    if (learnRate && congestion.kind === 'throttled' && ra !== undefined && ra > 0) this.cap.throttled(sentAt, now, this.admitted, this.sent);
     if (!shrink || this.pinned || sentAt <= this.lastDecreaseAt) return;
     this.decrease(this.slowStart ? FIRST_DROP : DROP, now);
   }
@@ -411,31 +352,6 @@ export class AdaptiveLimit implements RequestGate {
     if (until <= this.pauseUntil) return;
     this.pauseUntil = until;
     this.pauses += 1;
-  }
-
-  /** A 429: cap the request rate by what the target let through (see the top of this file). */
-  private learnRate(sentAt: number, now: number): void {
-    // Sent before the last 429 was learned from: the same burst, nothing new.
-    if (sentAt <= this.lastThrottleAt) return;
-    let rate: number;
-    let growth: number;
-    const since = this.throttleEvents.find((e) => now - e.at <= ESTIMATE_SPAN_MS && now - e.at >= MIN_ESTIMATE_SPAN_MS);
-    if (since) {
-      rate = ((this.admitted - since.admitted) / ((now - since.at) / 1000)) * RATE_MARGIN;
-      growth = PROBE_AFTER_ESTIMATE;
-    } else if (this.learned) {
-      rate = this.cap(now) * DROP;
-      growth = this.learned.growth;
-    } else {
-      // The rate sent over the last second (or since the first request, if that is sooner).
-      const span = Math.max(BUCKET_MS, Math.min(1000, now - (this.firstAt ?? now)));
-      rate = (this.countSince(now, 1000) / (span / 1000)) * FIRST_DROP;
-      growth = PROBE_BEFORE_ESTIMATE;
-    }
-    this.learned = { rate: Math.max(1, rate), at: now, growth };
-    this.throttleEvents = this.throttleEvents.filter((e) => now - e.at <= ESTIMATE_SPAN_MS);
-    this.throttleEvents.push({ at: now, admitted: this.admitted });
-    this.lastThrottleAt = now;
   }
 }
 
