@@ -91,10 +91,12 @@ export class CompanyPages {
     if (!meta.next || records.count === 0 || (this.last !== undefined && number >= this.last)) return undefined;
     if (!this.window && !this.ahead) this.open(page, number);
     const next = this.window ? this.window.take(number + 1) : this.ahead!.next(meta.next, meta);
-    return next.then((arrived) => {
+    const checked = next.then((arrived) => {
       this.check(arrived);
       return arrived;
     });
+    checked.catch(() => undefined); // awaited by the caller, or abandoned when an earlier write fails
+    return checked;
   }
 
   /** The page handed out last is written: its place in the window is free. */
