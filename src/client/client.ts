@@ -4,7 +4,7 @@
 // refused, 429, 503); anything else is the caller's decision. A timeout is never retried:
 // `timeoutMs` is how long the caller is prepared to wait for an answer.
 import type { Readable } from 'node:stream';
-import { Pool, type Dispatcher } from 'undici';
+import { readChunks, readText, Transport, type Answer } from './transport.js';
 import { ApiRequestError, ConnectionError, UnexpectedAnswerError, type ErrorEnvelope } from './errors.js';
 import { Pacer, sleep } from './pacer.js';
 import type { AttemptOutcome, AttemptTicket } from './adaptive-limit.js';
@@ -50,12 +50,14 @@ export interface RequestGate {
 
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
 const SAFE_POST_RETRY_STATUSES = new Set([429, 503]);
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
-const TIMEOUT_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** Failures before the request went out: even a POST can be sent again. */
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT']);
+/** No answer (or no more of it) within timeoutMs: never retried (transport.ts names them). */
+const TIMEOUT_ERRORS = new Set(['HEADERS_TIMEOUT', 'BODY_TIMEOUT']);
 
 export class ApiClient {
   readonly baseUrl: string;
-  private readonly pool: Pool;
+  private readonly transport: Transport;
   private readonly pacer = new Pacer();
   private gate: RequestGate | undefined;
   /** `Basic …` for this client's key; also what the sandbox's admin routes accept. */
@@ -66,12 +68,12 @@ export class ApiClient {
     const url = new URL(options.baseUrl);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(url.origin, { connections: options.connections ?? 16, keepAliveTimeout: 30_000 });
+    this.transport = new Transport(url.origin, { connections: options.connections ?? 16, keepAliveMs: 30_000 });
     this.authorization = `Basic ${Buffer.from(options.apiKey).toString('base64')}`;
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.transport.close();
   }
 
   /** Sends every request through `gate` from now on (undefined: none); returns the one it replaces. */
@@ -125,16 +127,16 @@ export class ApiClient {
       let chunks: Buffer[] | undefined;
       let retryAfterSeconds: number | undefined;
       try {
-        const response = await this.pool.request({
+        const response = await this.transport.send({
           method,
           path: target,
           headers: this.headers(options),
-          body: options.body === undefined ? null : JSON.stringify(options.body),
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal: options.signal ?? null,
+          body: options.body === undefined ? undefined : JSON.stringify(options.body),
+          headersTimeoutMs: timeoutMs,
+          bodyTimeoutMs: timeoutMs,
+          signal: options.signal,
         });
-        ({ statusCode, headers } = response);
+        ({ status: statusCode, headers } = response);
         this.pacer.observe(permit, rateHeaders(headers));
         retryAfterSeconds = retryAfter(headers);
         if (ticket) {
@@ -147,10 +149,9 @@ export class ApiClient {
         // Inside the try: a connection that breaks in the middle of the body is a
         // connection error like any other (and retried the same way).
         if (options.raw && statusCode < 400) {
-          chunks = [];
-          for await (const chunk of response.body) chunks.push(chunk as Buffer);
+          chunks = await readChunks(response.body);
           text = '';
-        } else text = await response.body.text();
+        } else text = await readText(response.body);
       } catch (err) {
         this.pacer.settle(permit);
         if (options.signal?.aborted) throw err;
@@ -189,15 +190,15 @@ export class ApiClient {
   async stream(path: string, options: StreamOptions = {}): Promise<StreamResponse> {
     const target = this.basePath + path + queryString(options.query, path.includes('?'));
     const permit = await this.pacer.acquire(options.signal);
-    let response: Dispatcher.ResponseData;
+    let response: Answer;
     try {
-      response = await this.pool.request({
+      response = await this.transport.send({
         method: 'GET',
         path: target,
         headers: { ...this.headers(options), accept: 'text/event-stream' },
-        headersTimeout: this.options.timeoutMs ?? 60_000,
-        bodyTimeout: options.idleMs ?? 0,
-        signal: options.signal ?? null,
+        headersTimeoutMs: this.options.timeoutMs ?? 60_000,
+        bodyTimeoutMs: options.idleMs ?? 0,
+        signal: options.signal,
       });
     } catch (err) {
       this.pacer.settle(permit);
@@ -205,12 +206,12 @@ export class ApiClient {
       this.log(`GET ${path} failed: ${(err as { code?: string }).code || (err as Error).message}`);
       throw new ConnectionError('GET', path, this.baseUrl, err);
     }
-    const { statusCode, headers } = response;
+    const { status: statusCode, headers } = response;
     this.pacer.observe(permit, rateHeaders(headers));
     const correlationId = header(headers, 'x-correlation-id');
     this.log(`GET ${path} → ${statusCode} (stream)${correlationId ? ` ${correlationId}` : ''}`);
     if (statusCode < 400) return { status: statusCode, headers, body: response.body };
-    const text = await response.body.text();
+    const text = await readText(response.body);
     const body = parseErrorBody(text, correlationId);
     if (statusCode === 404 && body?.error === undefined && text.trim() !== '') throw new UnexpectedAnswerError('GET', path, this.baseUrl, header(headers, 'content-type'), 404);
     throw new ApiRequestError('GET', path, statusCode, body, retryAfter(headers));

@@ -37,7 +37,7 @@ export class ApiRequestError extends Error {
 
 /** The service could not be reached, did not answer in time, or the connection broke before a response arrived. */
 export class ConnectionError extends Error {
-  /** The network error code (ECONNREFUSED, UND_ERR_SOCKET, UND_ERR_HEADERS_TIMEOUT, …), when there is one. */
+  /** The network error code (ECONNREFUSED, ECONNRESET, HEADERS_TIMEOUT, BODY_TIMEOUT, … see transport.ts), when there is one. */
   readonly code?: string;
   /** No answer within the client's timeout. */
   readonly timedOut: boolean;
@@ -60,7 +60,7 @@ export class ConnectionError extends Error {
   }
 }
 
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT']);
 
 /** The target answered, but not as the service does (an HTML page, a proxy's error page, text): it is not the API. */
 export class UnexpectedAnswerError extends Error {

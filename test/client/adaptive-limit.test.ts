@@ -193,7 +193,7 @@ describe('AdaptiveLimit on a fake clock', () => {
     await fail(new ApiRequestError('POST', '/x', 400, { error: 'Bad' }));
     expect(limit.concurrency).toBe(40);
     // Started before that decrease: the same congestion, not counted again.
-    const timeout = () => new ConnectionError('GET', '/x', 'http://h', { code: 'UND_ERR_HEADERS_TIMEOUT' }, 1000);
+    const timeout = () => new ConnectionError('GET', '/x', 'http://h', { code: 'HEADERS_TIMEOUT' }, 1000);
     await settled(Promise.all([
       fail(new ApiRequestError('GET', '/x', 503, { error: 'Unavailable' }, 1)),
       // Started before that decrease: the same congestion, not counted again.

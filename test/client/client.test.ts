@@ -378,7 +378,7 @@ describe('ApiClient: timeouts', () => {
     const err = await rejection(client(s.url, { timeoutMs: 500 }).get('/slow'));
     const elapsed = performance.now() - started;
     expect(err).toBeInstanceOf(ConnectionError);
-    expect(err).toMatchObject({ timedOut: true, code: 'UND_ERR_HEADERS_TIMEOUT' });
+    expect(err).toMatchObject({ timedOut: true, code: 'HEADERS_TIMEOUT' });
     expect(err.message).toBe(`No response from ${s.url} within 0.5 s (GET /slow).`);
     expect(elapsed).toBeGreaterThanOrEqual(450);
     expect(elapsed).toBeLessThan(500 + 1500);
@@ -392,7 +392,7 @@ describe('ApiClient: timeouts', () => {
     });
     const started = performance.now();
     const err = await rejection(client(s.url, { timeoutMs: 500 }).get('/slow'));
-    expect(err).toMatchObject({ timedOut: true, code: 'UND_ERR_BODY_TIMEOUT' });
+    expect(err).toMatchObject({ timedOut: true, code: 'BODY_TIMEOUT' });
     expect(performance.now() - started).toBeLessThan(500 + 1500);
     expect(s.seen).toHaveLength(1);
   });

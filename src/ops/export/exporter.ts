@@ -317,7 +317,7 @@ class Run {
       for (let number = position.pagesDone + 1; page; number++) {
         if (env.signal.aborted) throw env.signal.reason;
         const following = pages.following(page, number);
-        // The client sends a request on a reused socket in the check phase: let it go before the synchronous encoding below.
+        // Let the requests just handed out leave (a request is written a tick after it gets a socket) before the synchronous encoding below.
         if (following) await new Promise((resolve) => setImmediate(resolve));
         await this.writePage(page, company, index, tracker, companyStartRecords);
         pages.written();
