@@ -33,12 +33,13 @@ import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerEventRoutes } from './routes/events.js';
 import { ReadPool } from './read-pool/pool.js';
 import { createSealer, loadSecretKey } from './secrets.js';
-import { openDatabase, type Db } from './store/db.js';
+import { openDatabase, setAutoCheckpoint, type Db } from './store/db.js';
 import { createSqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/store.js';
 import { EventBus } from './events/bus.js';
 import { eventsOf } from './events/record.js';
 import { RateLimitWatch } from './events/rate-limit-watch.js';
+import { loadGauge, measureLoad } from './sync/request-load.js';
 import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
 import { DeliveryLoop, type LoopDeps } from './webhooks/loop.js';
 
@@ -116,11 +117,20 @@ export function createService(options: ServiceOptions): Service {
   const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
   let worker: SyncWorker | undefined;
   let webhooks: DeliveryLoop | undefined;
+  let stopLoadGauge: (() => void) | undefined;
   if (options.platformUrl && (options.startWorker ?? true)) {
+    const load = loadGauge();
+    stopLoadGauge = measureLoad(load);
     worker = startSyncWorker(
-      { dbFile, secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}) },
+      { dbFile, secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), load },
       (context, message) => options.onInternalError?.(new Error(message), context),
+      // Once the worker is gone, this thread's commits checkpoint the WAL again.
+      () => {
+        if (db.open) setAutoCheckpoint(db, true);
+      },
     );
+    // The worker's thread checkpoints the WAL (worker-thread.ts), so no request waits for one.
+    setAutoCheckpoint(db, false);
   }
   const ctx: ServiceContext = {
     store,
@@ -256,6 +266,7 @@ export function createService(options: ServiceOptions): Service {
       await app.close();
       await webhooks?.stop();
       await worker?.stop();
+      stopLoadGauge?.();
       ctx.events.close();
       await ctx.reads.close();
       await platform?.close();

@@ -52,17 +52,23 @@ async function withRefreshLease<T>(store: Store, connectionId: string, work: () 
  * `withinSeconds`, or when `refused` (tokens the platform just refused as expired) are
  * still the stored ones. Refresh tokens are single-use, so two refreshes with the same
  * one revoke the grant: refreshes of a connection take turns under its lease, each from
- * the latest stored tokens.
+ * the latest stored tokens. Tokens that need no refresh need no turn: taking and freeing
+ * the lease would be two writes (two commits) for every pull and push.
  */
-export function freshTokens(
+export async function freshTokens(
   store: Store, sealer: Sealer, adapter: PlatformAdapter, connection: { id: string; integration_key: string },
   now: () => string, options: { withinSeconds?: number; refused?: Tokens } = {},
 ): Promise<Tokens> {
+  const withinSeconds = options.withinSeconds ?? REFRESH_WITHIN_SECONDS;
+  if (!options.refused) {
+    const stored = readTokens(store, sealer, connection.id);
+    if (stored && !adapter.needsRefresh(connection.integration_key, stored, withinSeconds)) return stored;
+  }
   return withRefreshLease(store, connection.id, async () => {
     const current = readTokens(store, sealer, connection.id);
     if (!current) throw new PlatformAuthError('The connection has no tokens.', true);
     const forced = options.refused !== undefined && sameTokens(current, options.refused);
-    const next = await adapter.ensureFresh(connection.integration_key, current, forced ? Number.MAX_SAFE_INTEGER : options.withinSeconds ?? REFRESH_WITHIN_SECONDS);
+    const next = await adapter.ensureFresh(connection.integration_key, current, forced ? Number.MAX_SAFE_INTEGER : withinSeconds);
     if (!sameTokens(current, next)) writeTokens(store, sealer, connection.id, next, now());
     return next;
   });

@@ -51,6 +51,8 @@ export interface PlatformSession {
 export interface PlatformAdapter {
   /** Verifies migrated tokens (refreshing an expired access token); returns the tokens to store. */
   verify(integrationKey: string, tokens: StoredTokens): Promise<{ tokens: StoredTokens; connectionInfo?: Record<string, unknown> }>;
+  /** Whether ensureFresh would refresh these tokens: looks at them only, never at the platform. */
+  needsRefresh(integrationKey: string, tokens: StoredTokens, withinSeconds: number): boolean;
   /** Refreshes if the access token expires within `withinSeconds`; returns the (maybe rotated) tokens. */
   ensureFresh(integrationKey: string, tokens: StoredTokens, withinSeconds: number): Promise<StoredTokens>;
   fetchPage(integrationKey: string, tokens: StoredTokens, dataType: string, cursor: string | undefined, pageSize: number): Promise<PlatformPage>;

@@ -161,6 +161,11 @@ export function createSandboxAdapter(sandboxUrl: string, options: SandboxAdapter
     return expiry === undefined || expiry - clock.now().getTime() <= withinSeconds * 1000;
   }
 
+  /** A refreshing platform's tokens that are stale: what ensureFresh refreshes. */
+  function needsRefresh(p: Platform, tokens: StoredTokens, withinSeconds: number): boolean {
+    return canRefresh(p, tokens) && stale(p, tokens, withinSeconds);
+  }
+
   /** A create, update or delete: the platform's record, a pending push, or why it refused. */
   async function write(p: Platform, tokens: StoredTokens, method: 'POST' | 'PUT' | 'DELETE', path: string, record?: Record<string, unknown>): Promise<PushOutcome> {
     const headers = record ? { ...authHeaders(p, tokens), 'content-type': 'application/json' } : authHeaders(p, tokens);
@@ -195,9 +200,13 @@ export function createSandboxAdapter(sandboxUrl: string, options: SandboxAdapter
       return { tokens: current, connectionInfo: { organisationId: reply.json.id, organisationName: reply.json.name } };
     },
 
+    needsRefresh(integrationKey, tokens, withinSeconds) {
+      return needsRefresh(platformOf(integrationKey), tokens, withinSeconds);
+    },
+
     async ensureFresh(integrationKey, tokens, withinSeconds) {
       const p = platformOf(integrationKey);
-      if (!canRefresh(p, tokens) || !stale(p, tokens, withinSeconds)) return tokens;
+      if (!needsRefresh(p, tokens, withinSeconds)) return tokens;
       return refresh(p, tokens);
     },
 

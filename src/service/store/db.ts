@@ -15,6 +15,24 @@ export function openDatabase(file: string): sqlite.Db {
   return sqlite.openSqlite(file, MIGRATIONS_DIR);
 }
 
+/** SQLite's default: a commit that leaves more than this many pages in the WAL checkpoints it. */
+const AUTO_CHECKPOINT_PAGES = 1000;
+
+/**
+ * Whether this connection's own commits checkpoint the WAL. The request thread hands that
+ * work to the sync worker's thread while it runs: a checkpoint copies every page the WAL
+ * holds into the database file and syncs both, tens of milliseconds on the thread that
+ * happens to commit past the limit.
+ */
+export function setAutoCheckpoint(db: sqlite.Db, on: boolean): void {
+  db.pragma(`wal_autocheckpoint = ${on ? AUTO_CHECKPOINT_PAGES : 0}`);
+}
+
+/** Copies the committed WAL pages into the database file, waiting for no reader or writer. */
+export function checkpoint(db: sqlite.Db): void {
+  db.pragma('wal_checkpoint(PASSIVE)');
+}
+
 export function listMigrations(dir = MIGRATIONS_DIR): ReturnType<typeof sqlite.listMigrations> {
   return sqlite.listMigrations(dir);
 }

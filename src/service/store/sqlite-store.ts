@@ -1,4 +1,5 @@
 // The SQLite store: every method of the Store interface bound to one database handle.
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import * as attachments from './attachments.js';
 import * as clients from './clients.js';
@@ -16,6 +17,7 @@ import * as version from './version.js';
 import * as deliveries from './webhook-deliveries.js';
 
 export function createSqliteStore(db: Db): Store {
+  const transaction = immediateTransactions(db);
   return {
     insertClient: (client) => clients.insertClient(db, client),
     getClient: (id) => clients.getClient(db, id),
@@ -96,6 +98,7 @@ export function createSqliteStore(db: Db): Store {
     releaseDeliveryLeases: () => deliveries.releaseDeliveryLeases(db),
     unparkIdleConsumers: (inFlight) => deliveries.unparkIdleConsumers(db, inFlight),
     disableConsumerDeliveries: (consumerId, reason) => deliveries.disableConsumerDeliveries(db, consumerId, reason),
+    deliveriesDue: (now) => deliveries.deliveriesDue(db, now),
     nextDeliveryDue: (now) => deliveries.nextDeliveryDue(db, now),
     webhookDeliveriesPage: deliveries.webhookDeliveriesPage,
     getDelivery: (consumerId, deliveryId) => deliveries.getDelivery(db, consumerId, deliveryId),
@@ -110,9 +113,33 @@ export function createSqliteStore(db: Db): Store {
     pullsPage: pulls.pullsPage,
     pushesPage: pushes.pushesPage,
     runPage: (plan) => runPagePlan(db, plan),
-    transaction: (work) => db.transaction(work).immediate(),
+    transaction,
     close: () => {
       if (db.open) db.close();
     },
+  };
+}
+
+/**
+ * BEGIN IMMEDIATE … COMMIT around `work`, with the three statements prepared once (on first
+ * use: a read-only handle never needs them). better-sqlite3's db.transaction(work) builds
+ * four wrapper functions on every call, and every request and every pull writes in one.
+ * A transaction inside another is a savepoint, as db.transaction makes it.
+ */
+function immediateTransactions(db: Db): <T>(work: () => T) => T {
+  let statements: { begin: Statement; commit: Statement; rollback: Statement } | undefined;
+  return <T>(work: () => T): T => {
+    if (db.inTransaction) return db.transaction(work)();
+    statements ??= { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
+    statements.begin.run();
+    try {
+      const result = work();
+      if (result instanceof Promise) throw new TypeError('Transaction function cannot return a promise');
+      statements.commit.run();
+      return result;
+    } catch (err) {
+      if (db.inTransaction) statements.rollback.run();
+      throw err;
+    }
   };
 }

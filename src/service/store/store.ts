@@ -168,6 +168,8 @@ export interface WebhookDeliveryStore {
   unparkIdleConsumers(inFlight: string[]): void;
   /** Disables the consumer (false if it already was) and holds its pending deliveries. */
   disableConsumerDeliveries(consumerId: string, reason: string): boolean;
+  /** Whether claimDeliveries at `now` would find anything due (a read: no write lock). */
+  deliveriesDue(now: string): boolean;
   /** The earliest retry time after `now`, if any. */
   nextDeliveryDue(now: string): string | undefined;
   webhookDeliveriesPage(consumerId: string, request: PageRequest): PagePlan;

@@ -133,6 +133,12 @@ interface DueRow {
   blocked: number;
 }
 
+/** Whether a delivery is due and free: what claimDeliveries looks for first. */
+export function deliveriesDue(db: Db, now: string): boolean {
+  return prepared(db, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries
+    WHERE status = 'Pending' AND next_attempt <= ? AND (lease_until IS NULL OR lease_until <= ?))`).pluck().get(now, now) === 1;
+}
+
 /**
  * Takes up to `limit` lane heads that are due, leasing them until `leaseUntil`; parks the
  * deliveries found queued behind their heads and those of disabled consumers. Call inside

@@ -13,6 +13,8 @@ export interface SyncDeps {
   pageSize?: number;
   /** Pulls run at the same time. */
   concurrency?: number;
+  /** Whether the request thread is busy (request-load.ts): pulls then run one at a time, with a pause after each pass. */
+  busy?: () => boolean;
   /** The base of links in event payloads (the service's public URL, when known). */
   publicUrl?: string;
   /** Told after events were committed (in-process runs; the worker thread's are found by polling). */

@@ -4,10 +4,14 @@
 import type { SyncDeps } from './deps.js';
 import { syncOnce } from './sync-once.js';
 
+/** The pause after a pass while the request thread is busy (sync-once.ts). */
+const YIELD_MS = 20;
+
 export class SyncLoop {
   private stopping = false;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  private yielding = false;
 
   constructor(private readonly deps: SyncDeps, private readonly idleMs = 500) {}
 
@@ -16,35 +20,42 @@ export class SyncLoop {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    // More work queued does not cut short a pause for a busy request thread: that is what keeps it busy.
+    if (!this.yielding) this.wakeUp?.();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake();
+    this.wakeUp?.();
     await this.running;
   }
 
   private async run(): Promise<void> {
     while (!this.stopping) {
       let busy = false;
+      let yielded = false;
       try {
         const pass = await syncOnce(this.deps);
         busy = pass.pulls > 0;
+        yielded = pass.yielded;
       } catch (err) {
         this.deps.onError?.(err, 'sync pass');
       }
-      if (!busy && !this.stopping) await this.idle();
+      if (this.stopping) break;
+      if (yielded) await this.idle(YIELD_MS, true);
+      else if (!busy) await this.idle(this.idleMs, false);
     }
   }
 
-  private idle(): Promise<void> {
+  private idle(ms: number, yielding: boolean): Promise<void> {
+    this.yielding = yielding;
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.idleMs);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.yielding = false;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wakeUp = done;
     });
   }

@@ -1,5 +1,5 @@
 // Runs one claimed pull: fetch the platform's pages into a new generation of records,
-// one transaction per page (with the cursor), then publish the generation. Crash-only:
+// one transaction per page (with the cursor), the last of which publishes the generation. Crash-only:
 // a pull killed at any point resumes at its cursor, and upserts make a repeated page
 // harmless. Rate limits and platform faults reschedule the pull (not_before) rather
 // than sleeping, so the clock drives retries and nothing waits in memory.
@@ -88,26 +88,25 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
       cursor = page.next;
       progress = page.total ? Math.min(99, Math.floor((fetched / page.total) * 100)) : Math.min(99, progress + 1);
       const lease = isoSeconds(new Date(clock.now().getTime() + LEASE_SECONDS * 1000));
-      store.transaction(() => {
+      const completed = cursor ? undefined : now();
+      const replaced = store.transaction(() => {
         store.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
         store.rememberFields(pull.data_type, fields);
-        // After the last page the pull is Mapping until its generation is published.
         store.updatePull(pull.id, {
-          status: cursor ? 'Fetching' : 'Mapping', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0, validation: JSON.stringify(validation),
+          status: 'Fetching', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0, validation: JSON.stringify(validation),
         });
+        if (!completed) return null;
+        // The last page publishes its generation in the same commit (one commit a page, the last one included).
+        const previous = store.publishGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, completed);
+        store.setLastSync(connection.id, pull.company_id, completed);
+        finish('Complete', { progress: 100, completed });
+        return previous;
       });
-      if (!cursor) break;
+      if (!completed) continue;
+      // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
+      if (replaced !== null) while (store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH) > 0);
+      return 'Complete';
     }
-    const completed = now();
-    const replaced = store.transaction(() => {
-      const previous = store.publishGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, completed);
-      store.setLastSync(connection.id, pull.company_id, completed);
-      finish('Complete', { progress: 100, completed });
-      return previous;
-    });
-    // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
-    if (replaced !== null) while (store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH) > 0);
-    return 'Complete';
   } catch (err) {
     return handleFailure(deps, pull, connection.id, err);
   }

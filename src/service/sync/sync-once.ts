@@ -9,6 +9,8 @@ import { queueScheduledSyncs } from './schedule.js';
 
 export interface PassResult {
   pulls: number;
+  /** The request thread was busy: the pass ran one pull, and the loop pauses before the next. */
+  yielded: boolean;
   pushes: number;
   scheduled: number;
 }
@@ -18,8 +20,11 @@ export async function syncOnce(deps: SyncDeps): Promise<PassResult> {
   const scheduled = queueScheduledSyncs(store, clock);
   const now = isoSeconds(clock.now());
   const lease = isoSeconds(new Date(clock.now().getTime() + LEASE_SECONDS * 1000));
-  const claimed = store.claimablePulls(now, deps.concurrency ?? 4).filter((pull) => store.leasePull(pull.id, now, lease));
+  const yielded = deps.busy?.() ?? false;
+  // The leases in one commit; an idle pass (nothing claimable) writes nothing.
+  const claimable = store.claimablePulls(now, yielded ? 1 : deps.concurrency ?? 4);
+  const claimed = claimable.length === 0 ? [] : store.transaction(() => claimable.filter((pull) => store.leasePull(pull.id, now, lease)));
   await Promise.all(claimed.map((pull) => runPull(deps, pull)));
   const pushes = await pollPendingPushes(deps);
-  return { pulls: claimed.length, pushes, scheduled };
+  return { pulls: claimed.length, yielded: yielded && claimed.length > 0, pushes, scheduled };
 }

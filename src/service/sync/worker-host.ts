@@ -9,12 +9,13 @@ export interface SyncWorker {
   stop(): Promise<void>;
 }
 
-
-export function startSyncWorker(options: WorkerOptions, onError: (context: string, message: string) => void): SyncWorker {
+/** `onExit` is told when the thread has ended, stopped or not. */
+export function startSyncWorker(options: WorkerOptions, onError: (context: string, message: string) => void, onExit?: () => void): SyncWorker {
   const worker = new Worker(threadUrl('./worker-thread.js', import.meta.url), { workerData: options });
   let exited = false;
   const exit = new Promise<void>((resolve) => worker.once('exit', () => {
     exited = true;
+    onExit?.();
     resolve();
   }));
   worker.on('message', (message: HostMessage) => {

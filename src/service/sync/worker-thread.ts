@@ -1,11 +1,13 @@
 // The sync and push workers' thread: its own database connection, so a heavy sync
 // (JSON, SQLite writes) never stalls the request thread.
+import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../../lib/clock.js';
 import { platformAdapter } from '../integrations/platforms.js';
 import { createSealer } from '../secrets.js';
-import { openDatabase } from '../store/db.js';
+import { checkpoint, openDatabase } from '../store/db.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
+import { busyTest } from './request-load.js';
 import { SyncLoop } from './loop.js';
 
 export interface WorkerOptions {
@@ -16,14 +18,20 @@ export interface WorkerOptions {
   pageSize?: number;
   /** The base of links in event payloads. */
   publicUrl?: string;
+  /** The request thread's load (request-load.ts): pulls yield while it is busy. */
+  load?: Int32Array;
 }
 
 export type WorkerMessage = { type: 'wake' } | { type: 'stop' };
 export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string };
 
 const options = workerData as WorkerOptions;
+// Syncs are background work: on Linux a thread has a nice value of its own, and this one
+// lets the request thread have the core first (elsewhere it would slow the whole process).
+if (process.platform === 'linux') setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
 const port = parentPort!;
-const store = createSqliteStore(openDatabase(options.dbFile));
+const db = openDatabase(options.dbFile);
+const store = createSqliteStore(db);
 // Only this thread runs pulls for this data dir: leases left by a killed process are void.
 store.releaseOpenPullLeases();
 const adapter = platformAdapter(options.platformUrl);
@@ -35,12 +43,30 @@ const loop = new SyncLoop({
   ...(options.concurrency ? { concurrency: options.concurrency } : {}),
   ...(options.pageSize ? { pageSize: options.pageSize } : {}),
   ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+  ...(options.load ? { busy: busyTest(options.load) } : {}),
   onError: (err, context) => port.postMessage({ type: 'error', context, message: (err as Error)?.message ?? String(err) } satisfies HostMessage),
 });
+
+// The request thread's commits leave the WAL to this thread (app.ts): whenever the database
+// changed, its new pages are copied into the database file here, off the request thread.
+const CHECKPOINT_EVERY_MS = 100;
+let checkpointedAt = '';
+const checkpoints = setInterval(() => {
+  try {
+    const version = store.dataVersion();
+    if (version === checkpointedAt) return;
+    checkpoint(db);
+    checkpointedAt = version;
+  } catch (err) {
+    port.postMessage({ type: 'error', context: 'WAL checkpoint', message: (err as Error)?.message ?? String(err) } satisfies HostMessage);
+  }
+}, CHECKPOINT_EVERY_MS);
+checkpoints.unref();
 
 port.on('message', (message: WorkerMessage) => {
   if (message.type === 'wake') loop.wake();
   if (message.type === 'stop') {
+    clearInterval(checkpoints);
     void loop.stop().then(async () => {
       await adapter.close();
       store.close();

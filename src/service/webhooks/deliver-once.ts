@@ -97,6 +97,9 @@ export function startPass(deps: DeliveryDeps): StartedPass {
   const finished = recorder.take();
   if (room <= 0 && finished.length === 0) return { claimed: 0, more: false, done: Promise.resolve(empty) };
   const now = deps.clock.now();
+  // Most wakes (every committed event) find nothing to record or claim: a read says so
+  // without the write transaction, which would wait for the sync worker's commits.
+  if (finished.length === 0 && !deps.store.deliveriesDue(isoSeconds(now))) return { claimed: 0, more: false, done: Promise.resolve(empty) };
   // Long enough for any attempt to finish and be recorded; a killed loop's leases are cleared when the next starts.
   const leaseMs = (deps.attempt?.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + 60_000;
   let outcome: { settled: Settled[]; claimed: ClaimedDelivery[]; more: boolean };
