@@ -48,6 +48,14 @@ export interface RequestGate {
   answered(ticket: AttemptTicket, request: object, outcome: AttemptOutcome): void;
 }
 
+/**
+ * Sockets per target. The adaptive limit, not the socket count, decides how many requests
+ * are in flight; with fewer sockets than it allows, requests queue for a socket and a
+ * remote target's latency caps the run (16 sockets at 50 ms: ~77 migration rows a second).
+ * Sockets open only as requests need them.
+ */
+const DEFAULT_CONNECTIONS = 64;
+
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
 const SAFE_POST_RETRY_STATUSES = new Set([429, 503]);
 /** Failures before the request went out: even a POST can be sent again. */
@@ -68,7 +76,7 @@ export class ApiClient {
     const url = new URL(options.baseUrl);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.transport = new Transport(url.origin, { connections: options.connections ?? 16, keepAliveMs: 30_000 });
+    this.transport = new Transport(url.origin, { connections: options.connections ?? DEFAULT_CONNECTIONS, keepAliveMs: 30_000 });
     this.authorization = `Basic ${Buffer.from(options.apiKey).toString('base64')}`;
   }
 

@@ -310,10 +310,13 @@ describe('ferry export against a real service', () => {
     await waitFor('the part file to hold a few pages', async () => existsSync(part) && statSync(part).size > 20_000, 30_000, 1);
     controller.abort('SIGINT');
     expect((await running).code).toBe(130);
+    // The stop checkpoints every page written, unless the first page's second read had not
+    // yet come back (a busy machine): then nothing past the company's start is claimed.
+    const pagesDone = (JSON.parse(readFileSync(`${part}.json`, 'utf8')) as { company: { pagesDone: number } }).company.pagesDone;
     await queueAndDrain(h, small.companyId, 'invoices');
     const resumed = await ferry([...args, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain('was resynced');
+    expect(resumed.stderr).toContain(pagesDone > 0 ? 'was resynced' : 'Resuming the export');
     expect(lines(readFileSync(out, 'utf8')).map((l) => JSON.parse(l))).toEqual(await readAll(h.api, small.companyId, 'invoices'));
   }, 60_000);
 
