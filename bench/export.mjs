@@ -19,12 +19,11 @@
 // (4 pages) ends before reaching the steady state, so that ratio is above 1 without growth.
 // Usage: npm run build && node bench/export.mjs [--invoices=200000] [--small=20000] [--rounds=3]
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { distDir, median, option, startSandboxProcess, startSyncSetup, warnIfBusy } from './lib.mjs';
+import { countLines, distDir, median, option, sha256, startSandboxProcess, startSyncSetup, warnIfBusy } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const TARGET_SPEEDUP = 2;
@@ -79,19 +78,6 @@ function quarters(run) {
   if (run.samples.length === 0) return undefined;
   const total = run.seconds * 1000;
   return [1, 2, 3, 4].map((q) => Math.max(0, ...run.samples.filter((s) => s.ms > ((q - 1) * total) / 4 && s.ms <= (q * total) / 4).map((s) => s.mb)));
-}
-
-function sha256(path) {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(path).on('data', (d) => hash.update(d)).on('end', () => resolve(hash.digest('hex'))).on('error', reject);
-  });
-}
-
-async function countLines(path) {
-  let n = 0;
-  for await (const chunk of createReadStream(path)) for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) n++;
-  return n;
 }
 
 async function measure(setup, invoices, keyFile, apiKey) {

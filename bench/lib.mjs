@@ -1,8 +1,8 @@
 // Shared helpers for the benches: a seeded service over a fresh temp data dir, a bare
 // node:http baseline, the load generator run as a child process, and small stats.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
@@ -247,4 +247,19 @@ export async function writeTokensCsv(path, platform, count, seed, createTenants)
   out.end();
   await once(out, 'finish');
   return path;
+}
+
+/** A file's sha256, hex (outputs compared byte for byte). */
+export function sha256(path) {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path).on('data', (d) => hash.update(d)).on('end', () => resolve(hash.digest('hex'))).on('error', reject);
+  });
+}
+
+/** Lines (newline bytes) in a file, read as a stream. */
+export async function countLines(path) {
+  let n = 0;
+  for await (const chunk of createReadStream(path)) for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) n++;
+  return n;
 }

@@ -25,14 +25,13 @@
 // Usage: npm run build && node bench/remote.mjs [--rows=900] [--plainRows=150] [--rate=100]
 //        [--invoices=100000] [--rounds=2] [--only=abcd]
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startLatencyProxy } from './lib/latency-proxy.mjs';
-import { distDir, median, option, warnIfBusy, writeTokensCsv } from './lib.mjs';
+import { countLines, distDir, median, option, sha256, warnIfBusy, writeTokensCsv } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ferryMain = join(distDir, 'cli', 'main.js');
@@ -151,19 +150,6 @@ function clientFigures(summary) {
 
 function migrateArgs(baseUrl, keyFile, csv) {
   return [ferryMain, '--base-url', baseUrl, '--api-key-file', keyFile, '--json', 'migrate', 'tokens', csv, '--yes'];
-}
-
-function sha256(path) {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(path).on('data', (d) => hash.update(d)).on('end', () => resolve(hash.digest('hex'))).on('error', reject);
-  });
-}
-
-async function countLines(path) {
-  let n = 0;
-  for await (const chunk of createReadStream(path)) for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) n++;
-  return n;
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
