@@ -132,7 +132,7 @@ export class CompanyPages {
     }
   }
 
-  /** The snapshot read again once the first page is vouched for; undefined-proof: a first page read twice differently never matches. */
+  /** The snapshot read again once the first page is vouched for; a first page whose two reads differ gives a value no snapshot id matches. */
   private async snapshotAgain(): Promise<string | undefined> {
     return (await this.vouched) ? this.source.snapshot() : RESYNCED;
   }
