@@ -82,26 +82,18 @@ export function planPage(source: PagedSource, request: PageRequest): PagePlan {
 /** Runs a plan: the count and the page, in one read transaction so they agree. */
 export function runPagePlan<Row>(db: Db, plan: PagePlan): Page<Row> {
   return db.transaction(() => {
-    if (!plan.fixed) {
-      const total = (prepared(db, plan.countSql).get(...plan.params) as { n: number }).n;
-      const rows = plan.offset >= total ? [] : (prepared(db, plan.rowsSql).all(...plan.params, plan.limit, plan.offset) as Row[]);
-      return { rows, total };
-    }
-    return runFixed<Row>(db, plan, plan.fixed);
+    const count = () => (prepared(db, plan.countSql).get(...plan.params) as { n: number }).n;
+    const scope = plan.fixed ? fixedScope(db, `${plan.countSql}\u0000${plan.params.join('\u0000')}`) : undefined;
+    const total = scope ? (scope.total ??= count()) : count();
+    if (plan.offset >= total) return { rows: [], total };
+    const seek = plan.fixed;
+    if (!scope || !seek?.seekSql) return { rows: prepared(db, plan.rowsSql).all(...plan.params, plan.limit, plan.offset) as Row[], total };
+    const start = nearestStart(scope, plan.offset);
+    const rows = prepared(db, seek.seekSql).all(...plan.params, start.after, plan.limit, plan.offset - start.at) as Row[];
+    const last = rows[rows.length - 1] as Record<string, unknown> | undefined;
+    if (last && typeof last[seek.seek] === 'number') rememberStart(scope, plan.offset + rows.length, last[seek.seek] as number);
+    return { rows, total };
   })();
-}
-
-function runFixed<Row>(db: Db, plan: PagePlan, fixed: NonNullable<PagePlan['fixed']>): Page<Row> {
-  const scope = fixedScope(db, `${plan.countSql}\u0000${plan.params.join('\u0000')}`);
-  scope.total ??= (prepared(db, plan.countSql).get(...plan.params) as { n: number }).n;
-  const total = scope.total;
-  if (plan.offset >= total) return { rows: [], total };
-  if (!fixed.seekSql) return { rows: prepared(db, plan.rowsSql).all(...plan.params, plan.limit, plan.offset) as Row[], total };
-  const start = nearestStart(scope, plan.offset);
-  const rows = prepared(db, fixed.seekSql).all(...plan.params, start.after, plan.limit, plan.offset - start.at) as Row[];
-  const last = rows[rows.length - 1] as Record<string, unknown> | undefined;
-  if (last && typeof last[fixed.seek] === 'number') rememberStart(scope, plan.offset + rows.length, last[fixed.seek] as number);
-  return { rows, total };
 }
 
 export function selectPage<Row>(db: Db, source: PagedSource, request: PageRequest): Page<Row> {
