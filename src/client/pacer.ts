@@ -12,9 +12,11 @@
 //   requests this client sent after that one (the service had not counted those yet).
 //   It only ever lowers the estimate (other processes using the same key show up here);
 //   the copy's own refill raises it.
-// - Until the first response, one request goes alone (a probe) and the others wait for
-//   it, since the size of the bucket is not known yet; while no answer has come, one more
-//   goes every PROBE_WAIT_MS.
+// - Until the first response, PROBES requests go (probes) and the others wait for an
+//   answer, since the size of the bucket is not known yet. Two, not one: no limit worth the
+//   name refuses a burst of two, and a command's first two requests (an export's first page
+//   and its snapshot read) then cost one round trip instead of two. While no answer has
+//   come, one more goes every PROBE_WAIT_MS.
 // - After a 429, nobody sends until its Retry-After has passed, including callers that
 //   were already waiting for a later slot.
 // A response without the headers (a service with no limit) turns pacing off.
@@ -29,6 +31,8 @@ export interface Permit {
   readonly seq: number;
 }
 
+/** Requests sent before the first answer. */
+export const PROBES = 2;
 /** While no answer has come, one more request goes this often (the others keep waiting). */
 export const PROBE_WAIT_MS = 2000;
 
@@ -43,7 +47,10 @@ export class Pacer {
   /** After a 429: no request is sent before this time. */
   private holdUntil = 0;
   private issued = 0;
-  private probe: { done: Promise<void>; release: () => void } | undefined;
+  /** Probes sent and not yet ended (before the first answer). */
+  private probes = 0;
+  /** Wakes the callers waiting for a probe; replaced each time it fires. */
+  private change: { done: Promise<void>; release: () => void } | undefined;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -57,18 +64,17 @@ export class Pacer {
         continue;
       }
       if (!this.known) {
-        if (!this.probe) {
-          let release!: () => void;
-          const done = new Promise<void>((resolve) => (release = resolve));
-          this.probe = { done, release };
+        if (this.probes < PROBES) {
+          this.probes += 1;
           return this.issue();
         }
-        const probe = this.probe;
-        const timedOut = await waitAtMost(probe.done, PROBE_WAIT_MS, signal);
-        if (timedOut && this.probe === probe) {
-          // A slow first answer (a long request, or a busy service): one more caller goes
-          // as a probe, and the others wait for whichever answers first.
-          this.probe = { ...probe };
+        const change = (this.change ??= changeSignal());
+        const timedOut = await waitAtMost(change.done, PROBE_WAIT_MS, signal);
+        if (timedOut && this.change === change && !this.known) {
+          // Slow first answers (long requests, or a busy service): one more caller goes as a
+          // probe, and the others wait for whichever answers first.
+          this.wake();
+          this.probes += 1;
           return this.issue();
         }
         continue;
@@ -111,10 +117,9 @@ export class Pacer {
 
   /** The attempt ended without a response (connection error): let the next caller probe. */
   settle(_permit: Permit): void {
-    if (!this.known && this.probe) {
-      const { release } = this.probe;
-      this.probe = undefined;
-      release();
+    if (!this.known && this.probes > 0) {
+      this.probes -= 1;
+      this.wake();
     }
   }
 
@@ -144,10 +149,21 @@ export class Pacer {
 
   private learn(): void {
     this.known = true;
-    const probe = this.probe;
-    this.probe = undefined;
-    probe?.release();
+    this.wake();
   }
+
+  /** Wakes every caller waiting for a probe's end. */
+  private wake(): void {
+    const change = this.change;
+    this.change = undefined;
+    change?.release();
+  }
+}
+
+function changeSignal(): { done: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const done = new Promise<void>((resolve) => (release = resolve));
+  return { done, release };
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, backoffMs, type ClientOptions } from '../../src/client/client.js';
 import { ApiRequestError, ConnectionError, UnexpectedAnswerError } from '../../src/client/errors.js';
-import { Pacer, PROBE_WAIT_MS, type Permit } from '../../src/client/pacer.js';
+import { Pacer, PROBE_WAIT_MS, PROBES, type Permit } from '../../src/client/pacer.js';
 
 interface Seen {
   method: string;
@@ -479,27 +479,28 @@ describe('Pacer under concurrency', () => {
     }));
   }
 
-  it('before the first answer one request goes alone; the others wait for it', async () => {
+  it('before the first answer two requests go; the others wait for an answer', async () => {
     const pacer = new Pacer();
-    const probe = await pacer.acquire();
+    const probes = [await pacer.acquire(), await pacer.acquire()];
     let released = 0;
     const waiting = Array.from({ length: 5 }, () => pacer.acquire().then((p) => ((released += 1), p)));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(released).toBe(0);
-    pacer.observe(probe, headers(100, 99));
+    pacer.observe(probes[1]!, headers(100, 98));
     const permits = await Promise.all(waiting);
     expect(released).toBe(5);
-    expect(new Set([probe, ...permits].map((p) => p.seq)).size).toBe(6);
+    expect(new Set([...probes, ...permits].map((p) => p.seq)).size).toBe(PROBES + 5);
   });
 
   it('a probe that fails lets the next caller probe; while no answer comes, one more goes every PROBE_WAIT_MS', async () => {
     const pacer = new Pacer();
-    const probe = await pacer.acquire();
+    const first = await pacer.acquire();
+    const second = await pacer.acquire();
     const next = pacer.acquire();
-    pacer.settle(probe);
-    const second = await next;
-    expect(second.seq).toBe(1);
-    // The second probe never answers: of three waiters, one goes after PROBE_WAIT_MS.
+    pacer.settle(first);
+    const third = await next;
+    expect(third.seq).toBe(2);
+    // The two probes out never answer: of three waiters, one goes after PROBE_WAIT_MS.
     const started = performance.now();
     const released: number[] = [];
     const waiters = Array.from({ length: 3 }, () => pacer.acquire().then((p) => (released.push(performance.now() - started), p)));
