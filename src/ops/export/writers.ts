@@ -273,6 +273,11 @@ export class PartFile implements Sink {
     await this.handle.close().catch(() => undefined);
   }
 
+  /** Flushes what is written so far to disk (commit then has little left to flush). */
+  async flush(): Promise<void> {
+    await this.handle.sync();
+  }
+
   /**
    * Flushes the file to disk and puts it under its final name: with `overwrite`, replacing
    * whatever is there; without, only if the name is still free (link, then unlink).
