@@ -19,6 +19,10 @@
 //     (d). Wall time of each child, node start-up included; ferry's peak RSS from
 //     bench/rss-probe.mjs; both outputs hashed (sha256). Targets: >= 8x, < 150 MB,
 //     byte-identical.
+// (c′) the same pair against the same answers recorded from that serve and replayed from
+//     memory (bench/lib/replay-server.mjs), behind the same proxy: the client measured
+//     without the service's work competing for this machine's two cores, as it would not
+//     against the real service. Reported beside (c), with the same targets.
 // (d) the same ferry export with 1% of requests failing at the proxy (resets without an
 //     answer and 503s with Retry-After: 1, seeded). Target: complete (every invoice, exit
 //     0) and byte-identical to (c)'s output.
@@ -31,6 +35,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startLatencyProxy } from './lib/latency-proxy.mjs';
+import { startReplayServer } from './lib/replay-server.mjs';
 import { countLines, distDir, median, option, sha256, warnIfBusy, writeTokensCsv } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -248,8 +253,9 @@ async function exportTarget() {
   return { ...target, companyId: company.id };
 }
 
-async function exportFerry(target, out, proxyOptions) {
-  const p = await proxy({ target: target.baseUrl, delayMs: EXPORT_DELAY_MS, ...proxyOptions });
+/** `ferry export` of the target's company through a proxy in front of `upstream` (the target's service, or a replay of it). */
+async function exportFerry(upstream, target, out, proxyOptions) {
+  const p = await proxy({ target: upstream, delayMs: EXPORT_DELAY_MS, ...proxyOptions });
   const result = await run([ferryMain, '--base-url', p.url, '--api-key-file', target.keyFile, '--json',
     'export', 'invoices', '--company', target.companyId, '--page-size', String(EXPORT_PAGE_SIZE), '--format', 'ndjson', '--out', out, '--force']);
   await p.close();
@@ -263,58 +269,83 @@ async function exportFerry(target, out, proxyOptions) {
   return { ...result, summary, stats: p.stats() };
 }
 
-async function exportNaive(target, out) {
-  const p = await proxy({ target: target.baseUrl, delayMs: EXPORT_DELAY_MS });
+async function exportNaive(upstream, target, out) {
+  const p = await proxy({ target: upstream, delayMs: EXPORT_DELAY_MS });
   const result = await run([join(here, 'export-naive.mjs'), p.url, target.companyId, out, String(EXPORT_PAGE_SIZE)], { FERRY_API_KEY: target.adminKey });
   await p.close();
   if (result.code !== 0) throw failure('the naive export', result);
   return { ...result, stats: p.stats() };
 }
 
-async function benchCD() {
-  console.log(`(c) export of ${fmt(invoices)} invoices, ${EXPORT_DELAY_MS} ms per request, --page-size ${EXPORT_PAGE_SIZE}, against the naive page loop`);
-  const target = await exportTarget();
+/** The naive loop and ferry in turns against `upstream`, `rounds` times each; prints the figures and verdicts under `label`. */
+async function compareExports(label, upstream, target) {
   const naiveOut = join(work, 'naive.ndjson');
   const ferryOut = join(work, 'ferry.ndjson');
   const samples = { naive: [], ferry: [] };
   let naiveHash;
   let ferryHash;
   let ferryLines;
-  try {
-    for (let round = 0; round < rounds; round++) {
-      for (const who of round % 2 === 0 ? ['naive', 'ferry'] : ['ferry', 'naive']) {
-        if (who === 'naive') {
-          samples.naive.push(await exportNaive(target, naiveOut));
-          naiveHash ??= await sha256(naiveOut);
-        } else {
-          samples.ferry.push(await exportFerry(target, ferryOut, {}));
-          ferryHash ??= await sha256(ferryOut);
-          ferryLines ??= await countLines(ferryOut);
-        }
+  for (let round = 0; round < rounds; round++) {
+    for (const who of round % 2 === 0 ? ['naive', 'ferry'] : ['ferry', 'naive']) {
+      if (who === 'naive') {
+        samples.naive.push(await exportNaive(upstream, target, naiveOut));
+        naiveHash ??= await sha256(naiveOut);
+      } else {
+        samples.ferry.push(await exportFerry(upstream, target, ferryOut, {}));
+        ferryHash ??= await sha256(ferryOut);
+        ferryLines ??= await countLines(ferryOut);
       }
     }
-    const naive = median(samples.naive.map((s) => s.seconds));
-    const ferry = median(samples.ferry.map((s) => s.seconds));
-    const rssMb = Math.max(...samples.ferry.map((s) => s.rssMb));
-    const last = samples.ferry.at(-1);
-    console.log(`   naive loop: ${fmt(invoices / naive)} rec/s (${naive.toFixed(2)} s, ${fmt(samples.naive[0].stats.requests)} requests, peak RSS ${Math.max(...samples.naive.map((s) => s.rssMb)).toFixed(0)} MB)`);
-    console.log(`   ferry:      ${fmt(invoices / ferry)} rec/s (${ferry.toFixed(2)} s, ${fmt(last.stats.requests)} requests, ${fmt(last.summary.records ?? NaN)} records, peak RSS ${rssMb.toFixed(0)} MB${clientFigures(last.summary)})`);
-    console.log(`   sha256 naive ${naiveHash.slice(0, 16)}…, ferry ${ferryHash.slice(0, 16)}… (${fmt(ferryLines)} lines)${rounds > 1 ? `; medians of ${rounds} rounds` : ''}`);
-    verdict('(c) export at 100 ms, ferry / naive', `${(naive / ferry).toFixed(1)}x`, `>= ${TARGET.exportSpeedup}x`, naive / ferry >= TARGET.exportSpeedup);
-    verdict('(c) ferry export peak RSS', `${rssMb.toFixed(0)} MB`, `< ${TARGET.rssMb} MB`, rssMb < TARGET.rssMb);
-    verdict('(c) output identical to the naive loop\'s', ferryHash === naiveHash && ferryLines === invoices ? 'identical' : `differs (${fmt(ferryLines)} lines)`, 'identical', ferryHash === naiveHash && ferryLines === invoices);
+  }
+  const naive = median(samples.naive.map((s) => s.seconds));
+  const ferry = median(samples.ferry.map((s) => s.seconds));
+  const rssMb = Math.max(...samples.ferry.map((s) => s.rssMb));
+  const last = samples.ferry.at(-1);
+  console.log(`   naive loop: ${fmt(invoices / naive)} rec/s (${naive.toFixed(2)} s, ${fmt(samples.naive[0].stats.requests)} requests, peak RSS ${Math.max(...samples.naive.map((s) => s.rssMb)).toFixed(0)} MB)`);
+  console.log(`   ferry:      ${fmt(invoices / ferry)} rec/s (${ferry.toFixed(2)} s, ${fmt(last.stats.requests)} requests, ${fmt(last.summary.records ?? NaN)} records, peak RSS ${rssMb.toFixed(0)} MB${clientFigures(last.summary)})`);
+  if (rounds > 1) console.log(`   each round (s): naive ${samples.naive.map((s) => s.seconds.toFixed(2)).join(', ')}; ferry ${samples.ferry.map((s) => s.seconds.toFixed(2)).join(', ')}`);
+  console.log(`   sha256 naive ${naiveHash.slice(0, 16)}…, ferry ${ferryHash.slice(0, 16)}… (${fmt(ferryLines)} lines)${rounds > 1 ? `; medians of ${rounds} rounds` : ''}`);
+  verdict(`${label} at 100 ms, ferry / naive`, `${(naive / ferry).toFixed(1)}x`, `>= ${TARGET.exportSpeedup}x`, naive / ferry >= TARGET.exportSpeedup);
+  verdict(`${label}: ferry peak RSS`, `${rssMb.toFixed(0)} MB`, `< ${TARGET.rssMb} MB`, rssMb < TARGET.rssMb);
+  const identical = ferryHash === naiveHash && ferryLines === invoices;
+  verdict(`${label}: output identical to the naive loop's`, identical ? 'identical' : `differs (${fmt(ferryLines)} lines)`, 'identical', identical);
+  return naiveHash ?? ferryHash;
+}
+
+async function benchCD() {
+  console.log(`(c) export of ${fmt(invoices)} invoices, ${EXPORT_DELAY_MS} ms per request, --page-size ${EXPORT_PAGE_SIZE}, against the naive page loop`);
+  const target = await exportTarget();
+  let reference;
+  try {
+    reference = await compareExports('(c) export', target.baseUrl, target);
   } catch (err) {
     failed('(c) export', err);
+  }
+
+  // The same pair against the same answers served from memory: what the client does when
+  // the service's work is not on these two cores, as with the real service.
+  console.log('(c\u2032) the same, the service\'s answers replayed from memory (its CPU off these cores)');
+  try {
+    const pages = Math.ceil(invoices / EXPORT_PAGE_SIZE);
+    const paths = [`/companies/${target.companyId}/dataStatus`,
+      ...Array.from({ length: pages }, (_, i) => `/companies/${target.companyId}/data/invoices?page=${i + 1}&pageSize=${EXPORT_PAGE_SIZE}`)];
+    const replay = await startReplayServer(target.baseUrl, paths, { authorization: `Basic ${Buffer.from(target.adminKey).toString('base64')}` });
+    cleanups.push(() => replay.close());
+    const hash = await compareExports('(c\u2032) replayed export', replay.url, target);
+    if (replay.unknown() > 0) throw new Error(`${replay.unknown()} requests asked for something not recorded`);
+    if (reference && hash !== reference) throw new Error('the replayed export differs from the served one');
+    await replay.close();
+  } catch (err) {
+    failed('(c\u2032) replayed export', err);
   }
 
   console.log(`(d) the same ferry export with ${pct(FAULT_RATE)} of requests failing (resets and 503s, seed ${FAULT_SEED})`);
   try {
     const faultOut = join(work, 'ferry-faults.ndjson');
-    const faulty = await exportFerry(target, faultOut, { faults: { rate: FAULT_RATE, kinds: ['reset', '503'], seed: FAULT_SEED } });
+    const faulty = await exportFerry(target.baseUrl, target, faultOut, { faults: { rate: FAULT_RATE, kinds: ['reset', '503'], seed: FAULT_SEED } });
     const { stats } = faulty;
     const lines = await countLines(faultOut);
     const hash = await sha256(faultOut);
-    const reference = naiveHash ?? ferryHash;
     console.log(`   ${fmt(stats.requests)} requests, ${stats.faults} faults injected (resets ${stats.resets}, 503s ${stats.faults - stats.resets}); ${faulty.seconds.toFixed(2)} s, ${fmt(lines)} lines, peak RSS ${faulty.rssMb.toFixed(0)} MB`);
     if (stats.faults === 0) console.log('   note: no fault was drawn in this run, so it proves nothing about them');
     const complete = lines === invoices && faulty.code === 0;
