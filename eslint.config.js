@@ -69,6 +69,16 @@ export default tseslint.config(
     },
   },
   {
+    // The PostgreSQL driver, like SQL, stays under src/service/store/. A rule of its own
+    // (not no-restricted-imports), so it holds whatever the layering rules above say.
+    files: ['src/**/*.ts'],
+    ignores: ['src/service/store/**'],
+    rules: { 'no-restricted-syntax': ['error', ...['ImportDeclaration', 'ImportExpression', 'ExportAllDeclaration', 'ExportNamedDeclaration'].map((node) => ({
+      selector: `${node}[source.value=/^pg(?![\\w.-])/]`,
+      message: 'pg is imported only under src/service/store/; add a Store method.',
+    }))] },
+  },
+  {
     // Tests read JSON bodies of many shapes; typing each one would only add casts.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -1,0 +1,46 @@
+// Opens a PostgreSQL store: a pg Pool on the given URL, checked by connecting once, with
+// the schema brought up to date (migrate.ts). A database that cannot be reached fails here,
+// at start, with one line naming where and why (unavailable.ts).
+import { Pool } from 'pg';
+import { migratePostgres } from './migrate.js';
+import { parseTarget, unavailable } from './unavailable.js';
+
+/** Long enough for a database across a network, short enough that a wrong URL fails fast. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+export interface PostgresOptions {
+  /** Connections the pool may open; each ferry process holds at most this many. */
+  max?: number;
+  /**
+   * An idle connection broke (the server restarted, a proxy dropped it). The pool discards
+   * it and opens another on the next query; without a listener the error would end the process.
+   */
+  onIdleError?: (err: Error) => void;
+  /** Where the migrations are; the ones beside migrate.ts unless a test says otherwise. */
+  migrationsDir?: string;
+}
+
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Pool> {
+  const target = parseTarget(url);
+  const pool = new Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: 'ferry',
+  });
+  pool.on('error', options.onIdleError ?? (() => undefined));
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw unavailable(err, target, CONNECT_TIMEOUT_MS);
+  }
+  try {
+    await migratePostgres(pool, options.migrationsDir);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  return pool;
+}

@@ -1,0 +1,176 @@
+// The PostgreSQL schema: its migrations give the tables, columns and indexes the SQLite
+// ones do, apply once however many processes start together, and a database that cannot
+// be reached fails in one line that names where and why, and never the password.
+import { createServer, type Server, type Socket } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listMigrations, openDatabase } from '../../src/service/store/db.js';
+import { listPgMigrations, migratePostgres } from '../../src/service/store/pg/migrate.js';
+import { openPostgres } from '../../src/service/store/pg/pool.js';
+import { DatabaseUnavailableError } from '../../src/service/store/pg/unavailable.js';
+import { databaseUrl, describePostgres, freshDatabase } from '../helpers/postgres.js';
+
+type Columns = Record<string, string[]>;
+
+function sqliteSchema(): { columns: Columns; indexes: string[] } {
+  const db = openDatabase(':memory:');
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
+    const columns: Columns = {};
+    for (const { name } of tables) {
+      columns[name] = (db.pragma(`table_info(${name})`) as Array<{ name: string }>).map((column) => column.name);
+    }
+    // Indexes the migrations create by name (not the ones behind UNIQUE and PRIMARY KEY).
+    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as Array<{ name: string }>)
+      .map((row) => row.name);
+    return { columns, indexes: indexes.sort() };
+  } finally {
+    db.close();
+  }
+}
+
+async function postgresSchema(pool: Pool): Promise<{ columns: Columns; indexes: string[] }> {
+  const { rows } = await pool.query<{ table_name: string; column_name: string }>(`
+    SELECT table_name, column_name FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name <> 'schema_migrations'
+    ORDER BY table_name, ordinal_position`);
+  const columns: Columns = {};
+  for (const row of rows) (columns[row.table_name] ??= []).push(row.column_name);
+  const indexes = await pool.query<{ name: string }>(`
+    SELECT i.relname AS name FROM pg_index x
+    JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+    WHERE t.relnamespace = current_schema()::regnamespace AND t.relname <> 'schema_migrations'
+      AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`);
+  return { columns, indexes: indexes.rows.map((row) => row.name).sort() };
+}
+
+async function ledger(pool: Pool): Promise<Array<{ version: number; name: string }>> {
+  const { rows } = await pool.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  return rows;
+}
+
+const VERSIONS = listPgMigrations().map((migration) => migration.version);
+
+describePostgres('PostgreSQL migrations', () => {
+  const pools: Pool[] = [];
+  const pool = (url: string): Pool => {
+    const created = new Pool({ connectionString: url, max: 2 });
+    pools.push(created);
+    return created;
+  };
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((p) => p.end()));
+  });
+
+  it('translates every SQLite migration, one file each, with the same numbers and names', () => {
+    expect(listPgMigrations().map((m) => m.name)).toEqual(listMigrations().map((m) => m.name));
+  });
+
+  it('creates, on a fresh database, the tables, columns and indexes the SQLite schema has; a second run applies nothing', async () => {
+    const db = pool(await freshDatabase());
+    expect(await migratePostgres(db)).toEqual(VERSIONS);
+
+    const expected = sqliteSchema();
+    const actual = await postgresSchema(db);
+    expect(Object.keys(actual.columns).sort()).toEqual(Object.keys(expected.columns).sort());
+    for (const [table, columns] of Object.entries(expected.columns)) expect(actual.columns[table], table).toEqual(columns);
+    expect(actual.indexes).toEqual(expected.indexes);
+
+    expect(await migratePostgres(db)).toEqual([]);
+    expect((await ledger(db)).map((row) => row.version)).toEqual(VERSIONS);
+  });
+
+  it('applies each migration exactly once when 5 processes start at once', async () => {
+    const url = await freshDatabase();
+    const runs = await Promise.all(Array.from({ length: 5 }, () => migratePostgres(pool(url))));
+    // One run applied everything; the others waited on the lock and found nothing to do.
+    expect(runs.flat().sort((a, b) => a - b)).toEqual(VERSIONS);
+    expect(runs.filter((applied) => applied.length > 0)).toHaveLength(1);
+    expect((await ledger(pool(url))).map((row) => row.version)).toEqual(VERSIONS);
+  });
+
+  it('openPostgres connects as ferry and migrates', async () => {
+    const opened = await openPostgres(await freshDatabase(), { max: 2 });
+    try {
+      const { rows } = await opened.query<{ app: string }>("SELECT current_setting('application_name') AS app");
+      expect(rows[0]!.app).toBe('ferry');
+      expect((await ledger(opened)).map((row) => row.version)).toEqual(VERSIONS);
+    } finally {
+      await opened.end();
+    }
+  });
+
+  it('names a database that does not exist', async () => {
+    const name = `ferry_missing_${randomBytes(4).toString('hex')}`;
+    const err = await openPostgres(databaseUrl(name)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    expect((err as Error).message).toMatch(new RegExp(`^cannot connect to PostgreSQL at [^ ]+/${name}: database "${name}" does not exist$`));
+  });
+
+  it('names a role the server refuses, and not its password', async () => {
+    const url = new URL(databaseUrl('postgres'));
+    url.username = 'ferry_no_such_role';
+    url.password = 'Hunter2-secret%21';
+    const err = await openPostgres(url.href).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    expect((err as Error).message).toContain('role "ferry_no_such_role" does not exist');
+    expect((err as Error).message).not.toMatch(/Hunter2/);
+  });
+});
+
+/** A port nothing listens on: a server's, closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('openPostgres when the database cannot be reached', () => {
+  let silent: Server | undefined;
+  const sockets = new Set<Socket>();
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
+    silent = undefined;
+  });
+
+  it('fails in one line naming host:port, the database and "connection refused"', async () => {
+    const port = await closedPort();
+    const err = await openPostgres(`postgres://postgres@127.0.0.1:${port}/ferry`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    const { message } = err as Error;
+    expect(message).toBe(`cannot connect to PostgreSQL at 127.0.0.1:${port}/ferry: connection refused`);
+    expect(message).not.toContain('\n');
+    expect(message).not.toMatch(/\bat .*\(.*:\d+:\d+\)/);
+    expect((err as DatabaseUnavailableError).hint).toMatch(/FERRY_DATABASE_URL/);
+  });
+
+  it('never shows the password from the URL', async () => {
+    const port = await closedPort();
+    const err = await openPostgres(`postgres://ferry:S3cret-pw%40x@127.0.0.1:${port}/ferry`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    expect((err as Error).message).toContain(`127.0.0.1:${port}`);
+    expect(JSON.stringify({ message: (err as Error).message, hint: (err as DatabaseUnavailableError).hint })).not.toMatch(/S3cret|pw%40x|pw@x/);
+  });
+
+  it('says it timed out when the server never answers', async () => {
+    // Accepts connections and says nothing: pg waits for the server's first message.
+    const server = createServer((socket) => sockets.add(socket));
+    silent = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const err = await openPostgres(`postgres://postgres@127.0.0.1:${port}/ferry`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    expect((err as Error).message).toBe(`cannot connect to PostgreSQL at 127.0.0.1:${port}/ferry: no answer within 5 s (timed out)`);
+  });
+
+  it('does not repeat a URL it cannot read', async () => {
+    const err = await openPostgres('postgres://user:pa ss@[bad').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    expect((err as Error).message).not.toContain('pa ss');
+  });
+});
