@@ -1,20 +1,22 @@
-// Compiles `query` and `orderBy` into SQLite SQL. Values only ever travel as `?` parameters;
-// the only SQL text taken from outside is the resolver's trusted field expressions.
+// Compiles `query` and `orderBy` into SQL for SQLite (the default) or PostgreSQL, spelled
+// by dialect.ts. Values only ever travel as `?` parameters; the only SQL text taken from
+// outside is the resolver's trusted field expressions, written for the same dialect.
 //
 // Semantics:
-// - Strings compare case-insensitively with SQLite's NOCASE and lower(), which fold ASCII
-//   letters only. `=` is written `x = ? COLLATE NOCASE` so a NOCASE index on x is used.
-// - `~` is a case-insensitive "contains" via instr(), so `%` and `_` need no escaping.
+// - Strings compare case-insensitively, folding ASCII letters only (dialect.ts).
+// - `~` is a case-insensitive "contains" via instr() / strpos(), so `%` and `_` need no escaping.
 // - Bare `null` (any case) with `=` / `!=` is IS NULL / IS NOT NULL; quoted `"null"` is text.
 // - `x != v` also returns rows where x is NULL: "status is not paid" includes "no status".
 // - Dates must be stored as canonical UTC text `YYYY-MM-DDTHH:MM:SSZ`, so comparing text
 //   compares instants and an index on the column is used. Other storage (no `Z`,
 //   milliseconds, date only) needs a resolver expression such as
-//   `strftime('%Y-%m-%dT%H:%M:%SZ', col)`, which normalises it (without index use).
+//   `strftime('%Y-%m-%dT%H:%M:%SZ', col)`, which normalises it (without index use;
+//   json-fields.ts). In PostgreSQL a date field is a timestamptz expression.
 import { errors } from '../errors.js';
+import { SPELLINGS, type Dialect, type Spelling } from './dialect.js';
 import { MAX_ORDER_BY_FIELDS, MAX_QUERY_LENGTH, isPath, parseQuery } from './parse.js';
 import type { Clause, Operator, QueryNode } from './parse.js';
-import type { CompiledWhere, FieldResolver, FieldType } from './types.js';
+import type { CompiledWhere, FieldResolver, FieldType, ResolvedField } from './types.js';
 
 type Params = CompiledWhere['params'];
 
@@ -29,15 +31,20 @@ const ALLOWED_OPS: Record<FieldType, ReadonlySet<Operator>> = {
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
 
-export function compileQuery(query: string | undefined, resolve: FieldResolver): CompiledWhere {
+export function compileQuery(query: string | undefined, resolve: FieldResolver, dialect: Dialect = 'sqlite'): CompiledWhere {
+  const spelling = SPELLINGS[dialect];
   const ast = parseQuery(query ?? '');
-  if (!ast) return { sql: '1', params: [] };
+  if (!ast) return { sql: spelling.always, params: [] };
   const params: Params = [];
-  return { sql: compileNode(ast, resolve, params), params };
+  return { sql: compileNode(ast, { resolve, spelling, params }), params };
 }
 
-/** An ORDER BY list without the keyword, e.g. `c.name COLLATE NOCASE DESC`; the caller adds its stable tiebreak. */
-export function compileOrderBy(orderBy: string | undefined, resolve: FieldResolver): string | undefined {
+/**
+ * An ORDER BY list without the keyword, e.g. `c.name COLLATE NOCASE DESC`; the caller adds
+ * its stable tiebreak (a unique column whose order is the same in every dialect: an
+ * integer, or text under COLLATE "C" in PostgreSQL).
+ */
+export function compileOrderBy(orderBy: string | undefined, resolve: FieldResolver, dialect: Dialect = 'sqlite'): string | undefined {
   if (orderBy === undefined || orderBy.trim() === '') return undefined;
   if (orderBy.length > MAX_QUERY_LENGTH) throw errors.malformedQuery();
   const items = orderBy.split(',');
@@ -49,56 +56,60 @@ export function compileOrderBy(orderBy: string | undefined, resolve: FieldResolv
     if (!isPath(path)) throw errors.malformedQuery();
     const field = resolve(path);
     if (!field) throw errors.unknownProperty(path);
-    const collate = field.type === 'string' ? ' COLLATE NOCASE' : '';
-    return `${field.sql}${collate} ${descending ? 'DESC' : 'ASC'}`;
+    return SPELLINGS[dialect].order(field.sql, field.type, descending);
   }).join(', ');
 }
 
-function compileNode(node: QueryNode, resolve: FieldResolver, params: Params): string {
-  if (node.kind === 'clause') return compileClause(node, resolve, params);
-  const glue = node.kind === 'and' ? ' AND ' : ' OR ';
-  return `(${node.items.map((item) => compileNode(item, resolve, params)).join(glue)})`;
+interface Compiling {
+  resolve: FieldResolver;
+  spelling: Spelling;
+  params: Params;
 }
 
-function compileClause({ path, op, value, quoted }: Clause, resolve: FieldResolver, params: Params): string {
-  const field = resolve(path);
+function compileNode(node: QueryNode, c: Compiling): string {
+  if (node.kind === 'clause') return compileClause(node, c);
+  const glue = node.kind === 'and' ? ' AND ' : ' OR ';
+  return `(${node.items.map((item) => compileNode(item, c)).join(glue)})`;
+}
+
+function compileClause({ path, op, value, quoted }: Clause, c: Compiling): string {
+  const field = c.resolve(path);
   if (!field) throw errors.unknownProperty(path);
-  const x = field.sql;
   if (!quoted && value.toLowerCase() === 'null') {
-    if (op === '=') return `${x} IS NULL`;
-    if (op === '!=') return `${x} IS NOT NULL`;
+    if (op === '=') return c.spelling.isNull(field.sql);
+    if (op === '!=') return c.spelling.isNull(field.sql, true);
   }
   if (!ALLOWED_OPS[field.type].has(op)) throw errors.malformedQuery();
   switch (field.type) {
     case 'string':
-      if (op !== '~') return compare(x, op, value, params, ' COLLATE NOCASE');
-      params.push(value);
-      return `instr(lower(${x}), lower(?)) > 0`;
+      if (op !== '~') return compare(c, field, op, value);
+      c.params.push(value);
+      return c.spelling.contains(field.sql);
     case 'number':
-      return compare(x, op, parseNumber(value), params);
+      return compare(c, field, op, parseNumber(value));
     case 'boolean':
-      return compare(x, op, parseBoolean(value), params);
+      return compare(c, field, op, parseBoolean(value));
     case 'date':
-      return compareDate(x, op, value, params);
+      return compareDate(c, field, op, value);
   }
 }
 
-function compare(x: string, op: Operator, value: string | number, params: Params, collate = ''): string {
-  params.push(value);
-  if (op === '!=') return `(${x} IS NULL OR ${x} != ?${collate})`;
-  return `${x} ${op} ?${collate}`;
+function compare(c: Compiling, field: ResolvedField, op: Operator, value: string | number): string {
+  c.params.push(value);
+  const test = `${c.spelling.operand(field.sql, field.type)} ${op} ${c.spelling.param(field.type)}`;
+  return op === '!=' ? `(${c.spelling.isNull(field.sql)} OR ${test})` : test;
 }
 
-function compareDate(x: string, op: Operator, value: string, params: Params): string {
+function compareDate(c: Compiling, field: ResolvedField, op: Operator, value: string): string {
   const { text, fractional } = parseDate(value);
-  if (!fractional) return compare(x, op, text, params);
+  if (!fractional) return compare(c, field, op, text);
   // Stored dates are whole seconds, so none equals an instant inside second `text`,
   // and "after it" / "before it" become "after that second" / "at or before that second".
   switch (op) {
-    case '=': return '0';
-    case '!=': return '1';
-    case '>': case '>=': return compare(x, '>', text, params);
-    default: return compare(x, '<=', text, params);
+    case '=': return c.spelling.never;
+    case '!=': return c.spelling.always;
+    case '>': case '>=': return compare(c, field, '>', text);
+    default: return compare(c, field, '<=', text);
   }
 }
 

@@ -4,7 +4,11 @@
 export type FieldType = 'string' | 'number' | 'date' | 'boolean';
 
 export interface ResolvedField {
-  /** A trusted SQL expression, e.g. `c.name` or `json_extract(c.tags, '$."region"')`. */
+  /**
+   * A trusted SQL expression in the dialect compiled for, e.g. `c.name` or
+   * `json_extract(c.tags, '$."region"')` (json-fields.ts writes these). In PostgreSQL it
+   * has the type's SQL type: text, a number, boolean, or timestamptz for a date.
+   */
   sql: string;
   type: FieldType;
 }
@@ -13,7 +17,7 @@ export interface ResolvedField {
 export type FieldResolver = (path: string) => ResolvedField | undefined;
 
 export interface CompiledWhere {
-  /** SQL boolean expression, with `?` placeholders; `1` when the query is empty. */
+  /** SQL boolean expression, with `?` placeholders; `1` (PostgreSQL: `TRUE`) when the query is empty. */
   sql: string;
   params: Array<string | number>;
 }
