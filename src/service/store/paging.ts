@@ -1,6 +1,6 @@
 // One paged SELECT for every list endpoint: the query language and orderBy are compiled
 // to SQL, so filtering, counting and ordering happen in SQLite, never in JavaScript.
-import { compileOrderBy, compileQuery } from '../query/index.js';
+import { compileOrderBy, compileQuery, type Dialect } from '../query/index.js';
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
 import { fixedScope, nearestStart, rememberStart } from './fixed-scope.js';
@@ -29,6 +29,8 @@ export interface PagedSource {
    * `columns`) is a unique integer that is also the default order.
    */
   fixed?: { seek: string };
+  /** The SQL the query language compiles to (default sqlite). */
+  dialect?: Dialect;
 }
 
 export interface Page<Row> {
@@ -59,8 +61,8 @@ export interface PagePlan {
 
 /** Compiles a page request into its statements; throws the query language's 400s. */
 export function planPage(source: PagedSource, request: PageRequest): PagePlan {
-  const filter = compileQuery(request.query, source.resolve);
-  const orderBy = compileOrderBy(request.orderBy, source.resolve);
+  const filter = compileQuery(request.query, source.resolve, source.dialect);
+  const orderBy = compileOrderBy(request.orderBy, source.resolve, source.dialect);
   const where = `(${source.scope}) AND (${filter.sql})`;
   const order = orderBy ? `${orderBy}, ${source.defaultOrder}` : source.defaultOrder;
   return {

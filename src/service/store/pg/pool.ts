@@ -1,7 +1,7 @@
 // Opens a PostgreSQL store: a pg Pool on the given URL, checked by connecting once, with
 // the schema brought up to date (migrate.ts). A database that cannot be reached fails here,
 // at start, with one line naming where and why (unavailable.ts).
-import { Pool } from 'pg';
+import { Pool, types, type CustomTypesConfig } from 'pg';
 import { migratePostgres } from './migrate.js';
 import { parseTarget, unavailable } from './unavailable.js';
 
@@ -20,6 +20,19 @@ export interface PostgresOptions {
   migrationsDir?: string;
 }
 
+/**
+ * Rows as the SQLite store returns them: bigint keys (seq, generations) as numbers (they
+ * stay far below 2^53) and json columns as their text, spliced or parsed by the callers as
+ * they are today. Per pool, not pg's global table, so nothing else in the process changes.
+ */
+export const ROW_TYPES: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === types.builtins.INT8) return (value: string) => Number(value);
+    if (oid === types.builtins.JSON) return (value: string) => value;
+    return types.getTypeParser(oid, format ?? 'text');
+  }) as CustomTypesConfig['getTypeParser'],
+};
+
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Pool> {
   const target = parseTarget(url);
   const pool = new Pool({
@@ -27,6 +40,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     max: options.max ?? 10,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: 'ferry',
+    types: ROW_TYPES,
   });
   pool.on('error', options.onIdleError ?? (() => undefined));
   try {

@@ -1,0 +1,91 @@
+// The store as a service spread over processes needs it: every method returns a promise,
+// since PostgreSQL answers over a socket. The shape is the synchronous Store's (store.ts),
+// method for method, so both implementations answer the same contract suite
+// (test/store/contract/): `sqliteAsyncStore` here over the SQLite modules, and the
+// PostgreSQL store (pg/) over a pool.
+//
+// Page-plan builders stay synchronous (they only compile SQL), except recordsPage, which
+// reads the fields the data type has shown so far. A transaction hands its work a store
+// bound to it (`tx`): calls inside it go through `tx`, and calls on the outer store wait
+// until it has committed, so no other work ever runs inside someone else's transaction.
+import type { Db } from './db.js';
+import type { Page, PagePlan } from './paging.js';
+import { createSqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
+
+type Promised<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
+
+/** Compile SQL only: the same in both stores' shapes, no database read. */
+export type PlanBuilder = 'companiesPage' | 'connectionsPage' | 'pullsPage' | 'pushesPage' | 'webhookDeliveriesPage';
+type Special = PlanBuilder | 'runPage' | 'transaction' | 'close';
+
+export type AsyncRepository = { [K in Exclude<keyof Store, Special>]: Promised<Store[K]> };
+
+export interface AsyncStore extends AsyncRepository, Pick<Store, PlanBuilder> {
+  runPage<Row>(plan: PagePlan): Promise<Page<Row>>;
+  /** Runs `work` as one transaction that takes the write lock before it reads; `tx` is the store inside it. */
+  transaction<T>(work: (tx: AsyncStore) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const PLAN_BUILDERS: readonly PlanBuilder[] = ['companiesPage', 'connectionsPage', 'pullsPage', 'pushesPage', 'webhookDeliveriesPage'];
+
+/**
+ * The SQLite store behind the asynchronous contract. One connection serves everyone, so a
+ * transaction is exclusive: while one is open (its work may await), calls from outside it
+ * queue behind it, and transactions queue behind each other.
+ */
+export function sqliteAsyncStore(db: Db): AsyncStore {
+  const store = createSqliteStore(db);
+  /** Settles when the last transaction queued so far has ended. */
+  let idle: Promise<void> = Promise.resolve();
+  let open = 0;
+
+  const view = (inside: boolean): AsyncStore => {
+    const methods: Record<string, unknown> = {};
+    for (const [name, fn] of Object.entries(store) as Array<[keyof Store, (...args: unknown[]) => unknown]>) {
+      if (name === 'transaction' || name === 'close') continue;
+      if ((PLAN_BUILDERS as readonly string[]).includes(name)) {
+        methods[name] = fn;
+        continue;
+      }
+      methods[name] = inside
+        ? (...args: unknown[]) => Promise.resolve().then(() => fn(...args))
+        : async (...args: unknown[]) => {
+          while (open > 0) await idle;
+          return fn(...args);
+        };
+    }
+    methods.transaction = inside
+      // Nested: the work joins the transaction it is already in.
+      ? <T>(work: (tx: AsyncStore) => Promise<T>) => work(tx)
+      : async <T>(work: (tx: AsyncStore) => Promise<T>): Promise<T> => {
+        const before = idle;
+        let done!: () => void;
+        idle = new Promise<void>((resolve) => (done = resolve));
+        open += 1;
+        try {
+          await before;
+          db.prepare('BEGIN IMMEDIATE').run();
+          try {
+            const result = await work(tx);
+            db.prepare('COMMIT').run();
+            return result;
+          } catch (err) {
+            if (db.inTransaction) db.prepare('ROLLBACK').run();
+            throw err;
+          }
+        } finally {
+          open -= 1;
+          done();
+        }
+      };
+    methods.close = async () => {
+      while (open > 0) await idle;
+      store.close();
+    };
+    return methods as unknown as AsyncStore;
+  };
+  const tx = view(true);
+  return view(false);
+}
