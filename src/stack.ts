@@ -2,9 +2,10 @@
 // what the CLI's embedded target starts in-process. The sandbox runs in a thread of its
 // own, listens on 127.0.0.1 (unless sandboxHost says otherwise) on a port of its own,
 // keeps its state in the same data dir, and lets only the service's admin keys use its
-// admin routes.
+// admin routes. Given `sandboxUrl`, it starts none and uses that sandbox instead (one
+// `ferry sandbox serve` process that every service instance points at).
 import { createService, type Service, type ServiceOptions } from './service/app.js';
-import { startSandboxThread } from './sandbox/thread-host.js';
+import { startSandboxThread, type SandboxThread } from './sandbox/thread-host.js';
 
 export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
   host?: string;
@@ -13,6 +14,11 @@ export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
   sandboxPort?: number;
   /** Interface of the sandbox platforms (default 127.0.0.1, whatever `host` is: its admin routes mint tokens). */
   sandboxHost?: string;
+  /**
+   * A sandbox already running elsewhere (`ferry sandbox serve`): no thread is started, and
+   * sandboxPort/sandboxHost are unused. That sandbox judges admin keys by asking this service.
+   */
+  sandboxUrl?: string;
 }
 
 export interface Stack {
@@ -25,14 +31,19 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const host = options.host ?? '127.0.0.1';
+  const { sandboxUrl: external, sandboxPort, sandboxHost, ...serviceOptions } = options;
   // The service is made once the sandbox listens (it needs the sandbox's URL); until then no admin request is let in.
   const made: { service?: Service } = {};
-  const sandbox = await startSandboxThread(
-    { dataDir: options.dataDir, host: options.sandboxHost ?? '127.0.0.1', port: options.sandboxPort ?? 0 },
-    async (authorization) => made.service?.checkAdmin(authorization) ?? 'unauthenticated',
-  );
-  const sandboxUrl = sandbox.url;
-  const service = createService({ ...options, platformUrl: sandboxUrl });
+  let sandbox: SandboxThread | undefined;
+  let sandboxUrl = external;
+  if (sandboxUrl === undefined) {
+    sandbox = await startSandboxThread(
+      { dataDir: options.dataDir, host: sandboxHost ?? '127.0.0.1', port: sandboxPort ?? 0 },
+      async (authorization) => made.service?.checkAdmin(authorization) ?? 'unauthenticated',
+    );
+    sandboxUrl = sandbox.url;
+  }
+  const service = createService({ ...serviceOptions, platformUrl: sandboxUrl });
   made.service = service;
   try {
     const baseUrl = await service.listen({ port: options.port ?? 0, host });
@@ -43,12 +54,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       dataDir: options.dataDir,
       async close() {
         await service.close();
-        await sandbox.close();
+        await sandbox?.close();
       },
     };
   } catch (err) {
     await service.close();
-    await sandbox.close();
+    await sandbox?.close();
     throw err;
   }
 }

@@ -81,6 +81,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const verdict = await adminAuth(request.headers.authorization);
       if (verdict === 'unauthenticated') throw fail.adminUnauthenticated();
       if (verdict === 'forbidden') throw fail.forbidden('The sandbox admin routes need ferry\'s admin key.');
+      if (verdict === 'unavailable') throw fail.judgeUnavailable();
     });
     registerAdminRoutes(admin, ctx);
   });

@@ -36,6 +36,10 @@ export const fail = {
   adminUnauthenticated: () => new SandboxError(401, 'unauthorized', 'The sandbox admin routes need ferry\'s admin key: Authorization: Basic base64(key).', {
     headers: { 'WWW-Authenticate': 'Basic realm="ferry sandbox admin"' },
   }),
+  /** Run on its own, the sandbox asks a ferry service to judge admin keys; it gave no verdict. */
+  judgeUnavailable: () => new SandboxError(503, 'unavailable', 'The ferry service that checks the sandbox\'s admin keys (--service-url) could not be asked. Retry shortly.', {
+    headers: { 'Retry-After': '1' },
+  }),
   notFound: (message: string) => new SandboxError(404, 'not_found', message),
   notPushable: (dataType: string) => new SandboxError(405, 'method_not_allowed', `${dataType} records cannot be created on this platform.`, {
     headers: { Allow: 'GET' },

@@ -12,6 +12,7 @@ import * as login from './login.js';
 import * as whoami from './whoami.js';
 import * as legacyRefresh from './sandbox/legacy-refresh.js';
 import * as sandboxSettings from './sandbox/settings.js';
+import * as sandboxServe from './sandbox/serve.js';
 import * as tenantsCreate from './sandbox/tenants-create.js';
 import * as tenantsList from './sandbox/tenants-list.js';
 import * as migrateTokens from './migrate/tokens.js';
@@ -64,6 +65,7 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   tenantsList.register,
   legacyRefresh.register,
   sandboxSettings.register,
+  sandboxServe.register,
   companiesCreate.register,
   companiesList.register,
   companiesGet.register,

@@ -4,7 +4,7 @@ import { wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
 import type { Registrar } from '../program.js';
 import { examples } from './group.js';
@@ -12,25 +12,31 @@ import { examples } from './group.js';
 export interface ServeOptions {
   host: string;
   port: number;
-  sandboxHost: string;
+  sandboxHost?: string;
+  sandboxUrl?: string;
   publicUrl?: string;
   trustProxy?: boolean;
   rateLimit?: number;
   maintenance?: boolean;
 }
 
-/** An absolute http(s) URL without query or fragment; links are built on it. */
-function publicUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('--public-url must be an absolute URL such as https://ferry.example.com.');
-  }
-  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username) {
-    throw new InvalidArgumentError('--public-url must be an http or https URL with no query, fragment or credentials.');
-  }
-  return url.href.replace(/\/+$/, '');
+/**
+ * A flag taking an absolute http(s) URL without query, fragment or credentials (links and
+ * paths are built on it), with any trailing slash removed.
+ */
+export function httpUrlFlag(flag: string, example: string) {
+  return (value: string): string => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new InvalidArgumentError(`${flag} must be an absolute URL such as ${example}.`);
+    }
+    if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+      throw new InvalidArgumentError(`${flag} must be an http or https URL with no query, fragment or credentials.`);
+    }
+    return url.href.replace(/\/+$/, '');
+  };
 }
 
 export function register(program: Command, registrar: Registrar): void {
@@ -40,24 +46,34 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port'), 8080)
     .option('--rate-limit <n>', 'requests per second per API key (0 = no limit; default 2000)', wholeNumber('--rate-limit'))
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
-    .option('--public-url <url>', 'base of the links in responses (default: the listening address)', publicUrl)
+    .option('--public-url <url>', 'base of the links in responses (default: the listening address)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')
-    .option('--sandbox-host <host>', 'address of the sandbox platforms (their admin routes need the admin key)', '127.0.0.1')
+    .option('--sandbox-host <host>', 'address of the sandbox platforms (their admin routes need the admin key; default 127.0.0.1)')
+    .option('--sandbox-url <url>', 'use the sandbox platforms of a `ferry sandbox serve` at URL instead of starting them here', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090'))
     .addHelpText('after', examples(
       'ferry serve --port 8080 --data-dir ./ferry-data',
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
       'ferry serve --host 0.0.0.0 --public-url https://ferry.example.com   # behind a load balancer',
+      'ferry sandbox serve --port 9090 --service-url http://127.0.0.1:8080 --data-dir ./sandbox-data &',
+      'ferry serve --port 8080 --sandbox-url http://127.0.0.1:9090 --data-dir ./ferry-data   # the sandbox as its own process',
     ))
     .addHelpText('after', `State lives in --data-dir (global; default $XDG_DATA_HOME/ferry). The first start writes the
 admin key to <data-dir>/admin.key (mode 0600). Ctrl-C or SIGTERM stops accepting connections,
 lets in-flight requests finish and exits 0.
+
+The sandbox platforms run in a thread of this process over the same data dir, unless
+--sandbox-url names a \`ferry sandbox serve\` process; that sandbox asks this service
+(its --service-url) whether a key is an admin key. Either may start first.
 `)
     .action(registrar.action(runServe));
 }
 
 export async function runServe(options: ServeOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
+  if (options.sandboxUrl && options.sandboxHost) {
+    throw new UsageError('--sandbox-host and --sandbox-url do not go together.', '--sandbox-host places the sandbox this process starts; with --sandbox-url it starts none.');
+  }
   const dataDir = resolveDataDir(ctx.flags, io.env);
   const { startStack } = await import('../../stack.js');
   let stack;
@@ -66,7 +82,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       dataDir,
       host: options.host,
       port: options.port,
-      sandboxHost: options.sandboxHost,
+      ...(options.sandboxUrl ? { sandboxUrl: options.sandboxUrl } : { sandboxHost: options.sandboxHost ?? '127.0.0.1' }),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       trustProxy: options.trustProxy ?? false,
       rateLimit: options.rateLimit,
@@ -84,7 +100,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
   const { baseUrl, sandboxUrl } = stack;
   printResult(io, { event: 'listening', baseUrl, sandboxUrl, dataDir }, () => {
     io.out(`listening ${baseUrl}`);
-    io.err(`sandbox platforms ${sandboxUrl}; data dir ${dataDir}; admin key in ${dataDir}/admin.key${options.maintenance ? '; maintenance mode (every request gets 503)' : ''}`);
+    io.err(`sandbox platforms ${sandboxUrl}${options.sandboxUrl ? ' (--sandbox-url)' : ''}; data dir ${dataDir}; admin key in ${dataDir}/admin.key${options.maintenance ? '; maintenance mode (every request gets 503)' : ''}`);
   });
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
