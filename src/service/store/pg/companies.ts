@@ -1,0 +1,61 @@
+// Companies of a client on PostgreSQL: ../companies.ts statement by statement. Tags are a
+// json column holding the text SQLite holds; queries read a tag with `->>`, the expression
+// the ferryKey index is built on.
+import { randomUUID } from 'node:crypto';
+import { FILTERABLE_TAG_KEY } from '../../../platforms/limits.js';
+import { jsonField, postgresDate } from '../../query/index.js';
+import type { FieldResolver } from '../../query/types.js';
+import type { AsyncStore } from '../async-store.js';
+import type { CompanyRow } from '../companies.js';
+import { planPage, type PagePlan, type PageRequest } from '../paging.js';
+import { row, run, type Queryable } from './query.js';
+
+type CompanyMethods = 'insertCompany' | 'getCompany' | 'countCompanies' | 'replaceCompany' | 'deleteCompany' | 'setCompanyProducts' | 'companiesPage';
+
+/** `(tags ->> 'key')`; jsonField refuses any key that is not safe to splice into SQL. */
+const tagField = (key: string): string => jsonField('postgres', 'tags', [key], 'string');
+
+export const pgCompanyFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'id', type: 'string' };
+    case 'name': return { sql: 'name', type: 'string' };
+    case 'description': return { sql: 'description', type: 'string' };
+    case 'created': return { sql: postgresDate('created'), type: 'date' };
+    case 'lastSync': return { sql: postgresDate('last_sync'), type: 'date' };
+    case 'createdByUserName': return { sql: 'created_by_user_name', type: 'string' };
+  }
+  if (path.startsWith('tags.') && FILTERABLE_TAG_KEY.test(path.slice(5))) return { sql: tagField(path.slice(5)), type: 'string' };
+  return undefined;
+};
+
+/** A page of a client's companies, optionally those whose tag `key` is exactly `value` (bytewise, as SQLite's =). */
+export function companiesPage(clientId: string, request: PageRequest, tag?: { key: string; value: string }): PagePlan {
+  let scope = 'client_id = ?';
+  const scopeParams: string[] = [clientId];
+  if (tag) {
+    if (!FILTERABLE_TAG_KEY.test(tag.key)) throw new Error('Unsafe tag key reached companiesPage.');
+    scope += ` AND ${tagField(tag.key)} = ?`;
+    scopeParams.push(tag.value);
+  }
+  return planPage({ columns: '*', from: 'companies', scope, scopeParams, resolve: pgCompanyFields, defaultOrder: 'seq', dialect: 'postgres' }, request);
+}
+
+export function companyMethods(db: Queryable): Pick<AsyncStore, CompanyMethods> {
+  return {
+    insertCompany: async (clientId, input, created) => (await row<CompanyRow>(db,
+      'INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+      [randomUUID(), clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags)]))!,
+    getCompany: (id) => row<CompanyRow>(db, 'SELECT * FROM companies WHERE id = ?', [id]),
+    countCompanies: async (clientId) => Number((await row<{ n: number }>(db, 'SELECT count(*) AS n FROM companies WHERE client_id = ?', [clientId]))!.n),
+    // Undefined when no company has that id, as ../companies.ts reads it back.
+    replaceCompany: async (id, input) => (await row<CompanyRow>(db, 'UPDATE companies SET name = ?, description = ?, tags = ? WHERE id = ? RETURNING *',
+      [input.name, input.description ?? null, JSON.stringify(input.tags), id]))!,
+    deleteCompany: async (id) => {
+      await run(db, 'DELETE FROM companies WHERE id = ?', [id]);
+    },
+    setCompanyProducts: async (id, products) => {
+      await run(db, 'UPDATE companies SET products = ? WHERE id = ?', [JSON.stringify(products), id]);
+    },
+    companiesPage,
+  };
+}

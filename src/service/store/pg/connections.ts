@@ -1,0 +1,95 @@
+// Data connections of a company, their sealed tokens and their refresh lease, on
+// PostgreSQL: ../connections.ts statement by statement. What SQLite does in two statements
+// is one here (setLastSync), so no other process sees half of it.
+import { randomUUID } from 'node:crypto';
+import { postgresDate } from '../../query/index.js';
+import type { FieldResolver } from '../../query/types.js';
+import type { AsyncStore } from '../async-store.js';
+import type { ConnectionRow } from '../connections.js';
+import { planPage, type PagePlan, type PageRequest } from '../paging.js';
+import { runPgPagePlan } from './paging.js';
+import { row, rows, run, type Queryable } from './query.js';
+
+type ConnectionMethods = 'insertConnection' | 'getConnection' | 'listConnections' | 'connectionsByCompany' | 'setConnectionStatus' | 'deleteConnection'
+  | 'storeTokens' | 'loadSealedTokens' | 'getConnectionById' | 'deauthorize' | 'setLastSync' | 'takeRefreshLease' | 'releaseRefreshLease' | 'markLinked'
+  | 'connectionsPage';
+
+export const pgConnectionFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'id', type: 'string' };
+    case 'integrationKey': return { sql: 'integration_key', type: 'string' };
+    case 'sourceId': return { sql: 'source_id', type: 'string' };
+    case 'status': return { sql: 'status', type: 'string' };
+    case 'created': return { sql: postgresDate('created'), type: 'date' };
+    case 'lastSync': return { sql: postgresDate('last_sync'), type: 'date' };
+    default: return undefined;
+  }
+};
+
+export function connectionsPage(companyId: string, request: PageRequest): PagePlan {
+  return planPage({
+    columns: '*', from: 'connections', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgConnectionFields, defaultOrder: 'seq', dialect: 'postgres',
+  }, request);
+}
+
+/**
+ * Appends the error (a parameter, given twice) to the errors array as SQLite's json_insert
+ * writes it: minified, `[a,b]`. The column only ever holds arrays this statement wrote
+ * (markLinked clears it), so cutting the closing bracket off the text keeps every earlier
+ * error byte for byte, which json_agg or jsonb would respace or reorder.
+ */
+const APPEND_ERROR = `CASE WHEN errors IS NULL OR json_array_length(errors) = 0 THEN ('[' || ?::json::text || ']')::json
+  ELSE (left(errors::text, -1) || ',' || ?::json::text || ']')::json END`;
+
+export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMethods> {
+  return {
+    insertConnection: async (companyId, integrationKey, sourceId, created) => (await row<ConnectionRow>(db, `INSERT INTO connections
+      (id, company_id, integration_key, source_id, status, created) VALUES (?, ?, ?, ?, 'PendingAuth', ?) RETURNING *`,
+    [randomUUID(), companyId, integrationKey, sourceId, created]))!,
+    getConnection: (companyId, id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ? AND company_id = ?', [id, companyId]),
+    listConnections: async (companyId, request) => runPgPagePlan<ConnectionRow>(db, connectionsPage(companyId, request)),
+    connectionsByCompany: async (companyIds) => {
+      const grouped = new Map<string, ConnectionRow[]>();
+      if (companyIds.length === 0) return grouped;
+      for (const found of await rows<ConnectionRow>(db, 'SELECT * FROM connections WHERE company_id = ANY(?::text[]) ORDER BY seq', [companyIds])) {
+        const list = grouped.get(found.company_id);
+        if (list) list.push(found);
+        else grouped.set(found.company_id, [found]);
+      }
+      return grouped;
+    },
+    setConnectionStatus: async (id, status) => {
+      await run(db, 'UPDATE connections SET status = ? WHERE id = ?', [status, id]);
+    },
+    deleteConnection: async (id) => {
+      await run(db, 'DELETE FROM connections WHERE id = ?', [id]);
+    },
+    storeTokens: async (connectionId, sealed, updated) => {
+      await run(db, `INSERT INTO connection_tokens (connection_id, sealed, updated) VALUES (?, ?, ?)
+                     ON CONFLICT (connection_id) DO UPDATE SET sealed = excluded.sealed, updated = excluded.updated`, [connectionId, sealed, updated]);
+    },
+    loadSealedTokens: async (connectionId) => (await row<{ sealed: Buffer }>(db, 'SELECT sealed FROM connection_tokens WHERE connection_id = ?', [connectionId]))?.sealed,
+    getConnectionById: (id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ?', [id]),
+    deauthorize: async (id, error) => {
+      const text = JSON.stringify(error);
+      await run(db, `UPDATE connections SET status = 'Deauthorized', errors = ${APPEND_ERROR} WHERE id = ?`, [text, text, id]);
+    },
+    setLastSync: async (connectionId, companyId, when) => {
+      await run(db, `WITH connection AS (UPDATE connections SET last_sync = ? WHERE id = ?)
+                     UPDATE companies SET last_sync = ? WHERE id = ?`, [when, connectionId, when, companyId]);
+    },
+    // One conditional UPDATE: a second taker blocks on the row until the first commits,
+    // then finds the lease taken (PostgreSQL re-reads the row it waited for), so across
+    // processes exactly one wins.
+    takeRefreshLease: async (id, now, until) => (await run(db, `UPDATE connections SET refresh_lock_until = ? WHERE id = ?
+      AND (refresh_lock_until IS NULL OR refresh_lock_until < ?)`, [until, id, now])) === 1,
+    releaseRefreshLease: async (id) => {
+      await run(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ?', [id]);
+    },
+    markLinked: async (id, connectionInfo) => {
+      await run(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?',
+        ['Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id]);
+    },
+    connectionsPage,
+  };
+}

@@ -1,0 +1,45 @@
+// Data sets on PostgreSQL: generations (snapshots) of synced records and the schedule, as
+// ../datasets.ts keeps them in SQLite; the records themselves are in records.ts.
+import type { AsyncStore } from '../async-store.js';
+import type { DatasetRow, ScheduleCandidate } from '../datasets.js';
+import { row, rows, type Queryable } from './query.js';
+import * as records from './records.js';
+
+type DatasetMethods = Pick<AsyncStore, 'getDataset' | 'listDatasets' | 'reserveGeneration' | 'publishGeneration' | 'upsertRecords'
+  | 'pruneGenerations' | 'countRecords' | 'getRecord' | 'recordFields' | 'rememberFields' | 'recordsPage' | 'listRecords' | 'scheduleCandidates'>;
+
+export function datasetMethods(db: Queryable): DatasetMethods {
+  return {
+    getDataset: (companyId, dataType) => row<DatasetRow>(db, 'SELECT * FROM datasets WHERE company_id = ? AND data_type = ?', [companyId, dataType]),
+    listDatasets: (companyId) => rows<DatasetRow>(db, 'SELECT * FROM datasets WHERE company_id = ? ORDER BY data_type', [companyId]),
+    reserveGeneration: async (companyId, dataType, syncId, requested) => {
+      const reserved = await row<{ next_generation: number }>(db, `INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested)
+        VALUES (?, ?, 2, ?, ?)
+        ON CONFLICT (company_id, data_type) DO UPDATE SET next_generation = datasets.next_generation + 1,
+        latest_sync_id = excluded.latest_sync_id, last_requested = excluded.last_requested
+        RETURNING next_generation`, [companyId, dataType, syncId, requested]);
+      return reserved!.next_generation - 1;
+    },
+    // One statement: the generation replaced is read under the row lock the update takes.
+    publishGeneration: async (companyId, dataType, generation, syncId, completed) => {
+      const replaced = await row<{ visible_generation: number | null }>(db, `WITH old AS (
+          SELECT company_id, data_type, visible_generation FROM datasets WHERE company_id = ? AND data_type = ? FOR UPDATE)
+        UPDATE datasets d SET visible_generation = ?, latest_successful_sync_id = ?, last_successful_sync = ?
+        FROM old WHERE d.company_id = old.company_id AND d.data_type = old.data_type
+        RETURNING old.visible_generation`, [companyId, dataType, generation, syncId, completed]);
+      return replaced?.visible_generation ?? null;
+    },
+    upsertRecords: (companyId, dataType, generation, connectionId, page) => records.upsertRecords(db, companyId, dataType, generation, connectionId, page),
+    pruneGenerations: (companyId, dataType, keep, limit) => records.pruneGenerations(db, companyId, dataType, keep, limit),
+    countRecords: (companyId, dataType, generation) => records.countRecords(db, companyId, dataType, generation),
+    getRecord: (companyId, dataType, generation, id, connectionId) => records.getRecord(db, companyId, dataType, generation, id, connectionId),
+    recordFields: (dataType) => records.recordFields(db, dataType),
+    rememberFields: (dataType, fields) => records.rememberFields(db, dataType, fields),
+    recordsPage: (companyId, dataType, generation, request, connectionId) => records.recordsPage(db, companyId, dataType, generation, request, connectionId),
+    listRecords: (companyId, dataType, generation, request) => records.listRecords(db, companyId, dataType, generation, request),
+    scheduleCandidates: () => rows<ScheduleCandidate>(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
+      JOIN companies c ON c.id = d.company_id
+      WHERE d.last_requested IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
+        AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`),
+  };
+}

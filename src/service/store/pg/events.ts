@@ -1,0 +1,69 @@
+// Events and webhook consumers on PostgreSQL, as ../events.ts keeps them in SQLite. An
+// event and its deliveries (one per consumer that wants it) are one INSERT statement, so
+// they are written together or not at all, in or out of a transaction.
+import type { AsyncStore } from '../async-store.js';
+import type { ConsumerRow, EventInput, EventRow } from '../events.js';
+import type { EventStore } from '../store.js';
+import { row, rows, run, type Queryable } from './query.js';
+
+type EventMethods = Pick<AsyncStore, keyof EventStore>;
+
+/** The row as SQLite's `SELECT *` gives it: without seq, SQLite's rowid, named here. */
+const CONSUMER_COLUMNS = 'id, client_id, url, event_types, company_tags, disabled, disabled_reason, secret, created';
+
+/** Whether the consumer wants the event: its type, and one of its company tags (none: every company). */
+function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags'>, event: EventInput): boolean {
+  if (!(JSON.parse(consumer.event_types) as string[]).includes(event.eventType)) return false;
+  if (consumer.company_tags === null) return true;
+  const tags = JSON.parse(consumer.company_tags) as string[];
+  return tags.length === 0 || tags.some((t) => event.companyTags.includes(t));
+}
+
+// The deliveries are written in the order of the ids given (seq follows it).
+const INSERT_EVENT = `WITH e AS (
+    INSERT INTO events (id, client_id, company_id, event_type, generated, body) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq
+  ), d AS (
+    INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
+    SELECT x.id, x.consumer_id, e.seq, ?::text, 'Pending', ?::text, ?::text
+    FROM e, unnest(?::text[], ?::text[]) WITH ORDINALITY AS x (id, consumer_id, n) ORDER BY x.n
+  )
+  SELECT seq FROM e`;
+
+export function eventMethods(db: Queryable): EventMethods {
+  return {
+    /**
+     * Call inside the change's transaction: the consumers read are held (FOR KEY SHARE)
+     * until it ends, so none is deleted under the deliveries that name it.
+     */
+    insertEvent: async (event, deliveryId) => {
+      const consumers = await rows<Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags'>>(db,
+        'SELECT id, event_types, company_tags FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY seq FOR KEY SHARE', [event.clientId]);
+      const chosen = consumers.filter((consumer) => (event.onlyConsumer ? consumer.id === event.onlyConsumer : wants(consumer, event)));
+      const ids = chosen.map(() => deliveryId());
+      const inserted = await row<{ seq: number }>(db, INSERT_EVENT, [event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body,
+        event.companyId, event.generated, event.generated, ids, chosen.map((consumer) => consumer.id)]);
+      return inserted!.seq;
+    },
+    eventsAfter: (clientId, afterSeq, limit) => rows<EventRow>(db, 'SELECT * FROM events WHERE client_id = ? AND seq > ? ORDER BY seq LIMIT ?', [clientId, afterSeq, limit]),
+    latestEventSeq: async () => (await row<{ seq: number }>(db, 'SELECT coalesce(max(seq), 0) AS seq FROM events'))!.seq,
+    getEvent: (seq) => row<EventRow>(db, 'SELECT * FROM events WHERE seq = ?', [seq]),
+    lastCompanyEvent: (companyId, eventType) => row<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? ORDER BY seq DESC LIMIT 1',
+      [companyId, eventType]),
+    companyEventsAfter: (companyId, eventType, afterSeq) => rows<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? AND seq > ? ORDER BY seq',
+      [companyId, eventType, afterSeq]),
+    insertConsumer: async (consumer) => {
+      await run(db, `INSERT INTO webhook_consumers (id, client_id, url, event_types, company_tags, disabled, disabled_reason, secret, created)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [consumer.id, consumer.client_id, consumer.url, consumer.event_types, consumer.company_tags, consumer.disabled,
+        consumer.disabled_reason, consumer.secret, consumer.created]);
+    },
+    getConsumer: (id) => row<ConsumerRow>(db, `SELECT ${CONSUMER_COLUMNS} FROM webhook_consumers WHERE id = ?`, [id]),
+    listConsumers: (clientId) => rows<ConsumerRow>(db, `SELECT ${CONSUMER_COLUMNS} FROM webhook_consumers WHERE client_id = ? ORDER BY created, seq`, [clientId]),
+    deleteConsumer: async (id) => {
+      await run(db, 'DELETE FROM webhook_consumers WHERE id = ?', [id]);
+    },
+    // Its pending deliveries are left as they are, for the log.
+    disableConsumer: async (id, reason) => {
+      await run(db, 'UPDATE webhook_consumers SET disabled = 1, disabled_reason = ? WHERE id = ?', [reason, id]);
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// Pull operations on PostgreSQL: the durable sync queue and its history, as ../pulls.ts
+// keeps them in SQLite. A lease is one conditional UPDATE: of workers in any number of
+// processes racing for a pull, the row lock lets exactly one through (the others re-check
+// the lease under it and find it taken).
+import { postgresDate } from '../../query/json-fields.js';
+import type { FieldResolver } from '../../query/types.js';
+import { isFinished } from '../../sync/pull-status.js';
+import type { AsyncStore } from '../async-store.js';
+import { planPage } from '../paging.js';
+import { pullFields, type PullRow } from '../pulls.js';
+import { row, rows, run, type Queryable } from './query.js';
+
+type PullMethods = Pick<AsyncStore, 'getPull' | 'openPulls' | 'openPull' | 'insertPull' | 'claimablePulls' | 'leasePull' | 'updatePull'
+  | 'releaseOpenPullLeases' | 'latestPullConnectionId' | 'pullsPage'>;
+
+/**
+ * A resolver of text columns for PostgreSQL: date columns hold ISO text, which the query
+ * language compares as instants (timestamptz here).
+ */
+export function pgDates(resolve: FieldResolver): FieldResolver {
+  return (path) => {
+    const field = resolve(path);
+    return field?.type === 'date' ? { sql: postgresDate(field.sql), type: 'date' } : field;
+  };
+}
+
+const pgPullFields = pgDates(pullFields);
+
+/** The columns updatePull may set: field names become SQL text. */
+const UPDATABLE = new Set<string>(['company_id', 'connection_id', 'data_type', 'status', 'status_description', 'error_message', 'requested',
+  'completed', 'progress', 'generation', 'cursor', 'fetched', 'attempts', 'not_before', 'lease_until', 'validation']);
+
+export function pullMethods(db: Queryable): PullMethods {
+  return {
+    getPull: (id) => row<PullRow>(db, 'SELECT * FROM pull_operations WHERE id = ?', [id]),
+    openPulls: async (companyId) => {
+      const open = await rows<PullRow>(db, `SELECT * FROM pull_operations WHERE company_id = ? AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq`, [companyId]);
+      const byType = new Map<string, PullRow>();
+      for (const pull of open) if (!byType.has(pull.data_type)) byType.set(pull.data_type, pull);
+      return byType;
+    },
+    openPull: (companyId, dataType) => row<PullRow>(db, `SELECT * FROM pull_operations WHERE company_id = ? AND data_type = ?
+      AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq LIMIT 1`, [companyId, dataType]),
+    insertPull: async (pull) => {
+      const finished = isFinished(pull.status);
+      return (await row<PullRow>(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`, [pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status,
+        pull.statusDescription ?? null, pull.requested, finished ? pull.requested : null, finished ? 100 : 0, pull.generation]))!;
+    },
+    pullsPage: (companyId, request) => planPage({
+      columns: '*', from: 'pull_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgPullFields, defaultOrder: 'seq DESC', dialect: 'postgres',
+    }, request),
+    claimablePulls: (now, limit) => rows<PullRow>(db, `SELECT * FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping')
+      AND (lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)
+      ORDER BY seq LIMIT ?`, [now, now, limit]),
+    leasePull: async (id, now, until) => (await run(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
+      WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
+      AND status IN ('Queued', 'Fetching', 'Mapping')`, [until, id, now])) === 1,
+    updatePull: async (id, fields) => {
+      const entries = Object.entries(fields);
+      if (entries.length === 0) return;
+      for (const [key] of entries) if (!UPDATABLE.has(key)) throw new Error(`No pull column ${JSON.stringify(key)} to update.`);
+      await run(db, `UPDATE pull_operations SET ${entries.map(([key]) => `${key} = ?`).join(', ')} WHERE id = ?`, [...entries.map(([, value]) => value), id]);
+    },
+    releaseOpenPullLeases: async () => {
+      await run(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')");
+    },
+    latestPullConnectionId: async (companyId, dataType) => (await row<{ connection_id: string }>(db,
+      'SELECT connection_id FROM pull_operations WHERE company_id = ? AND data_type = ? ORDER BY seq DESC LIMIT 1', [companyId, dataType]))?.connection_id,
+  };
+}

@@ -1,0 +1,39 @@
+// Sync settings (per account, company_id '', or per company) and the data configurations
+// (supplemental data, custom data types) on PostgreSQL: ../sync-settings.ts and
+// ../data-configs.ts statement by statement. Each document is json holding the text SQLite
+// holds; writes are one upsert.
+import type { AsyncStore } from '../async-store.js';
+import type { ConfigKind } from '../data-configs.js';
+import type { SyncSetting } from '../sync-settings.js';
+import { row, run, type Queryable } from './query.js';
+
+type SettingMethods = 'readSettings' | 'writeSettings' | 'readDataConfig' | 'writeDataConfig';
+
+/** Table and key column per kind: fixed names, the only SQL text not written here. */
+const TABLE: Record<ConfigKind, { table: string; key: string }> = {
+  supplemental: { table: 'supplemental_configs', key: 'data_type' },
+  custom: { table: 'custom_data_types', key: 'identifier' },
+};
+
+export function settingMethods(db: Queryable): Pick<AsyncStore, SettingMethods> {
+  return {
+    readSettings: async (clientId, companyId = '') => {
+      const found = await row<{ settings: string }>(db, 'SELECT settings FROM sync_settings WHERE client_id = ? AND company_id = ?', [clientId, companyId]);
+      return found ? (JSON.parse(found.settings) as SyncSetting[]) : undefined;
+    },
+    writeSettings: async (clientId, companyId, settings) => {
+      await run(db, `INSERT INTO sync_settings (client_id, company_id, settings) VALUES (?, ?, ?)
+                     ON CONFLICT (client_id, company_id) DO UPDATE SET settings = excluded.settings`, [clientId, companyId, JSON.stringify(settings)]);
+    },
+    readDataConfig: async (kind, clientId, platformKey, name) => {
+      const { table, key } = TABLE[kind];
+      const found = await row<{ config: string }>(db, `SELECT config FROM ${table} WHERE client_id = ? AND platform_key = ? AND ${key} = ?`, [clientId, platformKey, name]);
+      return found ? (JSON.parse(found.config) as unknown) : undefined;
+    },
+    writeDataConfig: async (kind, clientId, platformKey, name, config) => {
+      const { table, key } = TABLE[kind];
+      await run(db, `INSERT INTO ${table} (client_id, platform_key, ${key}, config) VALUES (?, ?, ?, ?)
+                     ON CONFLICT (client_id, platform_key, ${key}) DO UPDATE SET config = excluded.config`, [clientId, platformKey, name, JSON.stringify(config)]);
+    },
+  };
+}

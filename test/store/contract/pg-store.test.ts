@@ -1,0 +1,81 @@
+// The whole PostgreSQL store, composed: one sync's path across the groups gives the same
+// answers as SQLite's, and its transactions are what the contract says they are.
+import type { Pool } from 'pg';
+import { expect, it } from 'vitest';
+import type { AsyncStore } from '../../../src/service/store/async-store.js';
+import { createPgStore } from '../../../src/service/store/pg/pg-store.js';
+import { describePostgres } from '../../helpers/postgres.js';
+import { relabel } from './owners.js';
+import { freshPostgres, onBoth } from './stores.js';
+
+const T0 = '2026-01-01T00:00:00Z';
+const whole = (db: unknown): AsyncStore => createPgStore(db as Pool);
+
+describePostgres('the PostgreSQL store, composed', () => {
+  it('a client, a company, a connection, a pull and its records: the same answers as SQLite', async () => {
+    const { sqlite, postgres } = await onBoth(whole, async (store) => {
+      const client = await store.insertClient({ name: 'Acme Accounting', plan: 'Paid', created: T0 });
+      const company = await store.insertCompany(client.id, { name: 'Acme Ltd', tags: { region: 'uk' } }, T0);
+      const connection = await store.insertConnection(company.id, 'gbol', 'source-1', T0);
+      const names = new Map([[client.id, 'CLIENT'], [company.id, 'COMPANY'], [connection.id, 'CONNECTION']]);
+      const generation = await store.transaction(async (tx) => {
+        const reserved = await tx.reserveGeneration(company.id, 'invoices', 'sync-1', T0);
+        await tx.insertPull({ id: 'sync-1', companyId: company.id, connectionId: connection.id, dataType: 'invoices', status: 'Queued', generation: reserved, requested: T0 });
+        return reserved;
+      });
+      await store.transaction(async (tx) => {
+        await tx.upsertRecords(company.id, 'invoices', generation, connection.id, [
+          { id: 'inv-1', modifiedDate: T0, data: '{"id":"inv-1","amountDue":10.5,"status":"Paid"}' },
+          { id: 'inv-2', modifiedDate: T0, data: '{"id":"inv-2","amountDue":0,"status":"Void"}' },
+        ]);
+        await tx.rememberFields('invoices', new Map([['id', 'string'], ['amountDue', 'number'], ['status', 'string']]));
+        await tx.publishGeneration(company.id, 'invoices', generation, 'sync-1', T0);
+        await tx.updatePull('sync-1', { status: 'Complete', completed: T0 });
+      });
+      const page = await store.runPage<{ data: Buffer }>(await store.recordsPage(company.id, 'invoices', generation, { page: 1, pageSize: 10, query: 'status=paid' }));
+      return relabel({
+        company: await store.getCompany(company.id),
+        connections: await store.listConnections(company.id, { page: 1, pageSize: 10 }),
+        dataset: await store.getDataset(company.id, 'invoices'),
+        pull: await store.getPull('sync-1'),
+        records: page.rows.map((r) => r.data.toString('utf8')),
+        total: page.total,
+        count: await store.countRecords(company.id, 'invoices', generation),
+      }, names);
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(postgres.records).toEqual(['{"id":"inv-1","amountDue":10.5,"status":"Paid"}']);
+  });
+
+  it('a transaction commits together, rolls back together, is invisible from outside until it commits, and a nested one joins it', async () => {
+    const pool = await freshPostgres();
+    const store = createPgStore(pool);
+    try {
+      const client = await store.insertClient({ name: 'A', plan: 'Paid', created: T0 });
+      await expect(store.transaction(async (tx) => {
+        await tx.insertCompany(client.id, { name: 'Gone', tags: {} }, T0);
+        await tx.transaction((nested) => nested.insertCompany(client.id, { name: 'Gone too', tags: {} }, T0));
+        throw new Error('no');
+      })).rejects.toThrow('no');
+      expect(await store.countCompanies(client.id)).toBe(0);
+
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inserted!: () => void;
+      const written = new Promise<void>((resolve) => (inserted = resolve));
+      const tx = store.transaction(async (inner) => {
+        await inner.insertCompany(client.id, { name: 'Kept', tags: {} }, T0);
+        expect(await inner.countCompanies(client.id)).toBe(1);
+        inserted();
+        await held;
+      });
+      await written;
+      expect(await store.countCompanies(client.id)).toBe(0); // another connection: not committed yet
+      release();
+      await tx;
+      expect(await store.countCompanies(client.id)).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+});

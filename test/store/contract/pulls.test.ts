@@ -1,0 +1,156 @@
+// The pull group: the sync queue, its leases and its pages answer on PostgreSQL as on SQLite.
+import { describe, expect, it } from 'vitest';
+import type { AsyncStore } from '../../../src/service/store/async-store.js';
+import type { PagePlan } from '../../../src/service/store/paging.js';
+import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';
+import { pullMethods } from '../../../src/service/store/pg/pulls.js';
+import type { Queryable } from '../../../src/service/store/pg/query.js';
+import type { PullRow } from '../../../src/service/store/pulls.js';
+import { describePostgres } from '../../helpers/postgres.js';
+import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
+import { freshPostgres, onBoth } from './stores.js';
+
+const methods = (db: Queryable) => ({ ...pullMethods(db), ...pgOwners(db), runPage: <Row>(plan: PagePlan) => runPgPagePlan<Row>(db, plan) });
+type Store = ReturnType<typeof methods> & Pick<AsyncStore, 'runPage'>;
+
+const T0 = '2024-03-01T10:00:00Z';
+const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString().replace('.000Z', 'Z');
+
+/** Queued pulls of both companies, a finished one, and one per other open status. */
+async function seedPulls(store: Store, o: Owners): Promise<PullRow[]> {
+  const made: PullRow[] = [];
+  const add = async (id: string, companyId: string, connectionId: string, dataType: string, status: PullRow['status'], minute: number, statusDescription?: string) =>
+    made.push(await store.insertPull({ id, companyId, connectionId, dataType, status, generation: minute + 1, requested: at(minute), statusDescription }));
+  await add('p1', o.a, o.a1, 'invoices', 'Queued', 0);
+  await add('p2', o.a, o.a1, 'bills', 'Queued', 1, 'waiting');
+  await add('p3', o.a, o.a2, 'invoices', 'Queued', 2);
+  await add('p4', o.a, o.a1, 'customers', 'Complete', 3, 'done');
+  await add('p5', o.b, o.b1, 'invoices', 'Queued', 4);
+  await add('p6', o.a, o.a1, 'suppliers', 'NotSupported', 5);
+  await add('p7', o.a, o.a2, 'payments', 'Initial', 6);
+  return made;
+}
+
+describePostgres('pull store contract', () => {
+  it('inserts, reads and finds the open pulls of a company', async () => {
+    const { sqlite, postgres } = await onBoth(methods, async (store) => {
+      const o = await makeOwners(store);
+      const inserted = await seedPulls(store as Store, o);
+      const answers = {
+        inserted,
+        got: await store.getPull('p4'),
+        missing: await store.getPull('nope'),
+        duplicate: await outcome(() => store.insertPull({ id: 'p1', companyId: o.a, connectionId: o.a1, dataType: 'x', status: 'Queued', generation: 1, requested: T0 })),
+        openA: await store.openPulls(o.a),
+        openB: await store.openPulls(o.b),
+        openNone: await store.openPulls('no-company'),
+        openInvoices: await store.openPull(o.a, 'invoices'),
+        openCustomers: await store.openPull(o.a, 'customers'),
+        latestInvoices: await store.latestPullConnectionId(o.a, 'invoices'),
+        latestCustomers: await store.latestPullConnectionId(o.a, 'customers'),
+        latestMissing: await store.latestPullConnectionId(o.b, 'bills'),
+      };
+      return relabel(answers, o.names);
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(sqlite.openA.get('invoices')?.id).toBe('p1');
+    expect(sqlite.duplicate).toBe('rejected');
+  });
+
+  it('updates pulls field by field', async () => {
+    const { sqlite, postgres } = await onBoth(methods, async (store) => {
+      const o = await makeOwners(store);
+      await seedPulls(store as Store, o);
+      await store.updatePull('p1', {});
+      await store.updatePull('p1', { status: 'Mapping', cursor: 'page-3', fetched: 250, progress: 40, attempts: 2, not_before: at(30), error_message: 'slow' });
+      await store.updatePull('p2', { status: 'Complete', completed: at(9), progress: 100, validation: '{"errors":[],"warnings":[{"w":1}]}', lease_until: null });
+      await store.updatePull('missing', { status: 'Complete' });
+      return relabel([await store.getPull('p1'), await store.getPull('p2'), await store.openPulls(o.a)], o.names);
+    });
+    expect(postgres).toEqual(sqlite);
+  });
+
+  it('claims pulls oldest first, leases each to one worker, and releases open leases', async () => {
+    const { sqlite, postgres } = await onBoth(methods, async (store) => {
+      const o = await makeOwners(store);
+      await seedPulls(store as Store, o);
+      await store.updatePull('p3', { not_before: at(20) });
+      const answers: unknown[] = [];
+      answers.push(await store.claimablePulls(at(10), 10), await store.claimablePulls(at(10), 2), await store.claimablePulls(at(10), 0));
+      answers.push(await store.leasePull('p1', at(10), at(15)));
+      answers.push(await store.leasePull('p1', at(11), at(16))); // still held
+      answers.push(await store.getPull('p1'));
+      answers.push(await store.claimablePulls(at(12), 10));
+      answers.push(await store.leasePull('p1', at(15), at(25))); // expired at 15: taken again, stays Fetching
+      answers.push(await store.leasePull('p4', at(10), at(15))); // finished
+      answers.push(await store.leasePull('p7', at(10), at(15))); // Initial is not open
+      answers.push(await store.leasePull('missing', at(10), at(15)));
+      await store.updatePull('p2', { status: 'Mapping' });
+      answers.push(await store.leasePull('p2', at(10), at(15)), await store.getPull('p2'));
+      answers.push(await store.claimablePulls(at(20), 10)); // p3's retry time has come; p1 and p2 held
+      await store.updatePull('p4', { lease_until: at(99) });
+      await store.releaseOpenPullLeases();
+      answers.push(await store.claimablePulls(at(20), 10), await store.getPull('p4'));
+      return relabel(answers, o.names);
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(sqlite.slice(3, 5)).toEqual([true, false]);
+  });
+
+  it('pages pulls newest first, with query= and orderBy=', async () => {
+    const { sqlite, postgres } = await onBoth(methods, async (store) => {
+      const o = await makeOwners(store);
+      await seedPulls(store as Store, o);
+      await store.updatePull('p2', { progress: 55, completed: at(40) });
+      await store.updatePull('p3', { progress: 55 });
+      const page = (request: Parameters<AsyncStore['pullsPage']>[1]) => store.runPage<PullRow>(store.pullsPage(o.a, request));
+      const answers = [
+        await page({ page: 1, pageSize: 2 }), await page({ page: 2, pageSize: 2 }), await page({ page: 3, pageSize: 2 }), await page({ page: 4, pageSize: 2 }),
+        await page({ page: 1, pageSize: 10, query: 'dataType=INVOICES' }),
+        await page({ page: 1, pageSize: 10, query: 'status!=queued&&requested>=2024-03-01T10:02:00Z' }),
+        await page({ page: 1, pageSize: 10, query: 'progress>10||completed=null', orderBy: '-progress,dataType' }),
+        await page({ page: 1, pageSize: 3, orderBy: 'completed' }), await page({ page: 2, pageSize: 3, orderBy: 'completed' }),
+        await page({ page: 1, pageSize: 10, query: 'connectionId~' + JSON.stringify(o.a2.slice(2, 10).toUpperCase()) }),
+        await store.runPage(store.pullsPage('no-company', { page: 1, pageSize: 10 })),
+      ];
+      return relabel(answers, o.names);
+    });
+    expect(postgres).toEqual(sqlite);
+    expect((sqlite[0] as { total: number }).total).toBe(6);
+    expect((sqlite[4] as { rows: PullRow[] }).rows.map((r) => r.id)).toEqual(['p3', 'p1']);
+  });
+
+  it('rejects a query on a field pulls do not have, on both', async () => {
+    const { sqlite, postgres } = await onBoth(methods, async (store) => [
+      await outcome(async () => store.pullsPage('c', { page: 1, pageSize: 1, query: 'nope=1' })),
+      await outcome(async () => store.pullsPage('c', { page: 1, pageSize: 1, orderBy: 'nope' })),
+    ]);
+    expect(postgres).toEqual(sqlite);
+    expect(sqlite).toEqual(['rejected', 'rejected']);
+  });
+
+  describe('on PostgreSQL alone', () => {
+    it('gives each lease to exactly one of two processes racing for it', async () => {
+      const pool = await freshPostgres();
+      const other = secondPool(pool);
+      try {
+        const store = methods(pool);
+        const o = await makeOwners(store);
+        const ids = Array.from({ length: 40 }, (_, i) => `race-${i}`);
+        for (const [i, id] of ids.entries()) {
+          await store.insertPull({ id, companyId: o.a, connectionId: o.a1, dataType: `type${i}`, status: 'Queued', generation: 1, requested: T0 });
+        }
+        const first = pullMethods(pool);
+        const second = pullMethods(other);
+        const results = await Promise.all(ids.map((id) => Promise.all([first.leasePull(id, at(1), at(5)), second.leasePull(id, at(1), at(5))])));
+        for (const pair of results) expect(pair.filter(Boolean)).toHaveLength(1);
+        expect(results.filter(([mine]) => mine).length).toBeGreaterThan(0);
+        const statuses = await Promise.all(ids.map(async (id) => (await first.getPull(id))!.status));
+        expect(new Set(statuses)).toEqual(new Set(['Fetching']));
+      } finally {
+        await other.end();
+        await pool.end();
+      }
+    });
+  });
+});
