@@ -5,7 +5,8 @@
 // known start, a page is a seek on the order column (`seq > ?`) plus a short offset from
 // the nearest start known before it; pages asked for in order (an export) find theirs
 // exactly. Bounded: the oldest scopes go first, and each scope keeps a limited number of starts.
-import type { Db } from './db.js';
+// Kept per owner: a SQLite connection, or the PostgreSQL store's process (its published
+// generations never change either, whichever process reads them).
 
 export interface FixedScope {
   total: number | undefined;
@@ -15,12 +16,12 @@ export interface FixedScope {
 
 const MAX_SCOPES = 256;
 const MAX_STARTS = 512;
-const scopes = new WeakMap<Db, Map<string, FixedScope>>();
+const scopes = new WeakMap<object, Map<string, FixedScope>>();
 
-/** The remembered state of one scope (one count statement with its parameters) on `db`. */
-export function fixedScope(db: Db, key: string): FixedScope {
-  let byKey = scopes.get(db);
-  if (!byKey) scopes.set(db, (byKey = new Map()));
+/** The remembered state of one scope (one count statement with its parameters) for `owner`. */
+export function fixedScope(owner: object, key: string): FixedScope {
+  let byKey = scopes.get(owner);
+  if (!byKey) scopes.set(owner, (byKey = new Map()));
   let scope = byKey.get(key);
   if (scope) {
     // Most recently used last, so the first one is the one to drop.

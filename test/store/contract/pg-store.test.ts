@@ -47,6 +47,27 @@ describePostgres('the PostgreSQL store, composed', () => {
     expect(postgres.records).toEqual(['{"id":"inv-1","amountDue":10.5,"status":"Paid"}']);
   });
 
+  it('record pages by seek (in order, backwards, again) and by offset (with orderBy) give the same rows as SQLite', async () => {
+    const { sqlite, postgres } = await onBoth(whole, async (store) => {
+      const client = await store.insertClient({ name: 'A', plan: 'Paid', created: T0 });
+      const company = await store.insertCompany(client.id, { name: 'Acme', tags: {} }, T0);
+      const connection = await store.insertConnection(company.id, 'gbol', 's', T0);
+      const records = Array.from({ length: 40 }, (_, i) => ({ id: `r${i}`, data: JSON.stringify({ id: `r${i}`, n: (i * 7) % 13 }) }));
+      await store.upsertRecords(company.id, 'invoices', 1, connection.id, records);
+      await store.rememberFields('invoices', new Map([['id', 'string'], ['n', 'number']]));
+      const read = async (page: number, orderBy?: string) => {
+        const { rows, total } = await store.runPage<{ data: Buffer }>(await store.recordsPage(company.id, 'invoices', 1, { page, pageSize: 7, ...(orderBy ? { orderBy } : {}) }));
+        return { page, total, ids: rows.map((r) => (JSON.parse(r.data.toString('utf8')) as { id: string }).id) };
+      };
+      const pages = [];
+      for (const page of [1, 2, 3, 4, 5, 6, 7, 6, 3, 1, 5, 9]) pages.push(await read(page));
+      for (const page of [1, 4, 6]) pages.push(await read(page, '-n'));
+      return pages;
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(postgres.slice(0, 6).flatMap((p) => p.ids)).toEqual(Array.from({ length: 40 }, (_, i) => `r${i}`));
+  });
+
   it('a transaction commits together, rolls back together, is invisible from outside until it commits, and a nested one joins it', async () => {
     const pool = await freshPostgres();
     const store = createPgStore(pool);

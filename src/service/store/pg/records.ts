@@ -71,9 +71,9 @@ export async function rememberFields(db: Queryable, dataType: string, fields: Ma
 /**
  * Query paths resolve to the record's fields as json-fields.ts reads them; the data type is
  * inlined as a literal so the invoice indexes (partial on data_type) serve, so it is
- * checked against the only safe shapes, whatever the caller checked. Plain LIMIT/OFFSET
- * pages for now: SQLite's remembered counts and page starts (../fixed-scope.ts) are an
- * optimisation of its own, and a seek for deep pages here comes with the deep-paging bench.
+ * checked against the only safe shapes, whatever the caller checked. Callers read only
+ * published generations, whose records never change: the count and the places pages start
+ * are remembered (../fixed-scope.ts, through pg/paging.ts), as on SQLite.
  */
 export async function recordsPage(db: Queryable, companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): Promise<PagePlan> {
   if (!DATA_TYPE_KEY.test(dataType)) throw new Error('Unsafe data type key reached listRecords.');
@@ -91,6 +91,7 @@ export async function recordsPage(db: Queryable, companyId: string, dataType: st
     scopeParams: connectionId ? [companyId, generation, connectionId] : [companyId, generation],
     resolve,
     defaultOrder: 'seq',
+    fixed: { seek: 'seq' },
     dialect: 'postgres',
   }, request);
 }
