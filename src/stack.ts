@@ -43,7 +43,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     );
     sandboxUrl = sandbox.url;
   }
-  const service = createService({ ...serviceOptions, platformUrl: sandboxUrl });
+  let service: Service;
+  try {
+    service = createService({ ...serviceOptions, platformUrl: sandboxUrl });
+  } catch (err) {
+    // A refused start (a secret key that cannot be settled on, say) leaves no sandbox thread behind.
+    await sandbox?.close();
+    throw err;
+  }
   made.service = service;
   try {
     const baseUrl = await service.listen({ port: options.port ?? 0, host });

@@ -63,6 +63,8 @@ export interface ServiceOptions {
   maintenance?: boolean;
   clock?: Clock;
   env?: NodeJS.ProcessEnv;
+  /** A file holding the token-encryption key, ahead of FERRY_SECRET_KEY and <data-dir>/secret.key (secrets.ts). */
+  secretKeyFile?: string;
   verifier?: TokenVerifier;
   /**
    * Base URL of the third-party platforms (the sandbox). With it the service verifies
@@ -109,11 +111,12 @@ export interface Service {
 export function createService(options: ServiceOptions): Service {
   const clock = options.clock ?? systemClock;
   privateDataDir(options.dataDir, options.onNotice);
+  // Before anything opens: a key that cannot be settled on stops the start with nothing changed.
+  const secretKey = loadSecretKey(options.dataDir, options.env, { keyFile: options.secretKeyFile, onNotice: options.onNotice });
   const dbFile = join(options.dataDir, 'ferry.db');
   const db = openDatabase(dbFile);
   const store = createSqliteStore(db);
   const adminKey = ensureAdmin(store, options.dataDir, clock);
-  const secretKey = loadSecretKey(options.dataDir, options.env);
   const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
   let worker: SyncWorker | undefined;
   let webhooks: DeliveryLoop | undefined;

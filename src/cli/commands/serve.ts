@@ -4,6 +4,7 @@ import { wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
+import { SecretKeyError } from '../../service/secrets.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
 import type { Registrar } from '../program.js';
@@ -18,6 +19,7 @@ export interface ServeOptions {
   trustProxy?: boolean;
   rateLimit?: number;
   maintenance?: boolean;
+  secretKeyFile?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
     .option('--public-url <url>', 'base of the links in responses (default: the listening address)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')
+    .option('--secret-key-file <path>', 'file holding the token-encryption key (64 hex characters or base64 of 32 bytes); ahead of FERRY_SECRET_KEY and <data-dir>/secret.key')
     .option('--sandbox-host <host>', 'address of the sandbox platforms (their admin routes need the admin key; default 127.0.0.1)')
     .option('--sandbox-url <url>', 'use the sandbox platforms of a `ferry sandbox serve` at URL instead of starting them here', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090'))
     .addHelpText('after', examples(
@@ -55,12 +58,18 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
       'ferry serve --host 0.0.0.0 --public-url https://ferry.example.com   # behind a load balancer',
+      'ferry serve --secret-key-file /etc/ferry/secret.key   # every instance shares the token-encryption key',
       'ferry sandbox serve --port 9090 --service-url http://127.0.0.1:8080 --data-dir ./sandbox-data &',
       'ferry serve --port 8080 --sandbox-url http://127.0.0.1:9090 --data-dir ./ferry-data   # the sandbox as its own process',
     ))
     .addHelpText('after', `State lives in --data-dir (global; default $XDG_DATA_HOME/ferry). The first start writes the
 admin key to <data-dir>/admin.key (mode 0600). Ctrl-C or SIGTERM stops accepting connections,
 lets in-flight requests finish and exits 0.
+
+OAuth tokens are encrypted at rest with the key of --secret-key-file, else FERRY_SECRET_KEY,
+else <data-dir>/secret.key (written on the first start). The start is refused when the key
+file and FERRY_SECRET_KEY hold different keys, or when the data dir has a secret.key whose
+key differs from the file's (its sealed tokens would not open).
 
 The sandbox platforms run in a thread of this process over the same data dir, unless
 --sandbox-url names a \`ferry sandbox serve\` process; that sandbox asks this service
@@ -87,11 +96,13 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       trustProxy: options.trustProxy ?? false,
       rateLimit: options.rateLimit,
       maintenance: options.maintenance ?? false,
+      secretKeyFile: options.secretKeyFile,
       env: io.env,
       onNotice: (message) => io.err(message, { force: true }),
       onInternalError: (err, correlationId) => io.err(`internal error ${correlationId}: ${(err as Error)?.message ?? err}`, { force: true }),
     });
   } catch (err) {
+    if (err instanceof SecretKeyError) throw new CliError(err.message, err.kind === 'conflict' ? EXIT.usage : EXIT.error);
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(`Port ${options.port} on ${options.host} is already in use.`, EXIT.error, 'Pick another with --port, or --port 0 for a free one.');
     }
