@@ -4,7 +4,6 @@ import { wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import { SecretKeyError } from '../../service/secrets.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
 import type { Registrar } from '../program.js';
@@ -84,7 +83,8 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
     throw new UsageError('--sandbox-host and --sandbox-url do not go together.', '--sandbox-host places the sandbox this process starts; with --sandbox-url it starts none.');
   }
   const dataDir = resolveDataDir(ctx.flags, io.env);
-  const { startStack } = await import('../../stack.js');
+  // Loaded here, not at the top: `ferry --help` stays free of the service's modules.
+  const [{ startStack }, { SecretKeyError }] = await Promise.all([import('../../stack.js'), import('../../service/secrets.js')]);
   let stack;
   try {
     stack = await startStack({
