@@ -39,7 +39,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   if (sandboxUrl === undefined) {
     sandbox = await startSandboxThread(
       { dataDir: options.dataDir, host: sandboxHost ?? '127.0.0.1', port: sandboxPort ?? 0 },
-      async (authorization) => made.service?.checkAdmin(authorization) ?? 'unauthenticated',
+      async (authorization) => (await made.service?.checkAdmin(authorization)) ?? 'unauthenticated',
     );
     sandboxUrl = sandbox.url;
   }

@@ -35,7 +35,7 @@ import { ReadPool } from './read-pool/pool.js';
 import { createSealer, loadSecretKey } from './secrets.js';
 import { openDatabase, setAutoCheckpoint, type Db } from './store/db.js';
 import { createSqliteStore } from './store/sqlite-store.js';
-import type { Store } from './store/store.js';
+import { sqliteAsyncStore, type AsyncStore } from './store/async-store.js';
 import { EventBus } from './events/bus.js';
 import { eventsOf } from './events/record.js';
 import { RateLimitWatch } from './events/rate-limit-watch.js';
@@ -95,7 +95,7 @@ export interface ServiceOptions {
 
 export interface Service {
   app: FastifyInstance;
-  store: Store;
+  store: AsyncStore;
   /** The SQLite handle under the store: for diagnostics and tests that look at what is at rest, never for routes. */
   db: Db;
   adminKey: string;
@@ -105,7 +105,7 @@ export interface Service {
   close(): Promise<void>;
   setMaintenance(on: boolean): void;
   /** Whether an Authorization header carries a live admin key (for the sandbox's admin routes). */
-  checkAdmin(authorization: string | undefined): 'admin' | 'unauthenticated' | 'forbidden';
+  checkAdmin(authorization: string | undefined): Promise<'admin' | 'unauthenticated' | 'forbidden'>;
 }
 
 export function createService(options: ServiceOptions): Service {
@@ -115,8 +115,10 @@ export function createService(options: ServiceOptions): Service {
   const secretKey = loadSecretKey(options.dataDir, options.env, { keyFile: options.secretKeyFile, onNotice: options.onNotice });
   const dbFile = join(options.dataDir, 'ferry.db');
   const db = openDatabase(dbFile);
-  const store = createSqliteStore(db);
-  const adminKey = ensureAdmin(store, options.dataDir, clock);
+  // The admin account is made before anything else can use the store, through its
+  // synchronous face; everything after goes through the asynchronous one.
+  const adminKey = ensureAdmin(createSqliteStore(db), options.dataDir, clock);
+  const store = sqliteAsyncStore(db);
   const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
   let worker: SyncWorker | undefined;
   let webhooks: DeliveryLoop | undefined;
@@ -189,16 +191,19 @@ export function createService(options: ServiceOptions): Service {
   // rate-limit headers and unauthenticated floods are limited too.
   const authCache = new AuthCache(store, clock);
   const rateLimitWatch = new RateLimitWatch(eventsOf(ctx), rateLimit);
-  /** Takes one request from the bucket; an account's keys also tell the watch, which records the rate-limit events. */
-  const limit = (reply: FastifyReply, bucket: string, clientId?: string) => {
+  /**
+   * Takes one request from the bucket; an account's keys also tell the watch, which records
+   * the rate-limit events (committed before the response, as any other write of a request).
+   */
+  const limit = async (reply: FastifyReply, bucket: string, clientId?: string): Promise<void> => {
     if (!limiter) return;
     const decision = limiter.take(bucket);
     reply.headers(decision.headers);
     if (!decision.allowed) {
-      if (clientId) rateLimitWatch.refused(clientId, decision.retryAfterSeconds);
+      if (clientId) await rateLimitWatch.refused(clientId, decision.retryAfterSeconds);
       throw errors.tooManyRequests(decision.retryAfterSeconds);
     }
-    if (clientId) rateLimitWatch.admitted(clientId, Number(decision.headers['X-Rate-Limit-Remaining']));
+    if (clientId) await rateLimitWatch.admitted(clientId, Number(decision.headers['X-Rate-Limit-Remaining']));
   };
   let publicUrl = options.publicUrl?.replace(/\/+$/, '');
   app.decorateRequest('baseUrl', '');
@@ -211,12 +216,12 @@ export function createService(options: ServiceOptions): Service {
     if (request.url.startsWith('/branding/') && request.method === 'GET' && !maintenance) return limit(reply, `ip:${request.ip}`);
     try {
       if (maintenance) throw errors.maintenance();
-      request.auth = authCache.authenticate(request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
+      request.auth = await authCache.authenticate(request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
     } catch (err) {
-      limit(reply, `ip:${request.ip}`);
+      await limit(reply, `ip:${request.ip}`);
       throw err;
     }
-    limit(reply, `key:${request.auth.keyId}`, request.auth.caller.id);
+    await limit(reply, `key:${request.auth.keyId}`, request.auth.caller.id);
   });
 
   app.setNotFoundHandler(async (request) => {
@@ -273,14 +278,14 @@ export function createService(options: ServiceOptions): Service {
       ctx.events.close();
       await ctx.reads.close();
       await platform?.close();
-      store.close();
+      await store.close();
     },
     setMaintenance(on) {
       maintenance = on;
     },
-    checkAdmin(authorization) {
+    async checkAdmin(authorization) {
       try {
-        return authCache.authenticate(authorization, undefined).caller.is_admin ? 'admin' : 'forbidden';
+        return (await authCache.authenticate(authorization, undefined)).caller.is_admin ? 'admin' : 'forbidden';
       } catch (err) {
         return err instanceof ApiError && err.statusCode === 401 ? 'unauthenticated' : 'forbidden';
       }

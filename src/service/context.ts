@@ -6,10 +6,10 @@ import type { ReadPool } from './read-pool/pool.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
 import type { TokenVerifier } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
-import type { Store } from './store/store.js';
+import type { AsyncStore } from './store/async-store.js';
 
 export interface ServiceContext {
-  store: Store;
+  store: AsyncStore;
   clock: Clock;
   sealer: Sealer;
   verifier: TokenVerifier;

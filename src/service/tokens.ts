@@ -3,15 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PlatformAuthError, PlatformFetchError, type PlatformAdapter } from './integrations/adapter.js';
 import type { Tokens } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
-import type { Store } from './store/store.js';
+import type { AsyncStore } from './store/async-store.js';
 
-export function readTokens(store: Store, sealer: Sealer, connectionId: string): Tokens | undefined {
-  const sealed = store.loadSealedTokens(connectionId);
+export async function readTokens(store: AsyncStore, sealer: Sealer, connectionId: string): Promise<Tokens | undefined> {
+  const sealed = await store.loadSealedTokens(connectionId);
   return sealed ? sealer.open<Tokens>(sealed, connectionId) : undefined;
 }
 
-export function writeTokens(store: Store, sealer: Sealer, connectionId: string, tokens: Tokens, updated: string): void {
-  store.storeTokens(connectionId, sealer.seal(tokens, connectionId), updated);
+export async function writeTokens(store: AsyncStore, sealer: Sealer, connectionId: string, tokens: Tokens, updated: string): Promise<void> {
+  await store.storeTokens(connectionId, sealer.seal(tokens, connectionId), updated);
 }
 
 export function sameTokens(a: Tokens, b: Tokens): boolean {
@@ -31,19 +31,19 @@ const LOCK_POLL_MS = 20;
  * every thread. The lease is wall-clock time: it is about the holder being alive, not
  * about business time (which tests move with a fake clock).
  */
-async function withRefreshLease<T>(store: Store, connectionId: string, work: () => Promise<T>): Promise<T> {
+async function withRefreshLease<T>(store: AsyncStore, connectionId: string, work: () => Promise<T>): Promise<T> {
   const giveUp = Date.now() + LOCK_MS * 2;
   for (;;) {
     const now = Date.now();
-    if (store.takeRefreshLease(connectionId, now, now + LOCK_MS)) break;
-    if (!store.getConnectionById(connectionId)) throw new PlatformAuthError('The connection was deleted.', true);
+    if (await store.takeRefreshLease(connectionId, now, now + LOCK_MS)) break;
+    if (!(await store.getConnectionById(connectionId))) throw new PlatformAuthError('The connection was deleted.', true);
     if (now > giveUp) throw new PlatformFetchError('Another refresh of this connection did not finish in time.');
     await sleep(LOCK_POLL_MS);
   }
   try {
     return await work();
   } finally {
-    store.releaseRefreshLease(connectionId);
+    await store.releaseRefreshLease(connectionId);
   }
 }
 
@@ -56,20 +56,20 @@ async function withRefreshLease<T>(store: Store, connectionId: string, work: () 
  * the lease would be two writes (two commits) for every pull and push.
  */
 export async function freshTokens(
-  store: Store, sealer: Sealer, adapter: PlatformAdapter, connection: { id: string; integration_key: string },
+  store: AsyncStore, sealer: Sealer, adapter: PlatformAdapter, connection: { id: string; integration_key: string },
   now: () => string, options: { withinSeconds?: number; refused?: Tokens } = {},
 ): Promise<Tokens> {
   const withinSeconds = options.withinSeconds ?? REFRESH_WITHIN_SECONDS;
   if (!options.refused) {
-    const stored = readTokens(store, sealer, connection.id);
+    const stored = await readTokens(store, sealer, connection.id);
     if (stored && !adapter.needsRefresh(connection.integration_key, stored, withinSeconds)) return stored;
   }
   return withRefreshLease(store, connection.id, async () => {
-    const current = readTokens(store, sealer, connection.id);
+    const current = await readTokens(store, sealer, connection.id);
     if (!current) throw new PlatformAuthError('The connection has no tokens.', true);
     const forced = options.refused !== undefined && sameTokens(current, options.refused);
     const next = await adapter.ensureFresh(connection.integration_key, current, forced ? Number.MAX_SAFE_INTEGER : withinSeconds);
-    if (!sameTokens(current, next)) writeTokens(store, sealer, connection.id, next, now());
+    if (!sameTokens(current, next)) await writeTokens(store, sealer, connection.id, next, now());
     return next;
   });
 }

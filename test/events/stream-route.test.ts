@@ -132,7 +132,7 @@ describe('event routes', () => {
     expect(Object.keys(one)).toEqual(['sequence', 'id', 'eventType', 'generatedDate', 'payload']);
     expect(two.sequence).toBeGreaterThan(one.sequence);
     // Each entry is the stored event byte for byte, with its sequence number in front.
-    const stored = t.service.store.getEvent(one.sequence)!;
+    const stored = (await t.service.store.getEvent(one.sequence))!;
     expect(all.text).toContain(`{"sequence":${one.sequence},${stored.body.slice(1)}`);
     // The list ran out: continuing from lastSequence skips nothing and repeats nothing.
     expect(all.body.lastSequence).toBeGreaterThanOrEqual(two.sequence);
@@ -146,7 +146,7 @@ describe('event routes', () => {
 
     // limit=0: no events, and where the stream is now.
     const now = await list(keyA, '?limit=0');
-    expect(now.body).toEqual({ results: [], lastSequence: t.service.store.latestEventSeq() });
+    expect(now.body).toEqual({ results: [], lastSequence: await t.service.store.latestEventSeq() });
   });
 
   it('GET /events refuses a bad after or limit (400 naming the parameter)', async () => {
@@ -168,7 +168,7 @@ describe('event routes', () => {
     await reader.until('one event', () => reader.messages.length >= 1);
     const [message] = reader.messages;
     expect(message!.type).toBe('company.created');
-    const stored = t.service.store.getEvent(Number(message!.lastEventId))!;
+    const stored = (await t.service.store.getEvent(Number(message!.lastEventId)))!;
     expect(message!.data).toBe(stored.body);
     expect(JSON.parse(message!.data)).toMatchObject({ eventType: 'company.created', payload: { id: companyId, name: 'Streamed Ltd' } });
     expect(reader.text()).toContain(`id: ${stored.seq}\nevent: company.created\ndata: ${stored.body}\n\n`);
@@ -215,9 +215,10 @@ describe('event routes', () => {
     const mineB = await createCompany(keyB, 'Only B sees this');
     await readerA.until('A\'s event', () => eventBodies(readerA).some((e) => e.payload.id === mineA));
     await readerB.until('B\'s event', () => eventBodies(readerB).some((e) => e.payload.id === mineB));
-    const clientOf = (seq: number) => t.service.store.getEvent(seq)!.client_id;
-    expect(new Set(readerA.messages.map((m) => clientOf(Number(m.lastEventId))))).toEqual(new Set([clientA]));
-    expect(new Set(readerB.messages.map((m) => clientOf(Number(m.lastEventId))))).toEqual(new Set([clientB]));
+    const clientsOf = (messages: SseMessage[]) =>
+      Promise.all(messages.map(async (m) => (await t.service.store.getEvent(Number(m.lastEventId)))!.client_id));
+    expect(new Set(await clientsOf(readerA.messages))).toEqual(new Set([clientA]));
+    expect(new Set(await clientsOf(readerB.messages))).toEqual(new Set([clientB]));
     expect(readerA.text()).not.toContain(mineB);
     readerA.close();
     readerB.close();
@@ -286,8 +287,8 @@ describe('event routes', () => {
     const events = eventsOf(t.service.context);
     const filler = 'x'.repeat(500);
     const count = 3000;
-    t.service.store.transaction(() => {
-      for (let i = 0; i < count; i += 1) recordEvent(events, { clientId: clientA, eventType: 'ferry.webhook.test', payload: { n: i, filler } });
+    await t.service.store.transaction(async () => {
+      for (let i = 0; i < count; i += 1) await recordEvent(events, { clientId: clientA, eventType: 'ferry.webhook.test', payload: { n: i, filler } });
     });
     // The service is not blocked by the stalled reader.
     expect((await t.call('GET', '/events/types', { apiKey: keyA })).status).toBe(200);
@@ -323,7 +324,7 @@ describe('event stream and the service', () => {
       const reader = await openStream(t.baseUrl, apiKey, '/events/stream');
       expect(reader.headers['x-rate-limit-remaining']).toBe('4');
       const events = eventsOf(t.service.context);
-      for (let i = 0; i < 3; i += 1) recordEvent(events, { clientId: id, eventType: 'ferry.webhook.test', payload: { n: i } });
+      for (let i = 0; i < 3; i += 1) await recordEvent(events, { clientId: id, eventType: 'ferry.webhook.test', payload: { n: i } });
       await reader.until('three events and heartbeats', () => reader.messages.length >= 3 && reader.text().split(': keep-alive').length >= 4);
       const next = await t.call('GET', '/events/types', { apiKey });
       expect(next.headers.get('x-rate-limit-remaining')).toBe('3');

@@ -99,4 +99,48 @@ describe('sqliteAsyncStore', () => {
     expect(order).toEqual(['first begins', 'first ends', 'second begins', 'second ends']);
     expect(await store.countCompanies(client.id)).toBe(2);
   });
+
+  it('calls on the outer store from inside the work join the transaction (no deadlock) and roll back with it', async () => {
+    open();
+    const client = await store.insertClient({ name: 'A', plan: 'Paid', created });
+    // A helper that knows only the outer store, called from a transaction's work.
+    const addCompany = (name: string) => store.insertCompany(client.id, { name, tags: {} }, created);
+    await store.transaction(async () => {
+      await addCompany('Joined');
+      expect(await store.countCompanies(client.id)).toBe(1);
+      await store.transaction(async () => addCompany('Nested'));
+    });
+    expect(await store.countCompanies(client.id)).toBe(2);
+    await expect(store.transaction(async () => {
+      await addCompany('Rolled back');
+      throw new Error('no');
+    })).rejects.toThrow('no');
+    expect(await store.countCompanies(client.id)).toBe(2);
+  });
+
+  it('a task the work started and left running does not join a later transaction', async () => {
+    open();
+    const client = await store.insertClient({ name: 'A', plan: 'Paid', created });
+    const go = gate();
+    let late: Promise<number> | undefined;
+    await store.transaction(async () => {
+      late = go.wait.then(() => store.countCompanies(client.id));
+    });
+    const hold = gate();
+    const entered = gate();
+    const second = store.transaction(async (tx) => {
+      await tx.insertCompany(client.id, { name: 'In the second', tags: {} }, created);
+      entered.release();
+      await hold.wait;
+    });
+    await entered.wait;
+    go.release();
+    let counted: number | undefined;
+    void late!.then((n) => (counted = n));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counted).toBeUndefined(); // waits for the second transaction instead of reading inside it
+    hold.release();
+    await second;
+    expect(await late).toBe(1);
+  });
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService } from '../../src/service/app.js';
 import { openDatabase } from '../../src/service/store/db.js';
-import { createSqliteStore } from '../../src/service/store/sqlite-store.js';
+import { sqliteAsyncStore } from '../../src/service/store/async-store.js';
 import { busyTest, loadGauge, measureLoad } from '../../src/service/sync/request-load.js';
 import { freshTokens, readTokens } from '../../src/service/tokens.js';
 import { tempDir } from '../helpers/service.js';
@@ -36,18 +36,18 @@ describe('the sync worker beside the request thread', () => {
   it('reads tokens that need no refresh without waiting for the refresh lease another connection holds', async () => {
     const linked = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 1);
     const { store, sealer, platform } = h.service.context;
-    const other = createSqliteStore(openDatabase(join(h.dataDir, 'ferry.db')));
+    const other = sqliteAsyncStore(openDatabase(join(h.dataDir, 'ferry.db')));
     try {
       const now = Date.now();
-      expect(other.takeRefreshLease(linked.connectionId, now, now + 10 * 60_000)).toBe(true);
-      const connection = store.getConnectionById(linked.connectionId)!;
+      expect(await other.takeRefreshLease(linked.connectionId, now, now + 10 * 60_000)).toBe(true);
+      const connection = (await store.getConnectionById(linked.connectionId))!;
       const tokens = await freshTokens(store, sealer, platform!, connection, () => h.clock.now().toISOString());
-      expect(tokens).toEqual(readTokens(store, sealer, linked.connectionId));
+      expect(tokens).toEqual(await readTokens(store, sealer, linked.connectionId));
       // The lease is still the other connection's: this read neither took nor freed it.
-      expect(store.takeRefreshLease(linked.connectionId, Date.now(), Date.now() + 1000)).toBe(false);
+      expect(await store.takeRefreshLease(linked.connectionId, Date.now(), Date.now() + 1000)).toBe(false);
     } finally {
-      other.releaseRefreshLease(linked.connectionId);
-      other.close();
+      await other.releaseRefreshLease(linked.connectionId);
+      await other.close();
     }
   });
 
@@ -78,9 +78,9 @@ describe('WAL checkpoints with the sync worker running', () => {
       expect(service.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
       const file = join(dataDir, 'ferry.db');
       const before = statSync(file).size;
-      const client = service.store.findAdminClient()!;
+      const client = (await service.store.findAdminClient())!;
       // A few hundred pages: the WAL alone holds them until a checkpoint copies them over.
-      for (let i = 0; i < 200; i++) service.store.insertCompany(client.id, { name: `Checkpoint ${i}`, description: 'x'.repeat(2000), tags: {} }, '2026-11-25T10:00:00Z');
+      for (let i = 0; i < 200; i++) await service.store.insertCompany(client.id, { name: `Checkpoint ${i}`, description: 'x'.repeat(2000), tags: {} }, '2026-11-25T10:00:00Z');
       await waitFor('the database file to take the new pages', async () => statSync(file).size > before);
     } finally {
       await service.close();

@@ -147,12 +147,12 @@ describe('push operations', () => {
   });
 
   it('refreshes an expired access token before pushing, and before asking for a pending push\'s outcome', async () => {
-    const stored = () => readTokens(h.service.context.store, h.service.context.sealer, linked.connectionId)!;
-    const before = stored();
+    const stored = async () => (await readTokens(h.service.context.store, h.service.context.sealer, linked.connectionId))!;
+    const before = await stored();
     h.clock.advance(TTL + 60);
     const now = await api.call('POST', pushPath, { body: invoice({ invoiceNumber: 'LATE-1' }) });
     expect(now.body, now.text).toMatchObject({ status: 'Success', statusCode: 200, errorMessage: null });
-    expect(stored().refreshToken).not.toBe(before.refreshToken);
+    expect((await stored()).refreshToken).not.toBe(before.refreshToken);
 
     // The platform settles this one after the access token has expired again.
     await patchSandbox(h.sandboxUrl, { pushMode: 'async', pushDelaySeconds: TTL + 600 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS } from '../../src/sandbox/index.js';
 import { openDatabase } from '../../src/service/store/db.js';
-import { createSqliteStore } from '../../src/service/store/sqlite-store.js';
+import { sqliteAsyncStore } from '../../src/service/store/async-store.js';
 import { freshTokens, readTokens } from '../../src/service/tokens.js';
 import { linkedCompany } from '../helpers/sync.js';
 import { type Harness, startTestStack } from '../helpers/stack.js';
@@ -23,11 +23,11 @@ describe('refresh lease across database connections', () => {
   it('refreshes once when two threads find the same expired token at the same time', async () => {
     const linked = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 10);
     const { sealer, platform } = h.service.context;
-    const before = readTokens(h.service.context.store, sealer, linked.connectionId)!;
+    const before = (await readTokens(h.service.context.store, sealer, linked.connectionId))!;
     h.clock.advance(DEFAULT_ACCESS_TOKEN_TTL_SECONDS + 60);
-    const other = createSqliteStore(openDatabase(join(h.dataDir, 'ferry.db')));
+    const other = sqliteAsyncStore(openDatabase(join(h.dataDir, 'ferry.db')));
     try {
-      const connection = other.getConnectionById(linked.connectionId)!;
+      const connection = (await other.getConnectionById(linked.connectionId))!;
       const now = () => h.clock.now().toISOString();
       const [a, b] = await Promise.all([
         freshTokens(h.service.context.store, sealer, platform!, connection, now),
@@ -36,12 +36,12 @@ describe('refresh lease across database connections', () => {
       expect(a.refreshToken).not.toBe(before.refreshToken);
       expect(b).toEqual(a);
     } finally {
-      other.close();
+      await other.close();
     }
     // The grant is alive: a sync with the stored tokens completes.
     await h.api.call('POST', `/companies/${linked.companyId}/data/queue/invoices`);
     await h.drain();
     expect((await h.api.call('GET', `/companies/${linked.companyId}/dataStatus`)).body.invoices.currentStatus).toBe('Complete');
-    expect(h.service.context.store.getConnectionById(linked.connectionId)!.status).toBe('Linked');
+    expect((await h.service.context.store.getConnectionById(linked.connectionId))!.status).toBe('Linked');
   });
 });

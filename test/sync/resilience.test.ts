@@ -26,7 +26,7 @@ describe('in-process, on fake clocks', () => {
     await h?.stop();
   });
 
-  const pullOf = (id: string): PullRow => h.service.context.store.getPull(id)!;
+  const pullOf = async (id: string): Promise<PullRow> => (await h.service.context.store.getPull(id))!;
 
   /** Linked company with its invoices queued; the platform's settings applied after linking. */
   async function queued(invoices: number, settings: Record<string, unknown>): Promise<{ companyId: string; pullId: string }> {
@@ -58,7 +58,7 @@ describe('in-process, on fake clocks', () => {
     let reschedules = 0;
     for (let pass = 0; pass < 30; pass++) {
       await h.sync({ pageSize: 50 });
-      const pull = pullOf(pullId);
+      const pull = await pullOf(pullId);
       statuses.push(pull.status);
       if (pull.status !== 'Fetching') break;
       reschedules += 1;
@@ -77,11 +77,11 @@ describe('in-process, on fake clocks', () => {
     // One request per second on a frozen platform clock: after the first page every call is a 429.
     const { companyId, pullId } = await queued(300, { rateLimit: 1 });
     let passes = 0;
-    let pull = pullOf(pullId);
+    let pull = await pullOf(pullId);
     while (pull.status === 'Fetching' || pull.status === 'Queued') {
       expect(++passes).toBeLessThanOrEqual(20);
       await h.sync({ pageSize: 100 });
-      pull = pullOf(pullId);
+      pull = await pullOf(pullId);
       if (pull.status === 'Fetching') await passRetryTime(pull, false);
     }
     expect(passes).toBe(11); // the first 429 and ten retries
@@ -97,13 +97,13 @@ describe('in-process, on fake clocks', () => {
   ])('platform faults: $case → $status', async ({ faultyPasses, passes, status }) => {
     const { companyId, pullId } = await queued(120, { faultRate: 1 });
     let pass = 0;
-    let pull = pullOf(pullId);
+    let pull = await pullOf(pullId);
     while (pull.status === 'Queued' || pull.status === 'Fetching') {
       expect(pass).toBeLessThan(10);
       if (pass === faultyPasses) await patchSandbox(h.sandboxUrl, { faultRate: 0 });
       await h.sync({ pageSize: 50 });
       pass += 1;
-      pull = pullOf(pullId);
+      pull = await pullOf(pullId);
       if (pull.status !== 'Fetching') break;
       // Exponential backoff: 2, 4, 8 s.
       expect(Date.parse(pull.not_before!) - h.clock.now().getTime()).toBe(2 ** pull.attempts * 1000);

@@ -122,7 +122,7 @@ describe('a resync in progress keeps serving the last complete snapshot', () => 
     await patchSandbox(h.sandboxUrl, { rateLimit: 2 });
     const queued = await api.call('POST', `/companies/${companyId}/data/queue/invoices`);
     expect((await h.sync({ pageSize: 100 })).pulls).toBe(1);
-    const mid = h.service.context.store.getPull(queued.body.id)!;
+    const mid = (await h.service.context.store.getPull(queued.body.id))!;
     expect(mid).toMatchObject({ status: 'Fetching', fetched: 200, progress: 79 });
     expect(mid.not_before).not.toBeNull();
 
@@ -139,7 +139,7 @@ describe('a resync in progress keeps serving the last complete snapshot', () => 
     await patchSandbox(h.sandboxUrl, { rateLimit: 0 });
     h.clock.set(mid.not_before!);
     await h.sync({ pageSize: 100 });
-    expect(h.service.context.store.getPull(queued.body.id)!.status).toBe('Complete');
+    expect((await h.service.context.store.getPull(queued.body.id))!.status).toBe('Complete');
     const after = (await readAll(api, companyId, 'invoices', { pageSize: 100 })).map((i) => i.id);
     expect(after).toEqual([...firstIds, pushedId]);
   });

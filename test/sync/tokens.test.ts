@@ -24,8 +24,8 @@ const secrets = new Set<string>();
 const remember = (tokens: Record<string, string> | undefined) => {
   for (const field of ['accessToken', 'refreshToken']) if (tokens?.[field]) secrets.add(tokens[field]);
 };
-const stored = (connectionId: string) => {
-  const tokens = readTokens(h.service.context.store, h.service.context.sealer, connectionId);
+const stored = async (connectionId: string) => {
+  const tokens = await readTokens(h.service.context.store, h.service.context.sealer, connectionId);
   remember(tokens);
   return tokens;
 };
@@ -70,22 +70,22 @@ describe('authorization', () => {
 
     const valid = await api.call('PUT', path, { body: tenant.tokens });
     expect(valid.status, valid.text).toBe(200);
-    const first = sealed(connectionId)!;
-    expect(stored(connectionId)).toMatchObject({ accessToken: tenant.tokens.accessToken, refreshToken: tenant.tokens.refreshToken });
+    const first = (await sealed(connectionId))!;
+    expect(await stored(connectionId)).toMatchObject({ accessToken: tenant.tokens.accessToken, refreshToken: tenant.tokens.refreshToken });
 
     const expired = await mint(tenant, 'expired');
     expect(Date.parse(expired.expiresAt!)).toBeLessThan(h.clock.now().getTime());
     const result = await api.call('PUT', path, { body: expired });
     expect(result.status, result.text).toBe(200);
     expect(result.body.status).toBe('Linked');
-    expect(sealed(connectionId)!.equals(first)).toBe(false);
-    const rotated = stored(connectionId)!;
+    expect((await sealed(connectionId))!.equals(first)).toBe(false);
+    const rotated = (await stored(connectionId))!;
     expect(rotated.accessToken).not.toBe(expired.accessToken);
     expect(rotated.refreshToken).not.toBe(expired.refreshToken);
     expect(Date.parse(rotated.expiresAt!)).toBe(h.clock.now().getTime() + TTL * 1000);
     // The rotated pair works: a sync completes without another refresh.
     expect((await syncInvoices(companyId)).status).toBe('Complete');
-    expect(stored(connectionId)).toEqual(rotated);
+    expect(await stored(connectionId)).toEqual(rotated);
   });
 
   it.each([
@@ -105,7 +105,7 @@ describe('authorization', () => {
     expect(result.body.validation.errors).toEqual([{ itemId: 'tokens', message: expect.stringContaining(says), validatorName: 'PlatformVerification' }]);
     const connection = await api.call('GET', `/companies/${companyId}/connections/${connectionId}`);
     expect(connection.body).toMatchObject({ status: 'PendingAuth', dataConnectionErrors: null, connectionInfo: null });
-    expect(sealed(connectionId)).toBeUndefined();
+    expect(await sealed(connectionId)).toBeUndefined();
   });
 });
 
@@ -115,11 +115,11 @@ describe('refresh during syncs', () => {
     { case: 'after expiry', advance: TTL + 60 },
   ])('refreshes $case, rotates the stored pair, and completes', async ({ advance }) => {
     const { companyId, connectionId } = await linkedCompany(api, h.sandboxUrl, PLATFORM, 40, { seed: 13 });
-    const before = stored(connectionId)!;
+    const before = (await stored(connectionId))!;
     h.clock.advance(advance);
     const pull = await syncInvoices(companyId);
     expect(pull, JSON.stringify(pull)).toMatchObject({ status: 'Complete', isErrored: false });
-    const after = stored(connectionId)!;
+    const after = (await stored(connectionId))!;
     expect(after.accessToken).not.toBe(before.accessToken);
     expect(after.refreshToken).not.toBe(before.refreshToken);
     expect(Date.parse(after.expiresAt!)).toBe(h.clock.now().getTime() + TTL * 1000);
@@ -131,7 +131,7 @@ describe('refresh during syncs', () => {
 describe('one refresh for many pulls', () => {
   it('POST /data/all after the access token expired: concurrent pulls share one refresh, all Complete', async () => {
     const { companyId, connectionId } = await linkedCompany(api, h.sandboxUrl, PLATFORM, 30, { seed: 15 });
-    const before = stored(connectionId)!;
+    const before = (await stored(connectionId))!;
     h.clock.advance(TTL + 60);
     expect((await api.call('POST', `/companies/${companyId}/data/all`)).status).toBe(204);
     // Four pulls of the connection run at once; refresh tokens are single-use, so a second refresh with the same one would revoke the grant.
@@ -142,7 +142,7 @@ describe('one refresh for many pulls', () => {
     expect(failed).toEqual([]);
     const connection = await api.call('GET', `/companies/${companyId}/connections/${connectionId}`);
     expect(connection.body).toMatchObject({ status: 'Linked', dataConnectionErrors: null });
-    const after = stored(connectionId)!;
+    const after = (await stored(connectionId))!;
     expect(after.refreshToken).not.toBe(before.refreshToken);
     expect(Date.parse(after.expiresAt!)).toBe(h.clock.now().getTime() + TTL * 1000);
   });
@@ -186,7 +186,7 @@ describe('the legacy application still refreshing', () => {
     const again = await api.call('PUT', `/companies/${companyId}/connections/${connectionId}/authorization`, { body: fresh });
     expect(again.body).toMatchObject({ status: 'Linked', dataConnectionErrors: null });
     expect((await syncInvoices(companyId)).status).toBe('Complete');
-    stored(connectionId);
+    await stored(connectionId);
   });
 });
 
@@ -195,7 +195,7 @@ describe('tokens at rest and on the wire', () => {
     // Everything stored now is among the secrets too.
     const rows = h.service.db.prepare('SELECT connection_id FROM connection_tokens').all() as Array<{ connection_id: string }>;
     expect(rows.length).toBeGreaterThanOrEqual(5);
-    for (const row of rows) stored(row.connection_id);
+    for (const row of rows) await stored(row.connection_id);
     expect(secrets.size).toBeGreaterThanOrEqual(20);
 
     // Also read the connection and company records once more, so their bodies are in the transcript.

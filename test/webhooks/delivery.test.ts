@@ -199,7 +199,7 @@ describe('deliveries on a fake clock', () => {
     const after = (await call('GET', `/webhooks/${id}`)).body;
     expect(after.disabled).toBe(true);
     expect(after.disabledReason).toBe('Deliveries failed for 24 hours; the last attempt: HTTP 503.');
-    const events = t.service.store.eventsAfter(clientId, 0, 100).filter((e) => e.event_type === 'ferry.webhook.disabled');
+    const events = (await t.service.store.eventsAfter(clientId, 0, 100)).filter((e) => e.event_type === 'ferry.webhook.disabled');
     expect(events).toHaveLength(1);
     expect(JSON.parse(events[0]!.body).payload).toEqual({ id, url: r.url, reason: after.disabledReason });
     await drain();
@@ -210,10 +210,10 @@ describe('deliveries on a fake clock', () => {
     const r = await receiver({ kind: 'status', status: 503 });
     const id = await consumer(r, ['read.completed', 'client.rateLimit.reached']);
     const companies = [];
-    for (const name of ['A', 'B']) companies.push(t.service.store.getCompany((await call('POST', '/companies', { name })).body.id)!);
+    for (const name of ['A', 'B']) companies.push((await t.service.store.getCompany((await call('POST', '/companies', { name })).body.id))!);
     for (let n = 1; n <= 5; n++) {
-      for (const company of companies) emit(t.service, clientId, 'read.completed', { company: company.name, n }, company);
-      emit(t.service, clientId, 'client.rateLimit.reached', { n });
+      for (const company of companies) await emit(t.service, clientId, 'read.completed', { company: company.name, n }, company);
+      await emit(t.service, clientId, 'client.rateLimit.reached', { n });
     }
     // Three lanes (A, B, and the events of no company): one head each.
     expect(await deliverOnce(deps)).toMatchObject({ claimed: 3, retried: 3 });
@@ -247,12 +247,12 @@ describe('deliveries on a fake clock', () => {
   it('lets a replay wait its turn behind the lane and delivers it under the same webhook-id', async () => {
     const r = await receiver();
     const id = await consumer(r, ['read.completed']);
-    const company = t.service.store.getCompany((await call('POST', '/companies', { name: 'Replayed' })).body.id)!;
-    t.service.store.transaction(() => recordEvent(eventsOf(t.service.context), { clientId, company, eventType: 'read.completed', payload: { n: 1 } }));
+    const company = (await t.service.store.getCompany((await call('POST', '/companies', { name: 'Replayed' })).body.id))!;
+    await t.service.store.transaction(() => recordEvent(eventsOf(t.service.context), { clientId, company, eventType: 'read.completed', payload: { n: 1 } }));
     await drain();
     const [first] = await deliveries(id);
     r.mode = { kind: 'status', status: 500 };
-    emit(t.service, clientId, 'read.completed', { n: 2 }, company);
+    await emit(t.service, clientId, 'read.completed', { n: 2 }, company);
     await deliverOnce(deps);
     const replay = await call('POST', `/webhooks/${id}/deliveries/${first.id}/replay`);
     expect(replay.status).toBe(202);

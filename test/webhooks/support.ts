@@ -160,6 +160,7 @@ export function countsById(received: Received[]): Map<string, number> {
 }
 
 /** Records an event as the service's own code does (in a transaction), for a company or none. */
-export function emit(service: Service, clientId: string, eventType: string, payload: Record<string, unknown>, company?: CompanyRow | null): string {
-  return service.store.transaction(() => recordEvent(eventsOf(service.context), { clientId, eventType, payload, company: company ?? null })).id;
+export async function emit(service: Service, clientId: string, eventType: string, payload: Record<string, unknown>, company?: CompanyRow | null): Promise<string> {
+  const event = await service.store.transaction(() => recordEvent(eventsOf(service.context), { clientId, eventType, payload, company: company ?? null }));
+  return event.id;
 }

@@ -10,21 +10,23 @@ export class RateLimitWatch {
 
   constructor(private readonly ctx: EventContext, private readonly perSecond: number) {}
 
-  refused(clientId: string, retryAfterSeconds: number): void {
+  // The episode's state changes at once, before any await, so two requests never both
+  // record the same event.
+  async refused(clientId: string, retryAfterSeconds: number): Promise<void> {
     if (this.limited.has(clientId)) return;
     this.limited.add(clientId);
     const expiry = new Date(this.ctx.clock.now().getTime() + retryAfterSeconds * 1000);
-    this.record(clientId, 'client.rateLimit.reached', 0, expiry);
+    await this.record(clientId, 'client.rateLimit.reached', 0, expiry);
   }
 
-  admitted(clientId: string, remaining: number): void {
+  async admitted(clientId: string, remaining: number): Promise<void> {
     if (!this.limited.delete(clientId)) return;
-    this.record(clientId, 'client.rateLimit.reset', remaining, this.ctx.clock.now());
+    await this.record(clientId, 'client.rateLimit.reset', remaining, this.ctx.clock.now());
   }
 
-  private record(clientId: string, eventType: string, quotaRemaining: number, expiry: Date): void {
+  private async record(clientId: string, eventType: string, quotaRemaining: number, expiry: Date): Promise<void> {
     // ferry's limit is per second per key; the catalogue's field names are kept.
-    this.ctx.store.transaction(() => recordEvent(this.ctx, {
+    await this.ctx.store.transaction(() => recordEvent(this.ctx, {
       clientId, eventType, payload: { dailyQuota: this.perSecond, quotaRemaining, expiryDate: isoSeconds(expiry) },
     }));
   }

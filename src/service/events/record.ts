@@ -4,12 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ServiceContext } from '../context.js';
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export interface EventContext {
-  store: Store;
+  store: AsyncStore;
   clock: Clock;
-  /** Told after the caller's transaction commits (the stream and the delivery loop wake on it). */
+  /** Told once the event is written; it reads the newest event only after the caller's transaction commits (bus.ts). */
   changed?: () => void;
 }
 
@@ -28,15 +28,14 @@ export const tagsOf = (company: CompanyRow | null | undefined): string[] =>
 /** The event context of a route: the stream and the deliveries wake as soon as the change commits. */
 export const eventsOf = (ctx: ServiceContext): EventContext => ({ store: ctx.store, clock: ctx.clock, changed: ctx.events.changed });
 
-export function recordEvent(ctx: EventContext, event: NewEvent): { id: string; seq: number } {
+export async function recordEvent(ctx: EventContext, event: NewEvent): Promise<{ id: string; seq: number }> {
   const id = randomUUID();
   const generated = isoSeconds(ctx.clock.now());
   const body = JSON.stringify({ id, eventType: event.eventType, generatedDate: generated, payload: event.payload });
-  const seq = ctx.store.insertEvent({
+  const seq = await ctx.store.insertEvent({
     id, clientId: event.clientId, companyId: event.company?.id ?? null, companyTags: tagsOf(event.company),
     eventType: event.eventType, generated, body, ...(event.onlyConsumer ? { onlyConsumer: event.onlyConsumer } : {}),
   }, randomUUID);
-  // Synchronous transactions have committed by the time a scheduled callback runs.
   if (ctx.changed) setImmediate(ctx.changed);
   return { id, seq };
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { errors } from '../errors.js';
 import { hashApiKey } from '../api-keys.js';
 import type { ClientRow } from '../store/clients.js';
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export interface AuthContext {
   keyId: string;
@@ -16,18 +16,20 @@ export interface AuthContext {
 
 const FREE_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
 
-export function authenticate(store: Store, clock: Clock, authorization: string | undefined, clientIdHeader: string | undefined): AuthContext {
+export async function authenticate(
+  store: Pick<AsyncStore, 'findApiKeyByHash' | 'getClient'>, clock: Clock, authorization: string | undefined, clientIdHeader: string | undefined,
+): Promise<AuthContext> {
   const apiKey = apiKeyFromHeader(authorization);
   if (!apiKey) throw errors.unauthorized();
-  const key = store.findApiKeyByHash(hashApiKey(apiKey));
+  const key = await store.findApiKeyByHash(hashApiKey(apiKey));
   if (!key) throw errors.unauthorized();
   if (key.revoked) throw errors.forbidden();
-  const caller = store.getClient(key.client_id);
+  const caller = await store.getClient(key.client_id);
   if (!caller) throw errors.unauthorized();
   let client = caller;
   if (clientIdHeader !== undefined) {
     if (!caller.is_admin) throw errors.clientHeaderNotAllowed();
-    const target = store.getClient(clientIdHeader.trim());
+    const target = await store.getClient(clientIdHeader.trim());
     if (!target) throw errors.clientNotFound(clientIdHeader.trim());
     client = target;
   }
@@ -49,22 +51,24 @@ const MAX_CACHED_KEYS = 1000;
 /**
  * Authentication results of known keys, reused while the database is unchanged (a
  * revoked key or a new client is a write, so it is never missed); the plan's expiry,
- * which depends on the clock, is checked again on every request.
+ * which depends on the clock, is checked again on every request. The version is read
+ * before the lookups: a write landing between them leaves the entry under the older
+ * version, so the next request looks again.
  */
 export class AuthCache {
   private readonly entries = new Map<string, { version: string; auth: AuthContext }>();
 
-  constructor(private readonly store: Store, private readonly clock: Clock) {}
+  constructor(private readonly store: Pick<AsyncStore, 'dataVersion' | 'findApiKeyByHash' | 'getClient'>, private readonly clock: Clock) {}
 
-  authenticate(authorization: string | undefined, clientIdHeader: string | undefined): AuthContext {
-    const version = this.store.dataVersion();
+  async authenticate(authorization: string | undefined, clientIdHeader: string | undefined): Promise<AuthContext> {
+    const version = await this.store.dataVersion();
     const key = `${authorization ?? ''}\n${clientIdHeader ?? ''}`;
     const hit = this.entries.get(key);
     if (hit && hit.version === version) {
       assertNotExpired(hit.auth, this.clock);
       return hit.auth;
     }
-    const auth = authenticate(this.store, this.clock, authorization, clientIdHeader);
+    const auth = await authenticate(this.store, this.clock, authorization, clientIdHeader);
     if (this.entries.size >= MAX_CACHED_KEYS) this.entries.clear();
     this.entries.set(key, { version, auth });
     return auth;

@@ -4,7 +4,7 @@
 // Bounded in bytes, overall and per client, so no client can grow the server's memory
 // by asking for many distinct pages: past a bound the least recently used pages go,
 // the asking client's own first.
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export interface CacheLimits {
   /** Bytes of bodies kept for all clients together. */
@@ -29,9 +29,9 @@ export class ResponseCache {
   /** The database version every entry was made at: a write anywhere makes them all stale. */
   private madeAt = '';
 
-  constructor(private readonly store: Store, private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
+  constructor(private readonly store: Pick<AsyncStore, 'dataVersion'>, private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
 
-  version(): string {
+  version(): Promise<string> {
     return this.store.dataVersion();
   }
 
@@ -42,7 +42,7 @@ export class ResponseCache {
 
   /** The body cached for `owner` under `key`, or the freshly made one (cached for the next request). */
   async getOrMake(owner: string, key: string, make: () => Promise<string>): Promise<Buffer> {
-    const version = this.version();
+    const version = await this.version();
     if (version !== this.madeAt) this.clear(version);
     const fullKey = `${owner}\n${key}`;
     const hit = this.entries.get(fullKey);
@@ -53,8 +53,10 @@ export class ResponseCache {
     // Kept encoded, so a hit costs no UTF-8 encoding of the page.
     const body = Buffer.from(await make());
     // A write between version() and make() would make this entry stale under the old version;
-    // only cache what was made while the version held.
-    if (this.version() === version && body.length <= this.limits.maxBytesPerClient / 4) this.add(fullKey, { owner, body });
+    // only cache what was made while the version held. Requests overlap, so another may have
+    // moved the cache on to a newer version meanwhile: the entry must be of the one it holds.
+    const held = (await this.version()) === version;
+    if (held && this.madeAt === version && body.length <= this.limits.maxBytesPerClient / 4) this.add(fullKey, { owner, body });
     return body;
   }
 

@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { threadUrl } from '../../lib/thread-url.js';
 import { errors } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 import type { Page, PagePlan } from '../store/paging.js';
 import { FairQueue } from './fair-queue.js';
 import type { ReaderOptions, ReaderReply, ReaderRequest } from './reader-thread.js';
@@ -37,13 +37,13 @@ export class ReadPool {
   private nextId = 0;
   private closed = false;
 
-  constructor(private readonly store: Store, private readonly options: ReadPoolOptions) {
+  constructor(private readonly store: AsyncStore, private readonly options: ReadPoolOptions) {
     this.queue = new FairQueue(options.threads, options.maxWaitingPerClient ?? DEFAULT_MAX_WAITING_PER_CLIENT);
   }
 
   /** One page of a list for `client`: costly plans in a reader thread, in turn with other clients. */
   page<Row>(client: string, plan: PagePlan): Promise<Page<Row>> {
-    if (!plan.heavy || this.options.threads === 0) return Promise.resolve(this.store.runPage<Row>(plan));
+    if (!plan.heavy || this.options.threads === 0) return this.store.runPage<Row>(plan);
     if (this.closed) return Promise.reject(errors.maintenance());
     return new Promise<Page<Row>>((resolve, reject) => {
       const job: Job = { plan, resolve: resolve as (page: Page<unknown>) => void, reject };

@@ -28,10 +28,10 @@ function clientInput(body: Record<string, unknown>, now: Date): { name: string; 
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store, clock } = ctx;
-  const adminClient = (request: FastifyRequest): ClientRow => {
+  const adminClient = async (request: FastifyRequest): Promise<ClientRow> => {
     requireAdmin(request.auth);
     const { clientId = '' } = params(request);
-    const client = store.getClient(clientId);
+    const client = await store.getClient(clientId);
     if (!client) throw errors.clientNotFound(clientId);
     return client;
   };
@@ -40,15 +40,15 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
     GET: async (request) => {
       requireAdmin(request.auth);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = store.listClients(page);
+      const { rows, total } = await store.listClients(page);
       return envelope(rows.map(clientRecord), total, page, request.url);
     },
     POST: async (request, reply) => {
       requireAdmin(request.auth);
       const input = clientInput(objectBody(request), clock.now());
-      const result = store.transaction(() => {
-        const client = store.insertClient(input);
-        return { ...clientRecord(client), apiKey: store.insertApiKey(client.id, isoSeconds(clock.now())).apiKey };
+      const result = await store.transaction(async (tx) => {
+        const client = await tx.insertClient(input);
+        return { ...clientRecord(client), apiKey: (await tx.insertApiKey(client.id, isoSeconds(clock.now()))).apiKey };
       });
       return reply.code(201).send(result);
     },
@@ -64,29 +64,29 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
   });
 
   defineRoute(app, '/admin/clients/:clientId', {
-    GET: async (request) => clientRecord(adminClient(request)),
+    GET: async (request) => clientRecord(await adminClient(request)),
   });
 
   defineRoute(app, '/admin/clients/:clientId/apiKeys', {
     GET: async (request) => {
-      const client = adminClient(request);
+      const client = await adminClient(request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = store.listApiKeys(client.id, page);
+      const { rows, total } = await store.listApiKeys(client.id, page);
       const results = rows.map((k) => (k.revoked ? { id: k.id, created: k.created, revoked: k.revoked } : { id: k.id, created: k.created }));
       return envelope(results, total, page, request.url);
     },
     POST: async (request, reply) => {
-      const client = adminClient(request);
-      return reply.code(201).send(store.insertApiKey(client.id, isoSeconds(clock.now())));
+      const client = await adminClient(request);
+      return reply.code(201).send(await store.insertApiKey(client.id, isoSeconds(clock.now())));
     },
   });
 
   defineRoute(app, '/admin/clients/:clientId/apiKeys/:keyId', {
     DELETE: async (request, reply) => {
-      const client = adminClient(request);
+      const client = await adminClient(request);
       const { keyId = '' } = params(request);
-      if (!store.getApiKey(client.id, keyId)) throw errors.keyNotFound(keyId);
-      store.revokeApiKey(keyId, isoSeconds(clock.now()));
+      if (!(await store.getApiKey(client.id, keyId))) throw errors.keyNotFound(keyId);
+      await store.revokeApiKey(keyId, isoSeconds(clock.now()));
       return reply.code(204).send();
     },
   });

@@ -39,8 +39,8 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
   const { store, clock } = ctx;
 
   /** The connection (the caller's), a data type that has attachments on its platform, and the record id. */
-  const target = (request: FastifyRequest, given: string): { connection: ConnectionRow; dataType: DataType; recordId: string } => {
-    const connection = ownedConnection(ctx, request);
+  const target = async (request: FastifyRequest, given: string): Promise<{ connection: ConnectionRow; dataType: DataType; recordId: string }> => {
+    const connection = await ownedConnection(ctx, request);
     // Looked up at request time by the read path (or, for pushes, the key): types added later need nothing here.
     const dataType = dataTypeByPath(given) ?? dataTypeByKey(given);
     if (!dataType) throw errors.notFound(`Unknown data type ${given}.`);
@@ -52,39 +52,39 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
   };
 
   /** 409 until the data set has synced; 404 when this connection's snapshot lacks the record. */
-  const requireRecord = (connection: ConnectionRow, dataType: DataType, recordId: string): RecordRef => {
-    const generation = readableGeneration(store, connection.company_id, dataType);
-    if (!store.getRecord(connection.company_id, dataType.key, generation, recordId, connection.id)) {
+  const requireRecord = async (connection: ConnectionRow, dataType: DataType, recordId: string): Promise<RecordRef> => {
+    const generation = await readableGeneration(store, connection.company_id, dataType);
+    if (!(await store.getRecord(connection.company_id, dataType.key, generation, recordId, connection.id))) {
       throw errors.notFound(`No ${dataType.key} record ${recordId} for connection ${connection.id}.`);
     }
     return { connectionId: connection.id, dataType: dataType.key, recordId };
   };
 
-  const readTarget = (request: FastifyRequest): RecordRef => {
-    const { connection, dataType, recordId } = target(request, params(request).dataPath ?? '');
+  const readTarget = async (request: FastifyRequest): Promise<RecordRef> => {
+    const { connection, dataType, recordId } = await target(request, params(request).dataPath ?? '');
     return requireRecord(connection, dataType, recordId);
   };
 
-  const attachmentOf = (request: FastifyRequest): AttachmentRow => {
-    const record = readTarget(request);
+  const attachmentOf = async (request: FastifyRequest): Promise<AttachmentRow> => {
+    const record = await readTarget(request);
     const { attachmentId = '' } = params(request);
-    const row = store.getAttachment(record, attachmentId);
+    const row = await store.getAttachment(record, attachmentId);
     if (!row) throw errors.notFound(`Attachment ${attachmentId} not found for ${record.dataType} record ${record.recordId}.`);
     return row;
   };
 
   defineRoute(app, DATA_BASE, {
-    GET: async (request) => ({ attachments: store.listAttachments(readTarget(request)).map(attachmentRecord) }),
+    GET: async (request) => ({ attachments: (await store.listAttachments(await readTarget(request))).map(attachmentRecord) }),
   });
 
   defineRoute(app, `${DATA_BASE}/:attachmentId`, {
-    GET: async (request) => attachmentRecord(attachmentOf(request)),
+    GET: async (request) => attachmentRecord(await attachmentOf(request)),
   });
 
   defineRoute(app, `${DATA_BASE}/:attachmentId/download`, {
     GET: async (request, reply: FastifyReply) => {
-      const row = attachmentOf(request);
-      const content = store.attachmentContent(row.id);
+      const row = await attachmentOf(request);
+      const content = await store.attachmentContent(row.id);
       if (!content) throw errors.notFound(`Attachment ${row.id} not found.`);
       return reply
         .type(wantsOctetStream(request) ? 'application/octet-stream' : row.content_type)
@@ -98,17 +98,17 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
   });
 
   const upload = async (request: FastifyRequest) => {
-    const { connection, dataType, recordId } = target(request, params(request).dataType ?? '');
+    const { connection, dataType, recordId } = await target(request, params(request).dataType ?? '');
     if (connection.status !== 'Linked') {
       throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
     }
-    const record = requireRecord(connection, dataType, recordId);
+    const record = await requireRecord(connection, dataType, recordId);
     // Only now is the body read: every refusal above cost the client no upload.
     const file = await readUpload(request);
-    const row = store.transaction(() => {
+    const row = await store.transaction(async (tx) => {
       // The connection may have gone while the file arrived.
-      if (!store.getConnection(connection.company_id, connection.id)) throw errors.connectionNotFound(connection.company_id, connection.id);
-      return store.insertAttachment({
+      if (!(await tx.getConnection(connection.company_id, connection.id))) throw errors.connectionNotFound(connection.company_id, connection.id);
+      return tx.insertAttachment({
         id: randomUUID(),
         company_id: connection.company_id,
         connection_id: connection.id,

@@ -17,9 +17,9 @@ import type { CompanyInput, CompanyRow } from '../store/companies.js';
 export const FREE_PLAN_COMPANY_LIMIT = 50;
 
 /** The company named in the path, after the ownership check (404 unknown, 403 not yours). */
-export function ownedCompany(ctx: ServiceContext, request: FastifyRequest): CompanyRow {
+export async function ownedCompany(ctx: ServiceContext, request: FastifyRequest): Promise<CompanyRow> {
   const { companyId = '' } = params(request);
-  const company = ctx.store.getCompany(companyId);
+  const company = await ctx.store.getCompany(companyId);
   if (!company) throw errors.companyNotFound(companyId);
   assertOwns(request.auth, company.client_id);
   return company;
@@ -47,8 +47,8 @@ function tagFilter(request: FastifyRequest): { key: string; value: string } | un
 export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store, clock } = ctx;
   const cache = ctx.responseCache;
-  const present = (request: FastifyRequest, row: CompanyRow) =>
-    companyRecord(row, store.connectionsByCompany([row.id]).get(row.id) ?? [], baseUrlOf(request));
+  const present = async (request: FastifyRequest, row: CompanyRow) =>
+    companyRecord(row, (await store.connectionsByCompany([row.id])).get(row.id) ?? [], baseUrlOf(request));
 
   defineRoute(app, '/companies', {
     // The most requested list: served from the response cache while nothing has changed.
@@ -60,7 +60,7 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       const body = await cache.getOrMake(request.auth.client.id, key, async () => {
         const client = request.auth.client.id;
         const { rows, total } = await ctx.reads.page<CompanyRow>(client, ctx.store.companiesPage(client, page, tagFilter(request)));
-        const connections = store.connectionsByCompany(rows.map((r) => r.id));
+        const connections = await store.connectionsByCompany(rows.map((r) => r.id));
         const results = rows.map((row) => companyRecord(row, connections.get(row.id) ?? [], base));
         return JSON.stringify(envelope(results, total, page, request.url));
       });
@@ -70,10 +70,10 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       const input = companyInput(objectBody(request));
       const client = request.auth.client;
       // Count and insert in one transaction so concurrent creates cannot pass the limit together.
-      const row = store.transaction(() => {
-        if (client.plan === 'Free' && store.countCompanies(client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
-        const company = store.insertCompany(client.id, input, isoSeconds(clock.now()));
-        recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.created', payload: companyPayload(company, JSON.parse(company.products) as string[]) });
+      const row = await store.transaction(async (tx) => {
+        if (client.plan === 'Free' && await tx.countCompanies(client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
+        const company = await tx.insertCompany(client.id, input, isoSeconds(clock.now()));
+        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.created', payload: companyPayload(company, JSON.parse(company.products) as string[]) });
         return company;
       });
       return present(request, row);
@@ -81,20 +81,21 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
   });
 
   defineRoute(app, '/companies/:companyId', {
-    GET: async (request) => present(request, ownedCompany(ctx, request)),
-    PATCH: async (request) => {
-      const company = ownedCompany(ctx, request);
-      return present(request, store.replaceCompany(company.id, companyPatch(objectBody(request), currentInput(company))));
-    },
-    PUT: async (request) => {
-      const company = ownedCompany(ctx, request);
-      return present(request, store.replaceCompany(company.id, companyInput(objectBody(request))));
-    },
+    GET: async (request) => present(request, await ownedCompany(ctx, request)),
+    // Read, check and write in one transaction: a concurrent change cannot come in between.
+    PATCH: async (request) => store.transaction(async (tx) => {
+      const company = await ownedCompany(ctx, request);
+      return present(request, await tx.replaceCompany(company.id, companyPatch(objectBody(request), currentInput(company))));
+    }),
+    PUT: async (request) => store.transaction(async (tx) => {
+      const company = await ownedCompany(ctx, request);
+      return present(request, await tx.replaceCompany(company.id, companyInput(objectBody(request))));
+    }),
     DELETE: async (request, reply) => {
-      const company = ownedCompany(ctx, request);
-      store.transaction(() => {
-        store.deleteCompany(company.id);
-        recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.deleted', payload: companyPayload(company, JSON.parse(company.products) as string[]) });
+      await store.transaction(async (tx) => {
+        const company = await ownedCompany(ctx, request);
+        await tx.deleteCompany(company.id);
+        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.deleted', payload: companyPayload(company, JSON.parse(company.products) as string[]) });
       });
       return reply.code(204).send();
     },

@@ -24,30 +24,29 @@ export function registerCompanyProductRoutes(app: FastifyInstance, ctx: ServiceC
   };
 
   defineRoute(app, '/companies/:companyId/products/:productIdentifier', {
+    // The products are read and written in one transaction, so concurrent changes do not undo each other.
     PUT: async (request, reply) => {
-      const company = ownedCompany(ctx, request);
-      const product = productOf(params(request).productIdentifier ?? '');
-      const products = JSON.parse(company.products) as string[];
-      if (!products.includes(product)) {
+      await store.transaction(async (tx) => {
+        const company = await ownedCompany(ctx, request);
+        const product = productOf(params(request).productIdentifier ?? '');
+        const products = JSON.parse(company.products) as string[];
+        if (products.includes(product)) return;
         const now = [...products, product];
-        store.transaction(() => {
-          store.setCompanyProducts(company.id, now);
-          recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.product.added', payload: companyProductPayload(company, product, now) });
-        });
-      }
+        await tx.setCompanyProducts(company.id, now);
+        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.product.added', payload: companyProductPayload(company, product, now) });
+      });
       return reply.code(204).send();
     },
     DELETE: async (request, reply) => {
-      const company = ownedCompany(ctx, request);
-      const product = productOf(params(request).productIdentifier ?? '');
-      const products = JSON.parse(company.products) as string[];
-      if (products.includes(product)) {
+      await store.transaction(async (tx) => {
+        const company = await ownedCompany(ctx, request);
+        const product = productOf(params(request).productIdentifier ?? '');
+        const products = JSON.parse(company.products) as string[];
+        if (!products.includes(product)) return;
         const now = products.filter((p) => p !== product);
-        store.transaction(() => {
-          store.setCompanyProducts(company.id, now);
-          recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.product.removed', payload: companyProductPayload(company, product, now) });
-        });
-      }
+        await tx.setCompanyProducts(company.id, now);
+        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.product.removed', payload: companyProductPayload(company, product, now) });
+      });
       return reply.code(204).send();
     },
   });
@@ -55,12 +54,15 @@ export function registerCompanyProductRoutes(app: FastifyInstance, ctx: ServiceC
   // A product's data is the company's data sets: a refresh queues a pull of each (as /data/all does).
   defineRoute(app, '/companies/:companyId/products/:productIdentifier/refresh', {
     POST: async (request, reply) => {
-      const company = ownedCompany(ctx, request);
-      const product = productOf(params(request).productIdentifier ?? '');
-      if (!(JSON.parse(company.products) as string[]).includes(product)) {
-        throw errors.badRequest(`The product ${product} is not enabled for company ${company.id}: enable it with PUT /companies/${company.id}/products/${product} first.`);
-      }
-      const pulls = queueAll(store, clock, store.listConnections(company.id, { page: 1, pageSize: 5000 }).rows);
+      // Checked and queued in one transaction: the pulls are for the connections as they are when checked.
+      const pulls = await store.transaction(async (tx) => {
+        const company = await ownedCompany(ctx, request);
+        const product = productOf(params(request).productIdentifier ?? '');
+        if (!(JSON.parse(company.products) as string[]).includes(product)) {
+          throw errors.badRequest(`The product ${product} is not enabled for company ${company.id}: enable it with PUT /companies/${company.id}/products/${product} first.`);
+        }
+        return queueAll(tx, clock, (await tx.listConnections(company.id, { page: 1, pageSize: 5000 })).rows);
+      });
       if (pulls.length > 0) ctx.wakeWorker();
       return reply.code(202).send();
     },
@@ -69,7 +71,7 @@ export function registerCompanyProductRoutes(app: FastifyInstance, ctx: ServiceC
   // Sealed with the service's secret key: only this service can read it back (openCompanyAccessToken).
   const accessToken = {
     GET: async (request: FastifyRequest) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const expires = clock.now().getTime() + ACCESS_TOKEN_SECONDS * 1000;
       const sealed = ctx.sealer.seal({ companyId: company.id, expires: isoSeconds(new Date(expires)) }, ACCESS_TOKEN_PURPOSE);
       return { expiresIn: ACCESS_TOKEN_SECONDS, accessToken: sealed.toString('base64url'), tokenType: 'Bearer' };

@@ -19,10 +19,10 @@ import type { ConnectionRow } from '../store/connections.js';
 import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
 
-export function ownedConnection(ctx: ServiceContext, request: FastifyRequest): ConnectionRow {
-  const company = ownedCompany(ctx, request);
+export async function ownedConnection(ctx: ServiceContext, request: FastifyRequest): Promise<ConnectionRow> {
+  const company = await ownedCompany(ctx, request);
   const { connectionId = '' } = params(request);
-  const connection = ctx.store.getConnection(company.id, connectionId);
+  const connection = await ctx.store.getConnection(company.id, connectionId);
   if (!connection) throw errors.connectionNotFound(company.id, connectionId);
   return connection;
 }
@@ -35,22 +35,23 @@ function integrationOf(connection: ConnectionRow): Integration {
 
 export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store, clock, sealer, verifier } = ctx;
-  const companyOf = (connection: ConnectionRow): CompanyRow => store.getCompany(connection.company_id)!;
+  const companyOf = async (connection: ConnectionRow): Promise<CompanyRow> => (await store.getCompany(connection.company_id))!;
   /** Records a connection event in the caller's transaction. */
-  const connectionEvent = (request: FastifyRequest, company: CompanyRow, connection: ConnectionRow, eventType: string) => {
-    recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType, payload: connectionPayload(company, connection, baseUrlOf(request)) });
+  const connectionEvent = async (request: FastifyRequest, company: CompanyRow, connection: ConnectionRow, eventType: string) => {
+    await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType, payload: connectionPayload(company, connection, baseUrlOf(request)) });
   };
 
   defineRoute(app, '/companies/:companyId/connections', {
     GET: async (request) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
       const { rows, total } = await ctx.reads.page<ConnectionRow>(request.auth.client.id, ctx.store.connectionsPage(company.id, page));
       const base = baseUrlOf(request);
       return envelope(rows.map((row) => connectionRecord(row, base)), total, page, request.url);
     },
-    POST: async (request) => {
-      const company = ownedCompany(ctx, request);
+    // The company is looked up in the transaction that adds its connection, so it cannot go in between.
+    POST: async (request) => store.transaction(async (tx) => {
+      const company = await ownedCompany(ctx, request);
       const { platformKey } = objectBody(request);
       if (typeof platformKey !== 'string' || platformKey.trim() === '') {
         throw errors.badRequest('platformKey is required.', [{ itemId: 'platformKey', message: 'platformKey is required: the 4-letter key of an integration (GET /integrations).', validatorName: 'Connection' }]);
@@ -59,19 +60,17 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       if (!integration) {
         throw errors.badRequest(`Unknown platformKey ${platformKey}.`, [{ itemId: 'platformKey', message: `No integration has the key ${platformKey}; see GET /integrations.`, validatorName: 'Connection' }]);
       }
-      const row = store.transaction(() => {
-        const created = store.insertConnection(company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
-        connectionEvent(request, company, created, 'connection.created');
-        return created;
-      });
-      return connectionRecord(row, baseUrlOf(request));
-    },
+      const created = await tx.insertConnection(company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
+      await connectionEvent(request, company, created, 'connection.created');
+      return connectionRecord(created, baseUrlOf(request));
+    }),
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId', {
-    GET: async (request) => connectionRecord(ownedConnection(ctx, request), baseUrlOf(request)),
-    PATCH: async (request) => {
-      const connection = ownedConnection(ctx, request);
+    GET: async (request) => connectionRecord(await ownedConnection(ctx, request), baseUrlOf(request)),
+    // Check and change in one transaction: of two concurrent unlinks or deletes, one finds nothing left to do.
+    PATCH: async (request) => store.transaction(async (tx) => {
+      const connection = await ownedConnection(ctx, request);
       const { status } = objectBody(request);
       if (status !== 'Unlinked') {
         throw errors.badRequest('Only {"status":"Unlinked"} can be set.', [{ itemId: 'status', message: 'status can only be set to Unlinked.', validatorName: 'Connection' }]);
@@ -79,17 +78,15 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       if (connection.status !== 'Linked') {
         throw errors.badRequest(`Only a Linked connection can be unlinked; this one is ${connection.status}.`, [{ itemId: 'status', message: `The connection is ${connection.status}, not Linked.`, validatorName: 'Connection' }]);
       }
-      store.transaction(() => {
-        store.setConnectionStatus(connection.id, 'Unlinked');
-        connectionEvent(request, companyOf(connection), { ...connection, status: 'Unlinked' }, 'connection.disconnected');
-      });
+      await tx.setConnectionStatus(connection.id, 'Unlinked');
+      await connectionEvent(request, await companyOf(connection), { ...connection, status: 'Unlinked' }, 'connection.disconnected');
       return connectionRecord({ ...connection, status: 'Unlinked' }, baseUrlOf(request));
-    },
+    }),
     DELETE: async (request, reply) => {
-      const connection = ownedConnection(ctx, request);
-      store.transaction(() => {
-        store.deleteConnection(connection.id);
-        connectionEvent(request, companyOf(connection), connection, 'connection.deleted');
+      await store.transaction(async (tx) => {
+        const connection = await ownedConnection(ctx, request);
+        await tx.deleteConnection(connection.id);
+        await connectionEvent(request, await companyOf(connection), connection, 'connection.deleted');
       });
       return reply.code(200).send();
     },
@@ -97,7 +94,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/authorization', {
     PUT: async (request) => {
-      const connection = ownedConnection(ctx, request);
+      const connection = await ownedConnection(ctx, request);
       const integration = integrationOf(connection);
       if (integration.migrationRoute === 'managed' && !request.auth.caller.is_admin) throw errors.managedOnly(integration.name);
       const payload = objectBody(request);
@@ -105,18 +102,19 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       const tokens = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
       const verdict = await verifier.verify(integration, tokens);
       if (!verdict.ok) {
-        store.transaction(() => connectionEvent(request, companyOf(connection), connection, 'connection.failed'));
+        await store.transaction(async () => connectionEvent(request, await companyOf(connection), connection, 'connection.failed'));
         throw errors.badRequest(`${integration.name} rejected the tokens.`, [{ itemId: 'tokens', message: verdict.message, validatorName: 'PlatformVerification' }]);
       }
       const now = isoSeconds(clock.now());
-      store.transaction(() => {
-        writeTokens(store, sealer, connection.id, verdict.tokens, now);
-        store.markLinked(connection.id, verdict.connectionInfo);
+      const linked = await store.transaction(async (tx) => {
+        await writeTokens(tx, sealer, connection.id, verdict.tokens, now);
+        await tx.markLinked(connection.id, verdict.connectionInfo);
         // Linked for the first time, or again after it was unlinked or deauthorized.
-        const linked = store.getConnection(connection.company_id, connection.id)!;
-        connectionEvent(request, companyOf(connection), linked, connection.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
+        const row = (await tx.getConnection(connection.company_id, connection.id))!;
+        await connectionEvent(request, await companyOf(connection), row, connection.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
+        return row;
       });
-      return connectionRecord(store.getConnection(connection.company_id, connection.id)!, baseUrlOf(request));
+      return connectionRecord(linked, baseUrlOf(request));
     },
   });
 }

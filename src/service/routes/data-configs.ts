@@ -35,7 +35,7 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
   defineRoute(app, '/integrations/:platformKey/dataTypes/:dataType/supplementalDataConfig', {
     GET: async (request) => {
       const integration = integrationOf(request);
-      const config = store.readDataConfig('supplemental', request.auth.client.id, integration.key, supplementalType(request));
+      const config = await store.readDataConfig('supplemental', request.auth.client.id, integration.key, supplementalType(request));
       return config ?? { supplementalDataConfig: {} };
     },
     PUT: async (request, reply) => {
@@ -43,7 +43,7 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
       const dataType = supplementalType(request);
       const body = objectBody(request);
       failIfAny(checkSupplemental(body), 'The supplemental data configuration is not valid.');
-      store.writeDataConfig('supplemental', request.auth.client.id, integration.key, dataType, { supplementalDataConfig: body.supplementalDataConfig });
+      await store.writeDataConfig('supplemental', request.auth.client.id, integration.key, dataType, { supplementalDataConfig: body.supplementalDataConfig });
       return reply.code(200).send();
     },
   });
@@ -52,7 +52,7 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
     GET: async (request) => {
       const integration = integrationOf(request);
       const identifier = customIdentifier(request);
-      const config = store.readDataConfig('custom', request.auth.client.id, integration.key, identifier);
+      const config = await store.readDataConfig('custom', request.auth.client.id, integration.key, identifier);
       if (!config) throw errors.notFound(`No custom data type ${identifier} is configured for ${integration.name}.`);
       return config;
     },
@@ -67,21 +67,24 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
         keyBy: body.keyBy,
         ...(body.sourceModifiedDate !== undefined ? { sourceModifiedDate: body.sourceModifiedDate } : {}),
       };
-      store.writeDataConfig('custom', request.auth.client.id, integration.key, identifier, config);
+      await store.writeDataConfig('custom', request.auth.client.id, integration.key, identifier, config);
       return config;
     },
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/data/queue/custom/:customDataIdentifier', {
     POST: async (request) => {
-      const connection = ownedConnection(ctx, request);
-      const identifier = customIdentifier(request);
-      const company = ownedCompany(ctx, request);
-      if (!store.readDataConfig('custom', company.client_id, connection.integration_key, identifier)) {
-        throw errors.notFound(`No custom data type ${identifier} is configured for ${connection.integration_key}: configure it with PUT /integrations/${connection.integration_key}/dataTypes/custom/${identifier}.`);
-      }
-      if (connection.status !== 'Linked') throw errors.badRequest(`Connection ${connection.id} is ${connection.status}, not Linked.`);
-      const pull = queuePull(store, clock, connection, `${CUSTOM_PREFIX}${identifier}`);
+      // Checked and queued in one transaction: the connection is still Linked when its pull is queued.
+      const pull = await store.transaction(async (tx) => {
+        const connection = await ownedConnection(ctx, request);
+        const identifier = customIdentifier(request);
+        const company = await ownedCompany(ctx, request);
+        if (!(await tx.readDataConfig('custom', company.client_id, connection.integration_key, identifier))) {
+          throw errors.notFound(`No custom data type ${identifier} is configured for ${connection.integration_key}: configure it with PUT /integrations/${connection.integration_key}/dataTypes/custom/${identifier}.`);
+        }
+        if (connection.status !== 'Linked') throw errors.badRequest(`Connection ${connection.id} is ${connection.status}, not Linked.`);
+        return queuePull(tx, clock, connection, `${CUSTOM_PREFIX}${identifier}`);
+      });
       ctx.wakeWorker();
       return pullRecord(pull);
     },
@@ -89,22 +92,22 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/data/custom/:customDataIdentifier', {
     GET: async (request, reply) => {
-      const connection = ownedConnection(ctx, request);
+      const connection = await ownedConnection(ctx, request);
       const dataType = `${CUSTOM_PREFIX}${customIdentifier(request)}`;
       const page = parsePageRequest(queryOf(request));
       // Nothing synced yet is an empty list: the public API documents no 409 here.
-      const generation = store.getDataset(connection.company_id, dataType)?.visible_generation;
+      const generation = (await store.getDataset(connection.company_id, dataType))?.visible_generation;
       if (!generation) return envelope([], 0, page, request.url);
-      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, store.recordsPage(connection.company_id, dataType, generation, page, connection.id));
+      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, await store.recordsPage(connection.company_id, dataType, generation, page, connection.id));
       return sendRecordPage(reply, rows.map((r) => r.data), total, page, request.url);
     },
   });
 
   defineRoute(app, '/companies/:companyId/sync/:datasetId/validation', {
     GET: async (request) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const { datasetId = '' } = params(request);
-      const pull = store.getPull(datasetId);
+      const pull = await store.getPull(datasetId);
       if (!pull || pull.company_id !== company.id) throw errors.notFound(`Dataset ${datasetId} not found for company ${company.id}.`);
       return (pull.validation ? JSON.parse(pull.validation) : { errors: [], warnings: [] }) as Validation;
     },

@@ -11,7 +11,7 @@ import { dataTypeByKey, dataTypeByPath, type DataType } from '../../platforms/da
 import { integrationByKey } from '../../platforms/registry.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { RecordBytes } from '../store/datasets.js';
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 import type { PullRow } from '../store/pulls.js';
 import { queueAll, queuePull } from '../sync/enqueue.js';
 import { CUSTOM_PREFIX } from '../sync/pull-source.js';
@@ -21,18 +21,18 @@ import { ownedConnection } from './connections.js';
 /** The data types the public API reads under a connection. */
 const CONNECTION_SCOPED = new Set(['bankAccounts', 'accountTransactions', 'directCosts', 'directIncomes', 'transfers']);
 
-function companyConnections(store: Store, companyId: string): ConnectionRow[] {
-  return store.listConnections(companyId, { page: 1, pageSize: 5000 }).rows;
+async function companyConnections(store: AsyncStore, companyId: string): Promise<ConnectionRow[]> {
+  return (await store.listConnections(companyId, { page: 1, pageSize: 5000 })).rows;
 }
 
 /** 404 when the company's platforms lack the type; 409 until a sync of it has completed. */
-export function readableGeneration(store: Store, companyId: string, dataType: DataType): number {
-  const connections = companyConnections(store, companyId);
+export async function readableGeneration(store: AsyncStore, companyId: string, dataType: DataType): Promise<number> {
+  const connections = await companyConnections(store, companyId);
   const integrations = [...new Set(connections.map((c) => c.integration_key))].map((key) => integrationByKey(key));
   if (integrations.length > 0 && !integrations.some((i) => i?.dataTypes.includes(dataType.key))) {
     throw errors.dataTypeNotSupported(dataType.key, integrations.map((i) => i?.name ?? 'Unknown').join(', '));
   }
-  const dataset = store.getDataset(companyId, dataType.key);
+  const dataset = await store.getDataset(companyId, dataType.key);
   if (dataset?.visible_generation) return dataset.visible_generation;
   if (dataset?.last_requested) {
     throw errors.conflict(`The ${dataType.key} data set of company ${companyId} is being synced and no sync of it has completed yet. Try again when GET /companies/${companyId}/dataStatus shows it Complete.`);
@@ -52,24 +52,30 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   defineRoute(app, '/companies/:companyId/data/all', {
     POST: async (request, reply) => {
-      const company = ownedCompany(ctx, request);
-      const pulls = queueAll(store, clock, companyConnections(store, company.id));
+      // The company and its connections as they are when the pulls are queued.
+      const pulls = await store.transaction(async (tx) => {
+        const company = await ownedCompany(ctx, request);
+        return queueAll(tx, clock, await companyConnections(tx, company.id));
+      });
       if (pulls.length > 0) ctx.wakeWorker();
       return reply.code(204).send();
     },
   });
 
   /** Queues a pull of one data type on a Linked connection that has it (or the one the caller names). */
-  const queueOne = (request: FastifyRequest, dataType: DataType) => {
-    const company = ownedCompany(ctx, request);
-    const connections = companyConnections(store, company.id);
-    const wanted = queryOf(request).connectionId;
-    const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
-    const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
-    if (!connection) {
-      throw errors.badRequest(wanted ? `Connection ${String(wanted)} is not a Linked connection of company ${company.id}.` : `Company ${company.id} has no Linked connection to sync.`);
-    }
-    const pull = queuePull(store, clock, connection, dataType.key);
+  const queueOne = async (request: FastifyRequest, dataType: DataType) => {
+    // The connection is chosen and its pull queued in one transaction: it is still Linked when queued.
+    const pull = await store.transaction(async (tx) => {
+      const company = await ownedCompany(ctx, request);
+      const connections = await companyConnections(tx, company.id);
+      const wanted = queryOf(request).connectionId;
+      const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
+      const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
+      if (!connection) {
+        throw errors.badRequest(wanted ? `Connection ${String(wanted)} is not a Linked connection of company ${company.id}.` : `Company ${company.id} has no Linked connection to sync.`);
+      }
+      return queuePull(tx, clock, connection, dataType.key);
+    });
     ctx.wakeWorker();
     return pullRecord(pull);
   };
@@ -85,12 +91,12 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   defineRoute(app, '/companies/:companyId/dataStatus', {
     GET: async (request) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const status: Record<string, unknown> = {};
-      for (const dataset of store.listDatasets(company.id)) {
+      for (const dataset of await store.listDatasets(company.id)) {
         // Custom data types are read per connection and are not data types of the public status.
         if (dataset.data_type.startsWith(CUSTOM_PREFIX)) continue;
-        status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? store.getPull(dataset.latest_sync_id) : undefined);
+        status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? await store.getPull(dataset.latest_sync_id) : undefined);
       }
       return status;
     },
@@ -98,7 +104,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   defineRoute(app, '/companies/:companyId/data/history', {
     GET: async (request) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
       const { rows, total } = await ctx.reads.page<PullRow>(request.auth.client.id, ctx.store.pullsPage(company.id, page));
       return envelope(rows.map(pullRecord), total, page, request.url);
@@ -107,9 +113,9 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   defineRoute(app, '/companies/:companyId/data/history/:datasetId', {
     GET: async (request) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const { datasetId = '' } = params(request);
-      const pull = store.getPull(datasetId);
+      const pull = await store.getPull(datasetId);
       if (!pull || pull.company_id !== company.id) throw errors.notFound(`Dataset ${datasetId} not found for company ${company.id}.`);
       return pullRecord(pull);
     },
@@ -117,17 +123,17 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   defineRoute(app, '/companies/:companyId/data/:dataPath', {
     GET: async (request, reply) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const dataType = dataTypeFromPath(request);
-      const generation = readableGeneration(store, company.id, dataType);
+      const generation = await readableGeneration(store, company.id, dataType);
       // Company info is one record, answered as itself (the public API's shape), not as a page.
       if (dataType.key === 'company') {
-        const [info] = store.listRecords(company.id, dataType.key, generation, { page: 1, pageSize: 1 }).rows;
+        const [info] = (await store.listRecords(company.id, dataType.key, generation, { page: 1, pageSize: 1 })).rows;
         if (!info) throw errors.notFound(`Company ${company.id} has no company info on its platform.`);
         return reply.type('application/json; charset=utf-8').send(info.data);
       }
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, store.recordsPage(company.id, dataType.key, generation, page));
+      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, await store.recordsPage(company.id, dataType.key, generation, page));
       return sendRecordPage(reply, rows.map((r) => r.data), total, page, request.url);
     },
     // Refreshing company info has a path of its own publicly (POST /data/info); other types queue at /data/queue/{dataType}.
@@ -142,39 +148,39 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
   // each of its connections): the same snapshot, only the records this connection synced.
   defineRoute(app, '/companies/:companyId/connections/:connectionId/data/:dataPath', {
     GET: async (request, reply) => {
-      const { connection, dataType, generation } = connectionDataSet(request);
+      const { connection, dataType, generation } = await connectionDataSet(request);
       const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, store.recordsPage(connection.company_id, dataType.key, generation, page, connection.id));
+      const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, await store.recordsPage(connection.company_id, dataType.key, generation, page, connection.id));
       return sendRecordPage(reply, rows.map((r) => r.data), total, page, request.url);
     },
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/data/:dataPath/:recordId', {
     GET: async (request, reply) => {
-      const { connection, dataType, generation } = connectionDataSet(request);
+      const { connection, dataType, generation } = await connectionDataSet(request);
       const { recordId = '' } = params(request);
-      const data = store.getRecord(connection.company_id, dataType.key, generation, recordId, connection.id);
+      const data = await store.getRecord(connection.company_id, dataType.key, generation, recordId, connection.id);
       if (!data) throw errors.notFound(`No ${dataType.key} record ${recordId} for connection ${connection.id}.`);
       return reply.type('application/json; charset=utf-8').send(data);
     },
   });
 
-  const connectionDataSet = (request: FastifyRequest) => {
-    const connection = ownedConnection(ctx, request);
+  const connectionDataSet = async (request: FastifyRequest) => {
+    const connection = await ownedConnection(ctx, request);
     const dataType = dataTypeFromPath(request);
     if (!CONNECTION_SCOPED.has(dataType.key)) {
       throw errors.notFound(`${dataType.key} is read per company: GET /companies/${connection.company_id}/data/${dataType.path}.`);
     }
-    return { connection, dataType, generation: readableGeneration(store, connection.company_id, dataType) };
+    return { connection, dataType, generation: await readableGeneration(store, connection.company_id, dataType) };
   };
 
   defineRoute(app, '/companies/:companyId/data/:dataPath/:recordId', {
     GET: async (request, reply) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const dataType = dataTypeFromPath(request);
-      const generation = readableGeneration(store, company.id, dataType);
+      const generation = await readableGeneration(store, company.id, dataType);
       const { recordId = '' } = params(request);
-      const data = store.getRecord(company.id, dataType.key, generation, recordId);
+      const data = await store.getRecord(company.id, dataType.key, generation, recordId);
       if (!data) throw errors.notFound(`No ${dataType.key} record ${recordId} for company ${company.id}.`);
       return reply.type('application/json; charset=utf-8').send(data);
     },

@@ -55,7 +55,7 @@ interface StreamFilter {
 }
 
 /** `types=a,b` (or repeated) and `companyId=`: checked before the stream starts, so mistakes are plain 4xx answers. */
-function streamFilter(ctx: ServiceContext, request: FastifyRequest): StreamFilter {
+async function streamFilter(ctx: ServiceContext, request: FastifyRequest): Promise<StreamFilter> {
   const query = queryOf(request);
   const filter: StreamFilter = {};
   const rawTypes = query.types;
@@ -71,7 +71,7 @@ function streamFilter(ctx: ServiceContext, request: FastifyRequest): StreamFilte
   const companyId = single(query, 'companyId')?.trim();
   if (companyId !== undefined && companyId !== '') {
     // As ownedCompany: 404 when there is no such company, 403 when it is another account's.
-    const company = ctx.store.getCompany(companyId);
+    const company = await ctx.store.getCompany(companyId);
     if (!company) throw errors.companyNotFound(companyId);
     assertOwns(request.auth, company.client_id);
     filter.companyId = company.id;
@@ -86,10 +86,10 @@ const matches = (filter: StreamFilter, row: EventRow) =>
 const message = (row: EventRow) => `id: ${row.seq}\nevent: ${row.event_type}\ndata: ${row.body}\n\n`;
 
 /** Where the stream starts: after Last-Event-ID (a reconnecting reader), else after `?after=`, else after the newest event. */
-function startAfter(ctx: ServiceContext, request: FastifyRequest): number {
+async function startAfter(ctx: ServiceContext, request: FastifyRequest): Promise<number> {
   const header = request.headers['last-event-id'];
   const fromHeader = sequenceNumber(Array.isArray(header) ? header[0] : header, 'Last-Event-ID');
-  return fromHeader ?? sequenceNumber(single(queryOf(request), 'after'), 'after') ?? ctx.store.latestEventSeq();
+  return fromHeader ?? sequenceNumber(single(queryOf(request), 'after'), 'after') ?? await ctx.store.latestEventSeq();
 }
 
 export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, options: EventRouteOptions = {}): void {
@@ -111,8 +111,8 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
       const after = sequenceNumber(single(query, 'after'), 'after') ?? 0;
       const limit = listLimit(query);
       // Read before the page: an event committed in between has a higher number, so it is not skipped.
-      const head = ctx.store.latestEventSeq();
-      const rows = limit === 0 ? [] : ctx.store.eventsAfter(request.auth.client.id, after, limit);
+      const head = await ctx.store.latestEventSeq();
+      const rows = limit === 0 ? [] : await ctx.store.eventsAfter(request.auth.client.id, after, limit);
       // Where to continue: after the last entry of a full page; after everything seen when the list ran out.
       const lastSequence = rows.length > 0 && rows.length === limit ? rows[rows.length - 1]!.seq : Math.max(after, head, rows[rows.length - 1]?.seq ?? 0);
       const entries = rows.map((row) => `{"sequence":${row.seq},${row.body.slice(1)}`);
@@ -123,8 +123,8 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
 
   defineRoute(app, '/events/stream', {
     GET: async (request, reply) => {
-      const filter = streamFilter(ctx, request);
-      const after = startAfter(ctx, request);
+      const filter = await streamFilter(ctx, request);
+      const after = await startAfter(ctx, request);
       if (request.method === 'HEAD') {
         reply.type('text/event-stream; charset=utf-8');
         return '';
@@ -184,7 +184,8 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
         do {
           again = false;
           for (;;) {
-            const rows = ctx.store.eventsAfter(clientId, cursor, READ_BATCH);
+            const rows = await ctx.store.eventsAfter(clientId, cursor, READ_BATCH);
+            if (closed) return; // ended while the read was under way
             for (const row of rows) {
               cursor = row.seq;
               if (!matches(filter, row)) continue;
@@ -203,16 +204,17 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
     };
 
     const unsubscribe = ctx.events.subscribe(() => void pump());
-    const heartbeat = setInterval(() => {
-      // A revoked key stops receiving at the next heartbeat.
+    // A revoked key stops receiving at the next heartbeat.
+    const beat = async () => {
       try {
-        const key = ctx.store.getApiKey(caller.id, keyId);
+        const key = await ctx.store.getApiKey(caller.id, keyId);
         if (!key || key.revoked) return end();
       } catch {
         return end(); // the store is closing
       }
-      if (!raw.writableNeedDrain) raw.write(': keep-alive\n\n');
-    }, heartbeatMs);
+      if (!closed && !raw.writableNeedDrain) raw.write(': keep-alive\n\n');
+    };
+    const heartbeat = setInterval(() => void beat(), heartbeatMs);
     heartbeat.unref();
     open.add(end);
     raw.on('close', end);

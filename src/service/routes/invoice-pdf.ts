@@ -28,10 +28,10 @@ export function registerInvoicePdfRoutes(app: FastifyInstance, ctx: ServiceConte
 
   defineRoute(app, '/companies/:companyId/data/invoices/:invoiceId/pdf', {
     GET: async (request, reply) => {
-      const company = ownedCompany(ctx, request);
-      const generation = readableGeneration(ctx.store, company.id, invoices);
+      const company = await ownedCompany(ctx, request);
+      const generation = await readableGeneration(ctx.store, company.id, invoices);
       const { invoiceId = '' } = params(request);
-      const data = ctx.store.getRecord(company.id, invoices.key, generation, invoiceId);
+      const data = await ctx.store.getRecord(company.id, invoices.key, generation, invoiceId);
       if (!data) throw errors.notFound(`No invoices record ${invoiceId} for company ${company.id}.`);
       const record = JSON.parse(data) as Record<string, unknown>;
       // Loaded on first use: the service starts without the PDF library.

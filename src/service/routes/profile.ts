@@ -68,8 +68,8 @@ function parseProfile(body: Record<string, unknown>): StoredProfile {
 export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store, clock } = ctx;
   const storedOf = (request: FastifyRequest) => (request.auth.client.profile ? JSON.parse(request.auth.client.profile) : {}) as StoredProfile;
-  const save = (request: FastifyRequest, stored: StoredProfile) => {
-    store.setProfile(request.auth.client.id, { ...stored });
+  const save = async (request: FastifyRequest, stored: StoredProfile) => {
+    await store.setProfile(request.auth.client.id, { ...stored });
     request.auth.client.profile = JSON.stringify(stored);
   };
   const profileOf = (request: FastifyRequest) => {
@@ -95,7 +95,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
     PUT: async (request) => {
       const profile = parseProfile(objectBody(request));
       const { allowedOrigins } = storedOf(request);
-      save(request, { ...profile, ...(allowedOrigins ? { allowedOrigins } : {}) });
+      await save(request, { ...profile, ...(allowedOrigins ? { allowedOrigins } : {}) });
       return profileOf(request);
     },
   });
@@ -107,7 +107,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
       if (!Array.isArray(allowedOrigins) || allowedOrigins.length > 50 || !allowedOrigins.every(isOrigin)) {
         throw errors.badRequest('The CORS settings are not valid.', [{ itemId: 'allowedOrigins', message: 'allowedOrigins must be a list of at most 50 origins such as https://app.example.com (scheme, host and port only).', validatorName: 'CorsSettings' }]);
       }
-      save(request, { ...storedOf(request), allowedOrigins: allowedOrigins as string[] });
+      await save(request, { ...storedOf(request), allowedOrigins: allowedOrigins as string[] });
       return { allowedOrigins };
     },
   };
@@ -119,7 +119,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   defineRoute(app, '/apiKeys', {
     GET: async (request) => {
-      const keys = store.listApiKeys(request.auth.client.id, { page: 1, pageSize: 5000 }).rows.filter((k) => !k.revoked);
+      const keys = (await store.listApiKeys(request.auth.client.id, { page: 1, pageSize: 5000 })).rows.filter((k) => !k.revoked);
       return { results: keys.map(keyRecord) };
     },
     POST: async (request, reply) => {
@@ -129,7 +129,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
         throw errors.badRequest('The API key is not valid.', [{ itemId: 'name', message: `name must be text of at most ${MAX_KEY_NAME} characters.`, validatorName: 'ApiKey' }]);
       }
       const created = isoSeconds(clock.now());
-      const key = store.insertApiKey(request.auth.client.id, created, name);
+      const key = await store.insertApiKey(request.auth.client.id, created, name);
       return reply.code(201).send({ id: key.id, name, apiKey: key.apiKey, createdDate: created });
     },
   });
@@ -137,9 +137,9 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
   defineRoute(app, '/apiKeys/:apiKeyId', {
     DELETE: async (request, reply) => {
       const { apiKeyId = '' } = params(request);
-      const key = store.getApiKey(request.auth.client.id, apiKeyId);
+      const key = await store.getApiKey(request.auth.client.id, apiKeyId);
       if (!key || key.revoked) throw errors.keyNotFound(apiKeyId);
-      store.revokeApiKey(key.id, isoSeconds(clock.now()));
+      await store.revokeApiKey(key.id, isoSeconds(clock.now()));
       return reply.code(204).send();
     },
   });

@@ -50,7 +50,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
   // What a push of the data type accepts on this connection's platform (the same table the checks below use).
   defineRoute(app, '/companies/:companyId/connections/:connectionId/options/:dataType', {
     GET: async (request) => {
-      const connection = ownedConnection(ctx, request);
+      const connection = await ownedConnection(ctx, request);
       const integration = integrationByKey(connection.integration_key);
       const { dataType: given = '' } = params(request);
       const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
@@ -61,8 +61,8 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
   });
 
   /** What every write checks first: a connection of the caller's, a type its platform takes pushes of. */
-  const pushTarget = (request: FastifyRequest) => {
-    const connection = ownedConnection(ctx, request);
+  const pushTarget = async (request: FastifyRequest) => {
+    const connection = await ownedConnection(ctx, request);
     const integration = integrationByKey(connection.integration_key);
     const { dataType: given = '' } = params(request);
     // The public key of a type, or its read path where they differ (push/accounts is chartOfAccounts).
@@ -78,13 +78,13 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
    * once, or Pending (the platform answered 202) for the push worker to settle.
    */
   async function sendPush(request: FastifyRequest, write: Write): Promise<{ push: PushRow; record?: Record<string, unknown> }> {
-    const { connection, integration, key } = pushTarget(request);
+    const { connection, integration, key } = await pushTarget(request);
     const timeoutMinutes = timeoutParam(queryOf(request).timeoutInMinutes);
     if (write.record) failIfAny(validatePush(key, write.record), `The ${key} record is not valid.`);
     if (connection.status !== 'Linked') {
       throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
     }
-    const tokens = readTokens(store, sealer, connection.id);
+    const tokens = await readTokens(store, sealer, connection.id);
     if (!tokens || !ctx.platform) throw errors.badRequest('The connection has no platform to push to.');
     const platform = ctx.platform;
     const requested = isoSeconds(clock.now());
@@ -104,12 +104,12 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
       if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
       if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
       if (err.revoked) {
-        deauthorized({ ...eventsOf(ctx), publicUrl: request.baseUrl }, connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
+        await deauthorized({ ...eventsOf(ctx), publicUrl: request.baseUrl }, connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
       }
       fields = { status: 'Failed', status_code: 401, error_message: `Reauthorization required: ${err.message}` };
     }
-    const push = store.transaction(() => {
-      const inserted = store.insertPush({
+    const push = await store.transaction(async (tx) => {
+      const inserted = await tx.insertPush({
         key: randomUUID(),
         company_id: connection.company_id,
         connection_id: connection.id,
@@ -125,7 +125,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
         record_id: write.recordId ?? null,
         ...fields,
       });
-      pushEnded(eventsOf(ctx), inserted);
+      await pushEnded(eventsOf(ctx), inserted);
       return inserted;
     });
     if (push.status === 'Pending') ctx.wakeWorker();
@@ -157,7 +157,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   defineRoute(app, '/companies/:companyId/push', {
     GET: async (request) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const page = parsePageRequest(queryOf(request));
       const { rows, total } = await ctx.reads.page<PushRow>(request.auth.client.id, ctx.store.pushesPage(company.id, page));
       return envelope(rows.map(pushRecord), total, page, request.url);
@@ -166,9 +166,9 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   defineRoute(app, '/companies/:companyId/push/:pushOperationKey', {
     GET: async (request) => {
-      const company = ownedCompany(ctx, request);
+      const company = await ownedCompany(ctx, request);
       const { pushOperationKey = '' } = params(request);
-      const push = store.getPush(pushOperationKey);
+      const push = await store.getPush(pushOperationKey);
       if (!push || push.company_id !== company.id) throw errors.notFound(`Push operation ${pushOperationKey} not found for company ${company.id}.`);
       return pushRecord(push);
     },

@@ -68,27 +68,30 @@ function parseSettings(body: Record<string, unknown>, client: ClientRow): SyncSe
 
 export function registerSyncSettingsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store } = ctx;
-  const companyView = (request: FastifyRequest) => {
-    const company = ownedCompany(ctx, request);
-    return { company, view: { companyId: company.id, ...effectiveSettings(store, company.client_id, company.id) } };
+  const companyView = async (request: FastifyRequest) => {
+    const company = await ownedCompany(ctx, request);
+    return { companyId: company.id, ...(await effectiveSettings(store, company.client_id, company.id)) };
   };
 
   defineRoute(app, '/profile/syncSettings', {
-    GET: async (request) => ({ clientId: request.auth.client.id, ...effectiveSettings(store, request.auth.client.id) }),
+    GET: async (request) => ({ clientId: request.auth.client.id, ...(await effectiveSettings(store, request.auth.client.id)) }),
     // As the public API: 204 and no body; GET reads the settings back.
     POST: async (request, reply) => {
       const client = request.auth.client;
-      store.writeSettings(client.id, '', parseSettings(objectBody(request), client));
+      await store.writeSettings(client.id, '', parseSettings(objectBody(request), client));
       return reply.code(204).send();
     },
   });
 
   defineRoute(app, '/companies/:companyId/syncSettings', {
-    GET: async (request) => companyView(request).view,
+    GET: async (request) => companyView(request),
     POST: async (request, reply) => {
-      const { company } = companyView(request);
-      // The plan that counts is the company owner's, also when an admin key sets it.
-      store.writeSettings(company.client_id, company.id, parseSettings(objectBody(request), store.getClient(company.client_id)!));
+      // The company is checked in the transaction that writes its settings, so it cannot go in between.
+      await store.transaction(async (tx) => {
+        const company = await ownedCompany(ctx, request);
+        // The plan that counts is the company owner's, also when an admin key sets it.
+        await tx.writeSettings(company.client_id, company.id, parseSettings(objectBody(request), (await tx.getClient(company.client_id))!));
+      });
       return reply.code(204).send();
     },
   });

@@ -48,17 +48,17 @@ export function deliveryRecord(row: DeliveryRow): Record<string, unknown> {
 }
 
 /** The consumer named in the path; another account's is as unknown as one that never was. */
-function ownedConsumer(ctx: ServiceContext, request: FastifyRequest): ConsumerRow {
+async function ownedConsumer(ctx: ServiceContext, request: FastifyRequest): Promise<ConsumerRow> {
   const { webhookId = '' } = params(request);
-  const consumer = ctx.store.getConsumer(webhookId);
+  const consumer = await ctx.store.getConsumer(webhookId);
   if (!consumer || consumer.client_id !== request.auth.client.id) throw errors.notFound(`Webhook consumer ${webhookId} not found.`);
   return consumer;
 }
 
-function ownedDelivery(ctx: ServiceContext, request: FastifyRequest): { consumer: ConsumerRow; delivery: DeliveryRow } {
-  const consumer = ownedConsumer(ctx, request);
+async function ownedDelivery(ctx: ServiceContext, request: FastifyRequest): Promise<{ consumer: ConsumerRow; delivery: DeliveryRow }> {
+  const consumer = await ownedConsumer(ctx, request);
   const { deliveryId = '' } = params(request);
-  const delivery = ctx.store.getDelivery(consumer.id, deliveryId);
+  const delivery = await ctx.store.getDelivery(consumer.id, deliveryId);
   if (!delivery) throw errors.notFound(`Delivery ${deliveryId} not found for webhook consumer ${consumer.id}.`);
   return { consumer, delivery };
 }
@@ -86,7 +86,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
   const { store, clock } = ctx;
 
   defineRoute(app, '/webhooks', {
-    GET: async (request) => ({ results: store.listConsumers(request.auth.client.id).map(consumerRecord) }),
+    GET: async (request) => ({ results: (await store.listConsumers(request.auth.client.id)).map(consumerRecord) }),
     POST: async (request, reply) => {
       const input = parseConsumerInput(objectBody(request));
       const clientId = request.auth.client.id;
@@ -98,28 +98,28 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
         disabled: input.disabled ? 1 : 0, disabled_reason: null, secret: ctx.sealer.seal(secret, id), created: isoSeconds(clock.now()),
       };
       // Count and insert together, so concurrent creates cannot pass the limit.
-      store.transaction(() => {
-        if (store.listConsumers(clientId).length >= MAX_CONSUMERS) {
+      await store.transaction(async (tx) => {
+        if ((await tx.listConsumers(clientId)).length >= MAX_CONSUMERS) {
           throw errors.badRequest(`An account may have at most ${MAX_CONSUMERS} webhook consumers; delete one first.`);
         }
-        store.insertConsumer(row);
+        await tx.insertConsumer(row);
       });
       return reply.code(201).send({ ...consumerRecord(row), secret });
     },
   });
 
   defineRoute(app, '/webhooks/:webhookId', {
-    GET: async (request) => consumerRecord(ownedConsumer(ctx, request)),
+    GET: async (request) => consumerRecord(await ownedConsumer(ctx, request)),
     DELETE: async (request, reply) => {
-      const consumer = ownedConsumer(ctx, request);
-      store.deleteConsumer(consumer.id);
+      const consumer = await ownedConsumer(ctx, request);
+      await store.deleteConsumer(consumer.id);
       return reply.code(204).send();
     },
   });
 
   defineRoute(app, '/webhooks/:webhookId/deliveries', {
     GET: async (request) => {
-      const consumer = ownedConsumer(ctx, request);
+      const consumer = await ownedConsumer(ctx, request);
       const { url, query } = deliveryListQuery(request);
       const page = parsePageRequest(query);
       const { rows, total } = await ctx.reads.page<DeliveryRow>(request.auth.client.id, store.webhookDeliveriesPage(consumer.id, page));
@@ -129,16 +129,19 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   defineRoute(app, '/webhooks/:webhookId/deliveries/:deliveryId', {
     GET: async (request) => {
-      const { delivery } = ownedDelivery(ctx, request);
-      return { ...deliveryRecord(delivery), attemptLog: store.deliveryAttempts(delivery.seq).map(attemptRecord) };
+      const { delivery } = await ownedDelivery(ctx, request);
+      return { ...deliveryRecord(delivery), attemptLog: (await store.deliveryAttempts(delivery.seq)).map(attemptRecord) };
     },
   });
 
   defineRoute(app, '/webhooks/:webhookId/deliveries/:deliveryId/replay', {
     POST: async (request, reply) => {
-      const { consumer, delivery } = ownedDelivery(ctx, request);
-      refuseDisabled(consumer);
-      const replayed = store.transaction(() => store.replayDelivery(consumer.id, delivery.id, randomUUID(), isoSeconds(clock.now())));
+      // Checked and replayed in one transaction: a consumer disabled or deleted meanwhile gets nothing.
+      const replayed = await store.transaction(async (tx) => {
+        const { consumer, delivery } = await ownedDelivery(ctx, request);
+        refuseDisabled(consumer);
+        return tx.replayDelivery(consumer.id, delivery.id, randomUUID(), isoSeconds(clock.now()));
+      });
       ctx.wakeDeliveries();
       return reply.code(202).send(deliveryRecord(replayed!));
     },
@@ -146,14 +149,14 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   defineRoute(app, '/webhooks/:webhookId/test', {
     POST: async (request, reply) => {
-      const consumer = ownedConsumer(ctx, request);
-      refuseDisabled(consumer);
-      const delivery = store.transaction(() => {
-        const { seq } = recordEvent(eventsOf(ctx), {
+      const delivery = await store.transaction(async (tx) => {
+        const consumer = await ownedConsumer(ctx, request);
+        refuseDisabled(consumer);
+        const { seq } = await recordEvent(eventsOf(ctx), {
           clientId: consumer.client_id, eventType: FERRY_EVENTS.webhookTest, onlyConsumer: consumer.id,
           payload: { id: consumer.id, message: 'A test event from ferry: if its signature checks out, this consumer receives deliveries.' },
         });
-        return store.deliveryOfEvent(consumer.id, seq);
+        return tx.deliveryOfEvent(consumer.id, seq);
       });
       ctx.wakeDeliveries();
       return reply.code(202).send(deliveryRecord(delivery!));

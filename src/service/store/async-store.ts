@@ -6,8 +6,12 @@
 //
 // Page-plan builders stay synchronous (they only compile SQL), except recordsPage, which
 // reads the fields the data type has shown so far. A transaction hands its work a store
-// bound to it (`tx`): calls inside it go through `tx`, and calls on the outer store wait
-// until it has committed, so no other work ever runs inside someone else's transaction.
+// bound to it (`tx`). Calls made while the work runs, on `tx` or on the outer store from
+// anything the work calls (its async context), join the transaction; calls from anywhere
+// else wait until it has committed, so no other work ever runs inside someone else's
+// transaction.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import type { Page, PagePlan } from './paging.js';
 import { createSqliteStore } from './sqlite-store.js';
@@ -40,6 +44,12 @@ export function sqliteAsyncStore(db: Db): AsyncStore {
   /** Settles when the last transaction queued so far has ended. */
   let idle: Promise<void> = Promise.resolve();
   let open = 0;
+  /** Set inside a transaction's work: its calls, and those of whatever it awaits, join it. */
+  const within = new AsyncLocalStorage<object>();
+  /** The open transaction's mark; a task the work started and left running does not join a later one. */
+  let active: object | undefined;
+  const joins = () => active !== undefined && within.getStore() === active;
+  let statements: { begin: Statement; commit: Statement; rollback: Statement } | undefined;
 
   const view = (inside: boolean): AsyncStore => {
     const methods: Record<string, unknown> = {};
@@ -52,7 +62,7 @@ export function sqliteAsyncStore(db: Db): AsyncStore {
       methods[name] = inside
         ? (...args: unknown[]) => Promise.resolve().then(() => fn(...args))
         : async (...args: unknown[]) => {
-          while (open > 0) await idle;
+          if (!joins()) while (open > 0) await idle;
           return fn(...args);
         };
     }
@@ -60,22 +70,27 @@ export function sqliteAsyncStore(db: Db): AsyncStore {
       // Nested: the work joins the transaction it is already in.
       ? <T>(work: (tx: AsyncStore) => Promise<T>) => work(tx)
       : async <T>(work: (tx: AsyncStore) => Promise<T>): Promise<T> => {
+        if (joins()) return work(tx);
         const before = idle;
         let done!: () => void;
         idle = new Promise<void>((resolve) => (done = resolve));
         open += 1;
         try {
           await before;
-          db.prepare('BEGIN IMMEDIATE').run();
+          statements ??= { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
+          statements.begin.run();
+          const mark = {};
+          active = mark;
           try {
-            const result = await work(tx);
-            db.prepare('COMMIT').run();
+            const result = await within.run(mark, () => work(tx));
+            statements.commit.run();
             return result;
           } catch (err) {
-            if (db.inTransaction) db.prepare('ROLLBACK').run();
+            if (db.inTransaction) statements.rollback.run();
             throw err;
           }
         } finally {
+          active = undefined;
           open -= 1;
           done();
         }

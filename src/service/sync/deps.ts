@@ -2,10 +2,10 @@
 import type { Clock } from '../../lib/clock.js';
 import type { PlatformAdapter } from '../integrations/adapter.js';
 import type { Sealer } from '../secrets.js';
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export interface SyncDeps {
-  store: Store;
+  store: AsyncStore;
   clock: Clock;
   sealer: Sealer;
   adapter: PlatformAdapter;

@@ -21,52 +21,54 @@ export const backgroundEvents = (deps: SyncDeps): BackgroundEvents => ({
 });
 
 /** After a pull's final state is written: its own event, and read.completed once none of the company's pulls is open. */
-export function pullEnded(ctx: BackgroundEvents, pullId: string): void {
+export async function pullEnded(ctx: BackgroundEvents, pullId: string): Promise<void> {
   const { store } = ctx;
-  const pull = store.getPull(pullId);
-  const company = pull && store.getCompany(pull.company_id);
+  const pull = await store.getPull(pullId);
+  const company = pull && await store.getCompany(pull.company_id);
   if (!pull || !company) return;
-  const dataset = store.getDataset(pull.company_id, pull.data_type);
-  const records = pull.status === 'Complete' && dataset?.visible_generation ? store.countRecords(pull.company_id, pull.data_type, dataset.visible_generation) : null;
-  recordEvent(ctx, {
+  const dataset = await store.getDataset(pull.company_id, pull.data_type);
+  const records = pull.status === 'Complete' && dataset?.visible_generation
+    ? await store.countRecords(pull.company_id, pull.data_type, dataset.visible_generation)
+    : null;
+  await recordEvent(ctx, {
     clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
     payload: dataTypeReadPayload(company, pull, records),
   });
-  if (store.openPulls(company.id).size > 0) return;
+  if ((await store.openPulls(company.id)).size > 0) return;
   // This round: the pulls whose own events came after the last read.completed, the latest per data type.
-  const previous = store.lastCompanyEvent(company.id, 'read.completed');
+  const previous = await store.lastCompanyEvent(company.id, 'read.completed');
   const latest = new Map<string, PullRow>();
   for (const type of [FERRY_EVENTS.dataTypeReadCompleted, FERRY_EVENTS.dataTypeReadFailed]) {
-    for (const row of store.companyEventsAfter(company.id, type, previous?.seq ?? 0)) {
-      const ended = store.getPull((JSON.parse(row.body) as { payload: { pullOperationId: string } }).payload.pullOperationId);
+    for (const row of await store.companyEventsAfter(company.id, type, previous?.seq ?? 0)) {
+      const ended = await store.getPull((JSON.parse(row.body) as { payload: { pullOperationId: string } }).payload.pullOperationId);
       if (ended && (latest.get(ended.data_type)?.seq ?? 0) < ended.seq) latest.set(ended.data_type, ended);
     }
   }
   const pulls = [...latest.values()].sort((a, b) => a.data_type.localeCompare(b.data_type));
   const payload = readCompletedPayload(company, pulls, previous?.generated ?? null);
-  if (!previous) recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed.initial', payload });
-  recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed', payload });
+  if (!previous) await recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed.initial', payload });
+  await recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed', payload });
 }
 
 /** A failed refresh revoked the grant: the connection is Deauthorized, and consumers hear it. */
-export function deauthorized(ctx: BackgroundEvents, connectionId: string, error: ConnectionError): void {
+export async function deauthorized(ctx: BackgroundEvents, connectionId: string, error: ConnectionError): Promise<void> {
   const { store } = ctx;
-  store.transaction(() => {
-    store.deauthorize(connectionId, error);
-    const connection = store.getConnectionById(connectionId);
-    const company = connection && store.getCompany(connection.company_id);
+  await store.transaction(async (tx) => {
+    await tx.deauthorize(connectionId, error);
+    const connection = await tx.getConnectionById(connectionId);
+    const company = connection && await tx.getCompany(connection.company_id);
     if (!connection || !company) return;
-    recordEvent(ctx, {
+    await recordEvent(ctx, {
       clientId: company.client_id, company, eventType: 'connection.disconnected', payload: connectionPayload(company, connection, ctx.publicUrl ?? ''),
     });
   });
 }
 
 /** A push operation that reached Success, Failed or TimedOut. */
-export function pushEnded(ctx: BackgroundEvents, push: PushRow): void {
+export async function pushEnded(ctx: BackgroundEvents, push: PushRow): Promise<void> {
   if (push.status === 'Pending') return;
-  const company = ctx.store.getCompany(push.company_id);
+  const company = await ctx.store.getCompany(push.company_id);
   if (!company) return;
   const outcome = push.status === 'Success' ? 'successful' : 'unsuccessful';
-  recordEvent(ctx, { clientId: company.client_id, company, eventType: `${push.data_type}.write.${outcome}`, payload: writePayload(company, push) });
+  await recordEvent(ctx, { clientId: company.client_id, company, eventType: `${push.data_type}.write.${outcome}`, payload: writePayload(company, push) });
 }

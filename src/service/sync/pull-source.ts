@@ -8,7 +8,7 @@ import { integrationByKey } from '../../platforms/registry.js';
 import { parseSourcePath, readPath } from '../data-configs/source-path.js';
 import { customSource, type CustomDataTypeConfig, type SupplementalConfig } from '../data-configs/validate-config.js';
 import type { RecordInput } from '../store/datasets.js';
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 type Json = Record<string, unknown>;
 type Steps = Array<string | number>;
@@ -33,8 +33,8 @@ const compile = (fields: Record<string, string>): Array<[string, Steps]> =>
 /** Values at configured paths; a field the record lacks is null, so every record has the same keys. */
 const pick = (record: Json, fields: Array<[string, Steps]>): Json => Object.fromEntries(fields.map(([name, steps]) => [name, readPath(record, steps) ?? null]));
 
-function supplemental(store: Store, clientId: string, integrationKey: string, dataType: string): PullSource {
-  const config = store.readDataConfig('supplemental', clientId, integrationKey, dataType) as SupplementalConfig | undefined;
+async function supplemental(store: AsyncStore, clientId: string, integrationKey: string, dataType: string): Promise<PullSource> {
+  const config = await store.readDataConfig('supplemental', clientId, integrationKey, dataType) as SupplementalConfig | undefined;
   const sources = Object.entries(config?.supplementalDataConfig ?? {})
     .map(([name, source]) => [name, compile(source.pullData ?? {})] as const)
     .filter(([, fields]) => fields.length > 0);
@@ -45,9 +45,9 @@ function supplemental(store: Store, clientId: string, integrationKey: string, da
   };
 }
 
-function custom(store: Store, clientId: string, integrationKey: string, identifier: string, clock: Clock): PullSourceResult {
+async function custom(store: AsyncStore, clientId: string, integrationKey: string, identifier: string, clock: Clock): Promise<PullSourceResult> {
   const integration = integrationByKey(integrationKey);
-  const config = store.readDataConfig('custom', clientId, integrationKey, identifier) as CustomDataTypeConfig | undefined;
+  const config = await store.readDataConfig('custom', clientId, integrationKey, identifier) as CustomDataTypeConfig | undefined;
   if (!integration || !config) return { unavailable: `No custom data type ${identifier} is configured for ${integration?.name ?? integrationKey}.` };
   const platformType = customSource(integration, config.dataSource);
   if (!platformType) return { unavailable: `The custom data type ${identifier} reads ${config.dataSource}, which ${integration.name} does not serve.` };
@@ -70,8 +70,8 @@ function custom(store: Store, clientId: string, integrationKey: string, identifi
   };
 }
 
-export function pullSource(store: Store, clock: Clock, companyId: string, integrationKey: string, dataType: string): PullSourceResult {
-  const company = store.getCompany(companyId);
+export async function pullSource(store: AsyncStore, clock: Clock, companyId: string, integrationKey: string, dataType: string): Promise<PullSourceResult> {
+  const company = await store.getCompany(companyId);
   if (!company) return { unavailable: 'The company was deleted.' };
   return dataType.startsWith(CUSTOM_PREFIX)
     ? custom(store, company.client_id, integrationKey, dataType.slice(CUSTOM_PREFIX.length), clock)

@@ -13,18 +13,18 @@ export async function pollPendingPushes(deps: SyncDeps): Promise<number> {
   const { store, clock, sealer, adapter } = deps;
   let settled = 0;
   /** The push's outcome and its write event, in one transaction. */
-  const settle = (key: string, fields: Parameters<typeof store.completePush>[1]) => store.transaction(() => {
-    store.completePush(key, fields);
-    const push = store.getPush(key);
-    if (push) pushEnded(backgroundEvents(deps), push);
+  const settle = (key: string, fields: Parameters<typeof store.completePush>[1]) => store.transaction(async (tx) => {
+    await tx.completePush(key, fields);
+    const push = await tx.getPush(key);
+    if (push) await pushEnded(backgroundEvents(deps), push);
   });
-  for (const push of store.pendingPushes(BATCH)) {
+  for (const push of await store.pendingPushes(BATCH)) {
     const now = clock.now();
     const deadline = Date.parse(push.requested) + (push.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES) * 60_000;
-    const connection = store.getConnectionById(push.connection_id);
-    const tokens = connection ? readTokens(store, sealer, connection.id) : undefined;
+    const connection = await store.getConnectionById(push.connection_id);
+    const tokens = connection ? await readTokens(store, sealer, connection.id) : undefined;
     if (now.getTime() >= deadline || !connection || !tokens || !push.platform_push_id) {
-      settle(push.key, { status: 'TimedOut', status_code: 504, completed: isoSeconds(now), error_message: 'The platform did not finish the push in time.' });
+      await settle(push.key, { status: 'TimedOut', status_code: 504, completed: isoSeconds(now), error_message: 'The platform did not finish the push in time.' });
       settled += 1;
       continue;
     }
@@ -33,7 +33,7 @@ export async function pollPendingPushes(deps: SyncDeps): Promise<number> {
       const outcome = await adapter.pushStatus(connection.integration_key, fresh, push.platform_push_id);
       if (outcome.status === 'Pending') continue;
       const { platform_push_id: _ignored, ...fields } = pushFieldsFor(outcome, { dataType: push.data_type, changeType: push.change_type, recordId: push.record_id });
-      settle(push.key, { ...fields, completed: isoSeconds(now) });
+      await settle(push.key, { ...fields, completed: isoSeconds(now) });
       settled += 1;
     } catch (err) {
       deps.onError?.(err, `push ${push.key}`);

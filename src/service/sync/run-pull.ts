@@ -26,15 +26,16 @@ const FIELD_SAMPLE = 50;
 export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus> {
   const { store, clock, sealer, adapter } = deps;
   const now = () => isoSeconds(clock.now());
-  const finish = (status: PullStatus, fields: Partial<PullRow> = {}): PullStatus => {
-    store.transaction(() => {
-      store.updatePull(pull.id, { status, completed: now(), lease_until: null, ...fields });
-      pullEnded(eventsOf(deps), pull.id);
+  /** The pull's final state and its events in one transaction (joined when called inside one). */
+  const finish = async (status: PullStatus, fields: Partial<PullRow> = {}): Promise<PullStatus> => {
+    await store.transaction(async (tx) => {
+      await tx.updatePull(pull.id, { status, completed: now(), lease_until: null, ...fields });
+      await pullEnded(eventsOf(deps), pull.id);
     });
     return status;
   };
 
-  const connection = store.getConnectionById(pull.connection_id);
+  const connection = await store.getConnectionById(pull.connection_id);
   if (!connection) return finish('Cancelled', { status_description: 'The connection was deleted.' });
   if (connection.status === 'Deauthorized') {
     return finish('AuthError', { status_description: 'The connection needs reauthorization.', error_message: 'Reauthorization required: the platform revoked the grant.' });
@@ -42,10 +43,10 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
   if (connection.status !== 'Linked') {
     return finish('PrerequisiteNotMet', { status_description: `The connection is ${connection.status}, not Linked.` });
   }
-  let tokens = readTokens(store, sealer, connection.id);
+  let tokens = await readTokens(store, sealer, connection.id);
   if (!tokens) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
-  const source = pullSource(store, clock, pull.company_id, connection.integration_key, pull.data_type);
+  const source = await pullSource(store, clock, pull.company_id, connection.integration_key, pull.data_type);
   if ('unavailable' in source) return finish('PrerequisiteNotMet', { status_description: source.unavailable });
   const validation: Validation = pull.validation ? (JSON.parse(pull.validation) as Validation) : { errors: [], warnings: [] };
 
@@ -75,7 +76,7 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
         next = fetchPage(page.next);
         next.catch(() => undefined); // awaited on the next turn; never an unhandled rejection if this page's write throws
         // undici writes a request on a reused keep-alive socket only in the event loop's
-        // check phase: without this turn it would wait for the (synchronous) write below.
+        // check phase: without this turn it could wait for the write below (synchronous under SQLite).
         await new Promise((resolve) => setImmediate(resolve));
       }
       const stored = page.records.map(source.map);
@@ -89,22 +90,23 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
       progress = page.total ? Math.min(99, Math.floor((fetched / page.total) * 100)) : Math.min(99, progress + 1);
       const lease = isoSeconds(new Date(clock.now().getTime() + LEASE_SECONDS * 1000));
       const completed = cursor ? undefined : now();
-      const replaced = store.transaction(() => {
-        store.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
-        store.rememberFields(pull.data_type, fields);
-        store.updatePull(pull.id, {
+      // Store calls only: the next page's fetch was started above and is awaited after the commit.
+      const replaced = await store.transaction(async (tx) => {
+        await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
+        await tx.rememberFields(pull.data_type, fields);
+        await tx.updatePull(pull.id, {
           status: 'Fetching', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0, validation: JSON.stringify(validation),
         });
         if (!completed) return null;
         // The last page publishes its generation in the same commit (one commit a page, the last one included).
-        const previous = store.publishGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, completed);
-        store.setLastSync(connection.id, pull.company_id, completed);
-        finish('Complete', { progress: 100, completed });
+        const previous = await tx.publishGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, completed);
+        await tx.setLastSync(connection.id, pull.company_id, completed);
+        await finish('Complete', { progress: 100, completed });
         return previous;
       });
       if (!completed) continue;
       // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
-      if (replaced !== null) while (store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH) > 0);
+      if (replaced !== null) while ((await store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH)) > 0);
       return 'Complete';
     }
   } catch (err) {
@@ -112,22 +114,23 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
   }
 }
 
-function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err: unknown): PullStatus {
+async function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err: unknown): Promise<PullStatus> {
   const { store, clock } = deps;
   const now = clock.now();
   const later = (seconds: number) => isoSeconds(new Date(now.getTime() + seconds * 1000));
   const attempts = pull.attempts + 1;
-  const ended = (fields: Partial<PullRow>) => {
-    store.updatePull(pull.id, { completed: isoSeconds(now), lease_until: null, ...fields });
-    pullEnded(eventsOf(deps), pull.id);
+  /** Called inside the caller's transaction. */
+  const ended = async (fields: Partial<PullRow>) => {
+    await store.updatePull(pull.id, { completed: isoSeconds(now), lease_until: null, ...fields });
+    await pullEnded(eventsOf(deps), pull.id);
   };
   if (err instanceof PlatformAuthError && err.revoked) {
-    store.transaction(() => {
-      deauthorized(eventsOf(deps), connectionId, {
+    await store.transaction(async () => {
+      await deauthorized(eventsOf(deps), connectionId, {
         statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: isoSeconds(now),
         errorMessage: `Reauthorization required: ${err.message}`,
       });
-      ended({
+      await ended({
         status: 'AuthError',
         status_description: 'The platform revoked the grant; the connection is Deauthorized.', error_message: `Reauthorization required: ${err.message}`,
       });
@@ -136,21 +139,21 @@ function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err:
   }
   if (err instanceof PlatformRateLimitError) {
     if (attempts > MAX_RATE_LIMIT_RETRIES) {
-      store.transaction(() => ended({ status: 'RateLimitError', error_message: err.message }));
+      await store.transaction(() => ended({ status: 'RateLimitError', error_message: err.message }));
       return 'RateLimitError';
     }
-    store.updatePull(pull.id, { attempts, not_before: later(err.retryAfterSeconds), lease_until: null, status_description: `Waiting ${err.retryAfterSeconds}s for the platform's rate limit.` });
+    await store.updatePull(pull.id, { attempts, not_before: later(err.retryAfterSeconds), lease_until: null, status_description: `Waiting ${err.retryAfterSeconds}s for the platform's rate limit.` });
     return 'Fetching';
   }
   if (err instanceof PlatformFetchError || err instanceof PlatformAuthError) {
     if (attempts > MAX_FETCH_RETRIES) {
-      store.transaction(() => ended({ status: 'FetchError', error_message: err.message }));
+      await store.transaction(() => ended({ status: 'FetchError', error_message: err.message }));
       return 'FetchError';
     }
-    store.updatePull(pull.id, { attempts, not_before: later(2 ** attempts), lease_until: null, status_description: `Retrying after: ${err.message}` });
+    await store.updatePull(pull.id, { attempts, not_before: later(2 ** attempts), lease_until: null, status_description: `Retrying after: ${err.message}` });
     return 'Fetching';
   }
   deps.onError?.(err, `pull ${pull.id}`);
-  store.transaction(() => ended({ status: 'InternalError', error_message: 'Internal error while syncing.' }));
+  await store.transaction(() => ended({ status: 'InternalError', error_message: 'Internal error while syncing.' }));
   return 'InternalError';
 }

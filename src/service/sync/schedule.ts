@@ -2,42 +2,43 @@
 // syncSchedule (hours) has passed since it was last requested. Data sets never requested
 // are left alone: the service does not fetch on first link.
 import type { Clock } from '../../lib/clock.js';
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 import { queuePull } from './enqueue.js';
 import { effectiveSettings } from './settings.js';
 
 /** How often (by the clock) the due data sets are looked for. */
 const CHECK_EVERY_MS = 60_000;
-const lastCheck = new WeakMap<Store, number>();
+const lastCheck = new WeakMap<AsyncStore, number>();
 
-export function queueScheduledSyncs(store: Store, clock: Clock): number {
+export async function queueScheduledSyncs(store: AsyncStore, clock: Clock): Promise<number> {
   const now = clock.now().getTime();
   const previous = lastCheck.get(store);
   if (previous !== undefined && now - previous < CHECK_EVERY_MS && now >= previous) return 0;
+  // Marked before the first await: a pass that starts meanwhile does not look again.
   lastCheck.set(store, now);
-  const candidates = store.scheduleCandidates();
+  const candidates = await store.scheduleCandidates();
   const schedules = new Map<string, Map<string, number>>();
   let queued = 0;
   for (const candidate of candidates) {
     const scope = `${candidate.client_id}/${candidate.company_id}`;
     let byType = schedules.get(scope);
     if (!byType) {
-      byType = new Map(effectiveSettings(store, candidate.client_id, candidate.company_id).settings.map((s) => [s.dataType, s.syncSchedule]));
+      byType = new Map((await effectiveSettings(store, candidate.client_id, candidate.company_id)).settings.map((s) => [s.dataType, s.syncSchedule]));
       schedules.set(scope, byType);
     }
     const hours = byType.get(candidate.data_type);
     if (!hours || Date.parse(candidate.last_requested) + hours * 3_600_000 > now) continue;
-    const latest = store.latestPullConnectionId(candidate.company_id, candidate.data_type);
-    const connection = (latest && store.getConnectionById(latest))
-      || store.listConnections(candidate.company_id, { page: 1, pageSize: 100 }).rows.find((c) => c.status === 'Linked');
+    const latest = await store.latestPullConnectionId(candidate.company_id, candidate.data_type);
+    const connection = (latest && await store.getConnectionById(latest))
+      || (await store.listConnections(candidate.company_id, { page: 1, pageSize: 100 })).rows.find((c) => c.status === 'Linked');
     if (!connection || connection.status !== 'Linked') continue;
-    queuePull(store, clock, connection, candidate.data_type);
+    await queuePull(store, clock, connection, candidate.data_type);
     queued += 1;
   }
   return queued;
 }
 
 /** Tests move a fake clock around; this lets the next pass look again at once. */
-export function resetScheduleCheck(store: Store): void {
+export function resetScheduleCheck(store: AsyncStore): void {
   lastCheck.delete(store);
 }

@@ -17,13 +17,17 @@ export interface PassResult {
 
 export async function syncOnce(deps: SyncDeps): Promise<PassResult> {
   const { store, clock } = deps;
-  const scheduled = queueScheduledSyncs(store, clock);
+  const scheduled = await queueScheduledSyncs(store, clock);
   const now = isoSeconds(clock.now());
   const lease = isoSeconds(new Date(clock.now().getTime() + LEASE_SECONDS * 1000));
   const yielded = deps.busy?.() ?? false;
   // The leases in one commit; an idle pass (nothing claimable) writes nothing.
-  const claimable = store.claimablePulls(now, yielded ? 1 : deps.concurrency ?? 4);
-  const claimed = claimable.length === 0 ? [] : store.transaction(() => claimable.filter((pull) => store.leasePull(pull.id, now, lease)));
+  const claimable = await store.claimablePulls(now, yielded ? 1 : deps.concurrency ?? 4);
+  const claimed = claimable.length === 0 ? [] : await store.transaction(async (tx) => {
+    const leased: typeof claimable = [];
+    for (const pull of claimable) if (await tx.leasePull(pull.id, now, lease)) leased.push(pull);
+    return leased;
+  });
   await Promise.all(claimed.map((pull) => runPull(deps, pull)));
   const pushes = await pollPendingPushes(deps);
   return { pulls: claimed.length, yielded: yielded && claimed.length > 0, pushes, scheduled };

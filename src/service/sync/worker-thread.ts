@@ -6,6 +6,7 @@ import { systemClock } from '../../lib/clock.js';
 import { platformAdapter } from '../integrations/platforms.js';
 import { createSealer } from '../secrets.js';
 import { checkpoint, openDatabase } from '../store/db.js';
+import { sqliteAsyncStore } from '../store/async-store.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 import { busyTest } from './request-load.js';
 import { SyncLoop } from './loop.js';
@@ -31,9 +32,10 @@ const options = workerData as WorkerOptions;
 if (process.platform === 'linux') setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
 const port = parentPort!;
 const db = openDatabase(options.dbFile);
-const store = createSqliteStore(db);
-// Only this thread runs pulls for this data dir: leases left by a killed process are void.
-store.releaseOpenPullLeases();
+// Only this thread runs pulls for this data dir: leases left by a killed process are void
+// (done before the loop starts, through the store's synchronous face).
+createSqliteStore(db).releaseOpenPullLeases();
+const store = sqliteAsyncStore(db);
 const adapter = platformAdapter(options.platformUrl);
 const loop = new SyncLoop({
   store,
@@ -52,14 +54,13 @@ const loop = new SyncLoop({
 const CHECKPOINT_EVERY_MS = 100;
 let checkpointedAt = '';
 const checkpoints = setInterval(() => {
-  try {
-    const version = store.dataVersion();
+  void store.dataVersion().then((version) => {
     if (version === checkpointedAt) return;
     checkpoint(db);
     checkpointedAt = version;
-  } catch (err) {
+  }).catch((err: unknown) => {
     port.postMessage({ type: 'error', context: 'WAL checkpoint', message: (err as Error)?.message ?? String(err) } satisfies HostMessage);
-  }
+  });
 }, CHECKPOINT_EVERY_MS);
 checkpoints.unref();
 
@@ -69,7 +70,7 @@ port.on('message', (message: WorkerMessage) => {
     clearInterval(checkpoints);
     void loop.stop().then(async () => {
       await adapter.close();
-      store.close();
+      await store.close();
       port.postMessage({ type: 'stopped' } satisfies HostMessage);
       port.close();
     });

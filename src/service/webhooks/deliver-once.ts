@@ -2,11 +2,11 @@
 // them concurrently, and record the outcomes (outcome.ts: batched, in short transactions).
 // A consumer never has more than `perConsumer` attempts in flight, so a receiver that
 // hangs holds a few slots and the others keep flowing. The loop in loop.ts overlaps
-// passes (startPass claims at once and returns, and takes the outcomes of earlier passes'
+// passes (startPass returns once it has claimed, and takes the outcomes of earlier passes'
 // attempts into its claim's transaction); tests await deliverOnce() on a fake clock.
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { Sealer } from '../secrets.js';
-import type { Store } from '../store/store.js';
+import type { AsyncStore } from '../store/async-store.js';
 import type { ClaimedDelivery } from '../store/webhook-deliveries.js';
 import { attemptDelivery, ATTEMPT_TIMEOUT_MS, type AttemptOptions, type AttemptResult } from './attempt.js';
 import type { BackoffPolicy } from './backoff.js';
@@ -14,7 +14,7 @@ import { Recorder, type Settled } from './outcome.js';
 import { deliveryHeaders } from './sign.js';
 
 export interface DeliveryDeps {
-  store: Store;
+  store: AsyncStore;
   clock: Clock;
   sealer: Sealer;
   /** Told after an event this pass recorded (ferry.webhook.disabled) has committed. */
@@ -87,34 +87,37 @@ const DEFAULT_BATCH = 64;
 export const DEFAULT_MAX_IN_FLIGHT = 256;
 const DEFAULT_PER_CONSUMER = 8;
 
-/** Claims now (synchronously, before the first await) and delivers in the background. */
-export function startPass(deps: DeliveryDeps): StartedPass {
+/** Claims (one transaction), then delivers in the background: resolves once the claim has committed. */
+export async function startPass(deps: DeliveryDeps): Promise<StartedPass> {
   const inFlight = deps.inFlight ?? new InFlight();
   const recorder = deps.recorder ?? new Recorder(deps);
   const room = deps.signal?.aborted ? 0 : Math.min(deps.batch ?? DEFAULT_BATCH, (deps.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT) - inFlight.total);
   const empty: DeliveryPassResult = { claimed: 0, delivered: 0, retried: 0, failed: 0, stopped: 0 };
   // Outcomes of attempts that finished since the last pass (the loop's), in the claim's transaction.
   const finished = recorder.take();
+  // Taken with them: those attempts have left `inFlight`, and recording them frees their lanes
+  // for this claim. One that ends while the claim waits stays counted (its delivery is still
+  // leased until the next pass records it), so no consumer gets more than perConsumer.
+  const busy = inFlight.busy();
   if (room <= 0 && finished.length === 0) return { claimed: 0, more: false, done: Promise.resolve(empty) };
   const now = deps.clock.now();
   // Most wakes (every committed event) find nothing to record or claim: a read says so
   // without the write transaction, which would wait for the sync worker's commits.
-  if (finished.length === 0 && !deps.store.deliveriesDue(isoSeconds(now))) return { claimed: 0, more: false, done: Promise.resolve(empty) };
+  if (finished.length === 0 && !(await deps.store.deliveriesDue(isoSeconds(now)))) return { claimed: 0, more: false, done: Promise.resolve(empty) };
   // Long enough for any attempt to finish and be recorded; a killed loop's leases are cleared when the next starts.
   const leaseMs = (deps.attempt?.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + 60_000;
   let outcome: { settled: Settled[]; claimed: ClaimedDelivery[]; more: boolean };
   try {
-    outcome = deps.store.transaction(() => {
-      const settled = recorder.record(finished);
-      // Those attempts left `inFlight` when they ended; recording them just above freed their lanes for this claim.
-      const claim = room <= 0 ? { claimed: [], more: false } : deps.store.claimDeliveries({
+    outcome = await deps.store.transaction(async (tx) => {
+      const settled = await recorder.record(finished);
+      const claim = room <= 0 ? { claimed: [], more: false } : await tx.claimDeliveries({
         now: isoSeconds(now), leaseUntil: isoSeconds(new Date(now.getTime() + leaseMs)), limit: room,
-        perConsumer: deps.perConsumer ?? DEFAULT_PER_CONSUMER, busy: inFlight.busy(),
+        perConsumer: deps.perConsumer ?? DEFAULT_PER_CONSUMER, busy,
       });
       return { settled, ...claim };
     });
   } catch (err) {
-    recorder.fail(finished, err);
+    await recorder.fail(finished, err);
     throw err;
   }
   recorder.settle(finished, outcome.settled);
@@ -129,8 +132,8 @@ export function startPass(deps: DeliveryDeps): StartedPass {
 }
 
 /** One whole pass: claim, attempt, record. */
-export function deliverOnce(deps: DeliveryDeps): Promise<DeliveryPassResult> {
-  return startPass(deps).done;
+export async function deliverOnce(deps: DeliveryDeps): Promise<DeliveryPassResult> {
+  return (await startPass(deps)).done;
 }
 
 async function deliverOne(deps: DeliveryDeps, recorder: Recorder, inFlight: InFlight, delivery: ClaimedDelivery): Promise<Settled> {

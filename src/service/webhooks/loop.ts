@@ -52,8 +52,6 @@ export class DeliveryLoop {
 
   start(): void {
     if (this.running) return;
-    // The only loop of this data dir: leases left are a killed process's.
-    this.deps.store.releaseDeliveryLeases();
     this.unsubscribe = this.events.subscribe(() => this.wake());
     this.running = this.run();
   }
@@ -73,16 +71,22 @@ export class DeliveryLoop {
     // No more passes: what the cut-off attempts left is recorded on its own.
     this.deps.recorder?.standAlone();
     await Promise.allSettled([...this.passes]);
+    await this.releaseLeases();
+    await this.agent?.destroy();
+  }
+
+  private async releaseLeases(): Promise<void> {
     try {
-      this.deps.store.releaseDeliveryLeases();
+      await this.deps.store.releaseDeliveryLeases();
     } catch (err) {
       this.deps.onError?.(err, 'webhook leases');
     }
-    await this.agent?.destroy();
   }
 
   private async run(): Promise<void> {
     const maxInFlight = this.deps.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    // The only loop of this data dir: leases left are a killed process's.
+    await this.releaseLeases();
     while (!this.stopping) {
       // After the I/O of this turn: one pass records every attempt that just finished and
       // claims what they and the new events left due, in one transaction.
@@ -92,7 +96,7 @@ export class DeliveryLoop {
       let more = false;
       let pause: number | undefined;
       try {
-        const pass = startPass(this.deps);
+        const pass = await startPass(this.deps);
         more = pass.more && this.inFlight.total < maxInFlight;
         if (pass.claimed > 0) {
           const done = pass.done.catch((err: unknown) => this.deps.onError?.(err, 'webhook pass'));
@@ -105,16 +109,19 @@ export class DeliveryLoop {
       }
       if (this.stopping) break;
       if (more) continue;
-      if (!this.woken && !(await this.idle(pause ?? this.untilNextRetry()))) this.safetyNet();
+      if (this.woken) continue;
+      const sleep = pause ?? await this.untilNextRetry();
+      // Woken while the next retry was looked up: no sleep, or the wake would be lost.
+      if (!this.woken && !(await this.idle(sleep))) await this.safetyNet();
     }
   }
 
   /** Until the earliest retry time, or the longest idle. */
-  private untilNextRetry(): number {
+  private async untilNextRetry(): Promise<number> {
     const maxIdle = this.maxIdleMs;
     try {
       const now = this.deps.clock.now();
-      const next = this.deps.store.nextDeliveryDue(isoSeconds(now));
+      const next = await this.deps.store.nextDeliveryDue(isoSeconds(now));
       return next === undefined ? maxIdle : Math.max(0, Math.min(maxIdle, Date.parse(next) - now.getTime()));
     } catch (err) {
       this.deps.onError?.(err, 'webhook timer');
@@ -136,9 +143,9 @@ export class DeliveryLoop {
   }
 
   /** Nothing woke the loop for a while: free any head left parked for a slot that is long free. */
-  private safetyNet(): void {
+  private async safetyNet(): Promise<void> {
     try {
-      this.deps.store.transaction(() => this.deps.store.unparkIdleConsumers(this.inFlight.consumers()));
+      await this.deps.store.transaction((tx) => tx.unparkIdleConsumers(this.inFlight.consumers()));
     } catch (err) {
       this.deps.onError?.(err, 'webhook safety net');
     }

@@ -51,8 +51,11 @@ export class Recorder {
     return this.queue.splice(0);
   }
 
-  record(batch: Finished[]): Settled[] {
-    return batch.map((f) => record(this.deps, f.delivery, f.at, f.result));
+  /** One outcome after another, in the order the attempts finished. */
+  async record(batch: Finished[]): Promise<Settled[]> {
+    const settled: Settled[] = [];
+    for (const f of batch) settled.push(await record(this.deps, f.delivery, f.at, f.result));
+    return settled;
   }
 
   settle(batch: Finished[], settled: Settled[]): void {
@@ -60,11 +63,11 @@ export class Recorder {
   }
 
   /** The transaction did not commit: the deliveries are due again. */
-  fail(batch: Finished[], err: unknown): void {
+  async fail(batch: Finished[], err: unknown): Promise<void> {
     this.deps.onError?.(err, 'webhook delivery record');
     for (const f of batch) {
       try {
-        this.deps.store.releaseDeliveryLease(f.delivery.seq);
+        await this.deps.store.releaseDeliveryLease(f.delivery.seq);
       } catch {
         // The store is closing; leases are cleared when the next loop starts.
       }
@@ -82,33 +85,29 @@ export class Recorder {
     this.scheduled = false;
     const batch = this.take();
     if (batch.length === 0) return;
-    let settled: Settled[];
-    try {
-      settled = this.deps.store.transaction(() => this.record(batch));
-    } catch (err) {
-      this.fail(batch, err);
-      return;
-    }
-    this.settle(batch, settled);
+    void this.deps.store.transaction(() => this.record(batch)).then(
+      (settled) => this.settle(batch, settled),
+      (err: unknown) => this.fail(batch, err),
+    );
   };
 }
 
 /** One attempt's outcome; inside the batch's transaction. */
-function record(deps: OutcomeDeps, delivery: ClaimedDelivery, at: Date, result: AttemptResult): Settled {
+async function record(deps: OutcomeDeps, delivery: ClaimedDelivery, at: Date, result: AttemptResult): Promise<Settled> {
   const { store } = deps;
   if (result.outcome === 'stopped') {
-    store.releaseDeliveryLease(delivery.seq);
+    await store.releaseDeliveryLease(delivery.seq);
     return 'stopped';
   }
   const now = deps.clock.now();
   const attempt = { at: isoSeconds(at), status_code: result.statusCode, error: result.error, latency_ms: result.latencyMs };
   if (result.outcome === 'delivered') {
-    store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Delivered', completed: isoSeconds(now) });
+    await store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Delivered', completed: isoSeconds(now) });
     return 'delivered';
   }
   if (result.outcome === 'gone') {
-    if (store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Failed', completed: isoSeconds(now) })) {
-      disable(deps, delivery, 'The receiver answered 410 Gone.');
+    if (await store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Failed', completed: isoSeconds(now) })) {
+      await disable(deps, delivery, 'The receiver answered 410 Gone.');
     }
     return 'failed';
   }
@@ -119,20 +118,20 @@ function record(deps: OutcomeDeps, delivery: ClaimedDelivery, at: Date, result: 
     ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
   });
   if (step.giveUp) {
-    if (store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Failed', completed: isoSeconds(now) })) {
+    if (await store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Failed', completed: isoSeconds(now) })) {
       const last = result.error ?? `HTTP ${result.statusCode}`;
-      disable(deps, delivery, `Deliveries failed for ${formatSpan(policy.giveUpMs)}; the last attempt: ${last}.`);
+      await disable(deps, delivery, `Deliveries failed for ${formatSpan(policy.giveUpMs)}; the last attempt: ${last}.`);
     }
     return 'failed';
   }
-  store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Pending', nextAttempt: isoSeconds(step.at), firstFailure: isoSeconds(firstFailure) });
+  await store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Pending', nextAttempt: isoSeconds(step.at), firstFailure: isoSeconds(firstFailure) });
   return 'retried';
 }
 
 /** Disables the consumer and says so with a ferry.webhook.disabled event (to the account's other consumers, and the stream). */
-function disable(deps: OutcomeDeps, delivery: ClaimedDelivery, reason: string): void {
-  if (!deps.store.disableConsumerDeliveries(delivery.consumer_id, reason)) return;
-  recordEvent({ store: deps.store, clock: deps.clock, ...(deps.changed ? { changed: deps.changed } : {}) }, {
+async function disable(deps: OutcomeDeps, delivery: ClaimedDelivery, reason: string): Promise<void> {
+  if (!(await deps.store.disableConsumerDeliveries(delivery.consumer_id, reason))) return;
+  await recordEvent({ store: deps.store, clock: deps.clock, ...(deps.changed ? { changed: deps.changed } : {}) }, {
     clientId: delivery.client_id, eventType: FERRY_EVENTS.webhookDisabled, payload: { id: delivery.consumer_id, url: delivery.url, reason },
   });
 }
