@@ -273,9 +273,21 @@ export class PartFile implements Sink {
     await this.handle.close().catch(() => undefined);
   }
 
-  /** Flushes what is written so far to disk (commit then has little left to flush). */
-  async flush(): Promise<void> {
-    await this.handle.sync();
+  /**
+   * Flushes what is written so far to disk while `work` runs (commit then has little left to
+   * flush); the result is work's. A failed work waits for the flush and ignores its outcome.
+   */
+  async flushDuring<T>(work: Promise<T>): Promise<T> {
+    const flushed = this.handle.sync();
+    let result: T;
+    try {
+      result = await work;
+    } catch (err) {
+      await flushed.catch(() => undefined);
+      throw err;
+    }
+    await flushed;
+    return result;
   }
 
   /**
