@@ -98,18 +98,25 @@ const LOG_COLUMNS = `d.seq, d.id, d.consumer_id, d.status, d.attempts,
 const LOG_FROM = `webhook_deliveries d JOIN events e ON e.seq = d.event_seq
   LEFT JOIN webhook_attempts a ON a.delivery_seq = d.seq AND a.attempt = d.attempts`;
 
-const deliveryFields: FieldResolver = (path) => {
-  switch (path) {
-    case 'id': return { sql: 'd.id', type: 'string' };
-    case 'eventId': return { sql: 'e.id', type: 'string' };
-    case 'eventType': return { sql: 'e.event_type', type: 'string' };
-    case 'status': return { sql: 'd.status', type: 'string' };
-    case 'attempts': return { sql: 'd.attempts', type: 'number' };
-    case 'created': return { sql: 'd.created', type: 'date' };
-    case 'completed': return { sql: 'd.completed', type: 'date' };
-    default: return undefined;
-  }
-};
+/**
+ * The delivery log's query fields, for either store: `date` turns a date column into what
+ * the store's dialect compares (SQLite: the ISO text as it is; PostgreSQL: its instant).
+ */
+export function deliveryFieldsFor(date: (column: string) => string): FieldResolver {
+  return (path) => {
+    switch (path) {
+      case 'id': return { sql: 'd.id', type: 'string' };
+      case 'eventId': return { sql: 'e.id', type: 'string' };
+      case 'eventType': return { sql: 'e.event_type', type: 'string' };
+      case 'status': return { sql: 'd.status', type: 'string' };
+      case 'attempts': return { sql: 'd.attempts', type: 'number' };
+      case 'created': return { sql: date('d.created'), type: 'date' };
+      case 'completed': return { sql: date('d.completed'), type: 'date' };
+      default: return undefined;
+    }
+  };
+}
+const deliveryFields = deliveryFieldsFor((column) => column);
 
 /** A consumer's deliveries, newest first; `query` filters on id, eventId, eventType, status, attempts, created, completed. */
 export function webhookDeliveriesPage(consumerId: string, request: PageRequest): PagePlan {

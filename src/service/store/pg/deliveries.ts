@@ -2,11 +2,10 @@
 // delivery log, replays and the loop's reads here; claims, attempts and parking, the
 // writes that move lanes along, in delivery-claims.ts.
 import { postgresDate } from '../../query/json-fields.js';
-import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
 import { planPage } from '../paging.js';
 import type { WebhookDeliveryStore } from '../store.js';
-import { WAITING, type AttemptRow, type DeliveryRow } from '../webhook-deliveries.js';
+import { deliveryFieldsFor, WAITING, type AttemptRow, type DeliveryRow } from '../webhook-deliveries.js';
 import { claimMethods } from './delivery-claims.js';
 import { row, rows, type Queryable } from './query.js';
 
@@ -22,18 +21,7 @@ const logJoins = (d: string) => `JOIN events e ON e.seq = ${d}.event_seq
 const LOG_COLUMNS = logColumns('d');
 const LOG_FROM = `webhook_deliveries d ${logJoins('d')}`;
 
-const deliveryFields: FieldResolver = (path) => {
-  switch (path) {
-    case 'id': return { sql: 'd.id', type: 'string' };
-    case 'eventId': return { sql: 'e.id', type: 'string' };
-    case 'eventType': return { sql: 'e.event_type', type: 'string' };
-    case 'status': return { sql: 'd.status', type: 'string' };
-    case 'attempts': return { sql: 'd.attempts', type: 'number' };
-    case 'created': return { sql: postgresDate('d.created'), type: 'date' };
-    case 'completed': return { sql: postgresDate('d.completed'), type: 'date' };
-    default: return undefined;
-  }
-};
+const deliveryFields = deliveryFieldsFor(postgresDate);
 
 // One statement: the replay is written whole or not at all, and read back as the log shows it.
 const REPLAY = `WITH o AS (
