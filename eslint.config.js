@@ -62,7 +62,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/store/*.js', '!**/store/store.js', '!**/store/integrations.js', '!**/store/db.js', '!**/store/sqlite-store.js', '!**/store/async-store.js'], allowTypeImports: true, message: 'Use the Store interface; open it with sqliteAsyncStore (or createSqliteStore for a synchronous face).' },
+          { group: ['**/store/*.js', '!**/store/store.js', '!**/store/integrations.js', '!**/store/db.js', '!**/store/sqlite-store.js', '!**/store/async-store.js', '!**/store/open-store.js'], allowTypeImports: true, message: 'Use the Store interface; open it with openStore (or sqliteAsyncStore / createSqliteStore in a thread of its own).' },
           { group: ['**/sandbox/*', '**/sandbox/**'], message: 'The service reaches the sandbox only over HTTP.' },
         ],
       }],

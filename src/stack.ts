@@ -45,7 +45,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   let service: Service;
   try {
-    service = createService({ ...serviceOptions, platformUrl: sandboxUrl });
+    service = await createService({ ...serviceOptions, platformUrl: sandboxUrl });
   } catch (err) {
     // A refused start (a secret key that cannot be settled on, say) leaves no sandbox thread behind.
     await sandbox?.close();

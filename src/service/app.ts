@@ -3,10 +3,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { privateDataDir } from '../lib/private-files.js';
 import { MAX_BODY_BYTES } from '../platforms/limits.js';
-import { ensureAdmin } from './bootstrap.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
@@ -33,9 +31,9 @@ import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerEventRoutes } from './routes/events.js';
 import { ReadPool } from './read-pool/pool.js';
 import { createSealer, loadSecretKey } from './secrets.js';
-import { openDatabase, setAutoCheckpoint, type Db } from './store/db.js';
-import { createSqliteStore } from './store/sqlite-store.js';
-import { sqliteAsyncStore, type AsyncStore } from './store/async-store.js';
+import { setAutoCheckpoint, type Db } from './store/db.js';
+import type { AsyncStore } from './store/async-store.js';
+import { openStore } from './store/open-store.js';
 import { EventBus } from './events/bus.js';
 import { eventsOf } from './events/record.js';
 import { RateLimitWatch } from './events/rate-limit-watch.js';
@@ -58,6 +56,11 @@ const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 export interface ServiceOptions {
   dataDir: string;
+  /**
+   * A postgres:// URL: the service runs on that PostgreSQL database, which any number of
+   * instances and workers may share, instead of <data-dir>/ferry.db.
+   */
+  database?: string;
   /** Requests per second per API key; 0 turns rate limiting (and its headers) off. */
   rateLimit?: number;
   maintenance?: boolean;
@@ -96,8 +99,8 @@ export interface ServiceOptions {
 export interface Service {
   app: FastifyInstance;
   store: AsyncStore;
-  /** The SQLite handle under the store: for diagnostics and tests that look at what is at rest, never for routes. */
-  db: Db;
+  /** The SQLite handle under the store (none on PostgreSQL): for diagnostics and tests that look at what is at rest, never for routes. */
+  db?: Db;
   adminKey: string;
   dataDir: string;
   context: ServiceContext;
@@ -108,17 +111,17 @@ export interface Service {
   checkAdmin(authorization: string | undefined): Promise<'admin' | 'unauthenticated' | 'forbidden'>;
 }
 
-export function createService(options: ServiceOptions): Service {
+export async function createService(options: ServiceOptions): Promise<Service> {
   const clock = options.clock ?? systemClock;
   privateDataDir(options.dataDir, options.onNotice);
   // Before anything opens: a key that cannot be settled on stops the start with nothing changed.
   const secretKey = loadSecretKey(options.dataDir, options.env, { keyFile: options.secretKeyFile, onNotice: options.onNotice });
-  const dbFile = join(options.dataDir, 'ferry.db');
-  const db = openDatabase(dbFile);
-  // The admin account is made before anything else can use the store, through its
-  // synchronous face; everything after goes through the asynchronous one.
-  const adminKey = ensureAdmin(createSqliteStore(db), options.dataDir, clock);
-  const store = sqliteAsyncStore(db);
+  const opened = await openStore({
+    dataDir: options.dataDir, clock, ...(options.database ? { database: options.database } : {}),
+    onIdleError: (err) => options.onInternalError?.(err, 'database connection'),
+  });
+  const { store, adminKey } = opened;
+  const db = opened.kind === 'sqlite' ? opened.db : undefined;
   const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
   let worker: SyncWorker | undefined;
   let webhooks: DeliveryLoop | undefined;
@@ -127,21 +130,25 @@ export function createService(options: ServiceOptions): Service {
     const load = loadGauge();
     stopLoadGauge = measureLoad(load);
     worker = startSyncWorker(
-      { dbFile, secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), load },
+      {
+        ...(opened.kind === 'sqlite' ? { dbFile: opened.dbFile } : { database: opened.database }),
+        secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), load,
+      },
       (context, message) => options.onInternalError?.(new Error(message), context),
       // Once the worker is gone, this thread's commits checkpoint the WAL again.
       () => {
-        if (db.open) setAutoCheckpoint(db, true);
+        if (db?.open) setAutoCheckpoint(db, true);
       },
     );
     // The worker's thread checkpoints the WAL (worker-thread.ts), so no request waits for one.
-    setAutoCheckpoint(db, false);
+    if (db) setAutoCheckpoint(db, false);
   }
   const ctx: ServiceContext = {
     store,
     clock,
     responseCache: new ResponseCache(store, options.responseCache),
-    reads: new ReadPool(store, { dbFile, threads: options.readThreads ?? DEFAULT_READ_THREADS }),
+    // PostgreSQL does a costly read on its own server, so it needs no reader thread here.
+    reads: new ReadPool(store, opened.kind === 'sqlite' ? { dbFile: opened.dbFile, threads: options.readThreads ?? DEFAULT_READ_THREADS } : { threads: 0 }),
     sealer: createSealer(secretKey),
     verifier: options.verifier ?? (platform ? platformVerifier(platform) : schemaOnlyVerifier),
     ...(platform ? { platform, platformUrl: options.platformUrl } : {}),
@@ -252,7 +259,7 @@ export function createService(options: ServiceOptions): Service {
   return {
     app,
     store,
-    db,
+    ...(db ? { db } : {}),
     adminKey,
     dataDir: options.dataDir,
     context: ctx,

@@ -38,7 +38,7 @@ export interface TestService {
 
 async function startService(options: Partial<ServiceOptions> = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
-  const service = createService({ rateLimit: 0, ...options, dataDir });
+  const service = await createService({ rateLimit: 0, ...options, dataDir });
   const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
   const call = (method: string, path: string, opts: CallOptions = {}) => callApi(baseUrl, service.adminKey, method, path, opts);
   return {
@@ -158,7 +158,7 @@ async function startFakeClocks(options: HarnessOptions = {}): Promise<Harness> {
   const adminAuth = async (authorization: string | undefined) => made.service?.checkAdmin(authorization) ?? 'unauthenticated';
   const sandbox = createSandbox({ rateLimit: 0, ...options.sandbox, dataDir, clock: sandboxClock, adminAuth });
   const sandboxUrl = await sandbox.listen({ port: 0, host: '127.0.0.1' });
-  const service = made.service = createService({ rateLimit: 0, ...options.service, dataDir, clock, platformUrl: sandboxUrl, startWorker: false });
+  const service = made.service = await createService({ rateLimit: 0, ...options.service, dataDir, clock, platformUrl: sandboxUrl, startWorker: false });
   const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
   trustSandbox(sandboxUrl, service.adminKey);
   const { store, sealer, platform } = service.context;

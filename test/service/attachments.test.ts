@@ -288,7 +288,7 @@ describe('deleting', () => {
     await h.drain();
     const id = (await readAll(h.api, other.companyId, 'invoices'))[0].id;
     expect((await send(pushPath(other, 'invoices', id), form(binaryFile(), 'gone.bin'))).status).toBe(200);
-    const count = () => h.service.db.prepare('SELECT count(*) FROM attachments WHERE company_id = ?').pluck().get(other.companyId);
+    const count = () => h.service.db!.prepare('SELECT count(*) FROM attachments WHERE company_id = ?').pluck().get(other.companyId);
     expect(count()).toBe(1);
     expect((await h.api.call('DELETE', `/companies/${other.companyId}`)).status).toBe(204);
     expect(count()).toBe(0);

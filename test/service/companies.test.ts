@@ -181,7 +181,7 @@ describe('DELETE /companies/{id}', () => {
     expectErrorBody(await t.call('GET', `/companies/${company.id}`, { apiKey: key }), 404, `Company ${company.id} not found.`);
     expectErrorBody(await t.call('GET', `/companies/${company.id}/connections/${connection.id}`, { apiKey: key }), 404);
     expectErrorBody(await t.call('DELETE', `/companies/${company.id}`, { apiKey: key }), 404);
-    const count = (sql: string, id: string) => (t.service.db.prepare(sql).get(id) as { n: number }).n;
+    const count = (sql: string, id: string) => (t.service.db!.prepare(sql).get(id) as { n: number }).n;
     expect(count('SELECT count(*) AS n FROM connections WHERE company_id = ?', company.id)).toBe(0);
     expect(count('SELECT count(*) AS n FROM connection_tokens WHERE connection_id = ?', connection.id)).toBe(0);
     const list = await t.call('GET', '/companies?pageSize=5000', { apiKey: key });

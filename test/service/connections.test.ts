@@ -346,7 +346,7 @@ describe('unlink and delete', () => {
     expectErrorBody(await authorize(connection.id, XERO_TOKENS), 404);
     const company = await t.call('GET', `/companies/${companyId}`, { apiKey: client.apiKey });
     expect(company.body.dataConnections.map((c: { id: string }) => c.id)).not.toContain(connection.id);
-    const tokens = t.service.db.prepare('SELECT count(*) AS n FROM connection_tokens WHERE connection_id = ?').get(connection.id) as { n: number };
+    const tokens = t.service.db!.prepare('SELECT count(*) AS n FROM connection_tokens WHERE connection_id = ?').get(connection.id) as { n: number };
     expect(tokens.n).toBe(0);
   });
 });

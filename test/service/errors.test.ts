@@ -177,7 +177,7 @@ const scenarios: StatusScenario[] = [
     status: 500,
     condition: 'the database closed underneath the service',
     run: (e) => {
-      e.broken.service.db.close();
+      e.broken.service.db!.close();
       return e.broken.call('GET', '/companies');
     },
     error: INTERNAL,

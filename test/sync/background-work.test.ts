@@ -73,9 +73,9 @@ describe('WAL checkpoints with the sync worker running', () => {
   it('the worker thread copies the request thread\'s commits into the database file', async () => {
     const dataDir = tempDir('ferry-checkpoint-');
     // No pull is ever queued, so the platform is never called.
-    const service = createService({ dataDir, rateLimit: 0, platformUrl: 'http://127.0.0.1:9', startWebhooks: false });
+    const service = await createService({ dataDir, rateLimit: 0, platformUrl: 'http://127.0.0.1:9', startWebhooks: false });
     try {
-      expect(service.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      expect(service.db!.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
       const file = join(dataDir, 'ferry.db');
       const before = statSync(file).size;
       const client = (await service.store.findAdminClient())!;

@@ -152,7 +152,7 @@ describe('a resync in progress keeps serving the last complete snapshot', () => 
     const ids = (await readAll(api, companyId, 'invoices')).map((i) => i.id);
     expect(ids).toHaveLength(INVOICES + 1);
     expect(new Set(ids).size).toBe(INVOICES + 1);
-    const stored = h.service.db
+    const stored = h.service.db!
       .prepare("SELECT count(*) AS n, count(DISTINCT id) AS ids, count(DISTINCT generation) AS generations FROM records WHERE company_id = ? AND data_type = 'invoices'")
       .get(companyId);
     expect(stored).toEqual({ n: INVOICES + 1, ids: INVOICES + 1, generations: 1 });

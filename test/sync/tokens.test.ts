@@ -193,7 +193,7 @@ describe('the legacy application still refreshing', () => {
 describe('tokens at rest and on the wire', () => {
   it('no token value appears in any API response or in the service\'s SQLite files', async () => {
     // Everything stored now is among the secrets too.
-    const rows = h.service.db.prepare('SELECT connection_id FROM connection_tokens').all() as Array<{ connection_id: string }>;
+    const rows = h.service.db!.prepare('SELECT connection_id FROM connection_tokens').all() as Array<{ connection_id: string }>;
     expect(rows.length).toBeGreaterThanOrEqual(5);
     for (const row of rows) await stored(row.connection_id);
     expect(secrets.size).toBeGreaterThanOrEqual(20);

@@ -47,7 +47,7 @@ describe('consumers', () => {
     expect(list.body.results).toContainEqual(consumer);
     expect(list.text).not.toContain(secret);
 
-    const row = t.service.db.prepare('SELECT secret FROM webhook_consumers WHERE id = ?').get(consumer.id) as { secret: Buffer };
+    const row = t.service.db!.prepare('SELECT secret FROM webhook_consumers WHERE id = ?').get(consumer.id) as { secret: Buffer };
     expect(row.secret.includes(Buffer.from(secret))).toBe(false);
     expect(row.secret.includes(Buffer.from(secret.slice(6), 'base64'))).toBe(false);
     expect(t.service.context.sealer.open<string>(row.secret, consumer.id)).toBe(secret);

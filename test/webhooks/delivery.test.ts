@@ -240,7 +240,7 @@ describe('deliveries on a fake clock', () => {
     expect(r.received).toHaveLength(5);
     expect(other.received).toHaveLength(5);
     expect((await deliveries(id)).every((d) => d.status === 'Delivered')).toBe(true);
-    const parked = t.service.db.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE next_attempt LIKE 'BUSY:%' OR lease_until IS NOT NULL").get() as { n: number };
+    const parked = t.service.db!.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE next_attempt LIKE 'BUSY:%' OR lease_until IS NOT NULL").get() as { n: number };
     expect(parked.n).toBe(0);
   });
 

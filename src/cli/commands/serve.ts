@@ -19,6 +19,9 @@ export interface ServeOptions {
   rateLimit?: number;
   maintenance?: boolean;
   secretKeyFile?: string;
+  database?: string;
+  /** false with --no-worker: the API only, syncs, pushes and webhook deliveries left to `ferry worker`. */
+  worker: boolean;
 }
 
 /**
@@ -49,6 +52,8 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
     .option('--public-url <url>', 'base of the links in responses (default: the listening address)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')
+    .option('--database <url>', 'run on this PostgreSQL database (postgres://user@host:5432/db), shared by any number of instances and workers; default FERRY_DATABASE_URL, else SQLite in the data dir')
+    .option('--no-worker', 'serve the API only: syncs, pushes and webhook deliveries run in `ferry worker` processes')
     .option('--secret-key-file <path>', 'file holding the token-encryption key (64 hex characters or base64 of 32 bytes); ahead of FERRY_SECRET_KEY and <data-dir>/secret.key')
     .option('--sandbox-host <host>', 'address of the sandbox platforms (their admin routes need the admin key; default 127.0.0.1)')
     .option('--sandbox-url <url>', 'use the sandbox platforms of a `ferry sandbox serve` at URL instead of starting them here', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090'))
@@ -58,6 +63,7 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
       'ferry serve --host 0.0.0.0 --public-url https://ferry.example.com   # behind a load balancer',
       'ferry serve --secret-key-file /etc/ferry/secret.key   # every instance shares the token-encryption key',
+      'ferry serve --database postgres://ferry@db:5432/ferry --no-worker --sandbox-url http://127.0.0.1:9090   # one of several API instances',
       'ferry sandbox serve --port 9090 --service-url http://127.0.0.1:8080 --data-dir ./sandbox-data &',
       'ferry serve --port 8080 --sandbox-url http://127.0.0.1:9090 --data-dir ./ferry-data   # the sandbox as its own process',
     ))
@@ -69,6 +75,11 @@ OAuth tokens are encrypted at rest with the key of --secret-key-file, else FERRY
 else <data-dir>/secret.key (written on the first start). The start is refused when the key
 file and FERRY_SECRET_KEY hold different keys, or when the data dir has a secret.key whose
 key differs from the file's (its sealed tokens would not open).
+
+With --database (or FERRY_DATABASE_URL) the service runs on PostgreSQL: the schema is brought
+up to date at start (under a lock, so instances starting together migrate once), and every
+instance and \`ferry worker\` on that database serves the same accounts and data. Give them
+all the same token-encryption key and the same --sandbox-url; see docs/scaling.md.
 
 The sandbox platforms run in a thread of this process over the same data dir, unless
 --sandbox-url names a \`ferry sandbox serve\` process; that sandbox asks this service
@@ -84,7 +95,10 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
   }
   const dataDir = resolveDataDir(ctx.flags, io.env);
   // Loaded here, not at the top: `ferry --help` stays free of the service's modules.
-  const [{ startStack }, { SecretKeyError }] = await Promise.all([import('../../stack.js'), import('../../service/secrets.js')]);
+  const database = options.database ?? (io.env.FERRY_DATABASE_URL || undefined);
+  const [{ startStack }, { SecretKeyError }, { DATABASE_UNAVAILABLE, describeTarget, parseTarget }] = await Promise.all([
+    import('../../stack.js'), import('../../service/secrets.js'), import('../../service/store/pg/unavailable.js'),
+  ]);
   let stack;
   try {
     stack = await startStack({
@@ -97,11 +111,14 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       rateLimit: options.rateLimit,
       maintenance: options.maintenance ?? false,
       secretKeyFile: options.secretKeyFile,
+      ...(database ? { database } : {}),
+      ...(options.worker ? {} : { startWorker: false, startWebhooks: false }),
       env: io.env,
       onNotice: (message) => io.err(message, { force: true }),
       onInternalError: (err, correlationId) => io.err(`internal error ${correlationId}: ${(err as Error)?.message ?? err}`, { force: true }),
     });
   } catch (err) {
+    if ((err as { code?: unknown }).code === DATABASE_UNAVAILABLE) throw new CliError((err as Error).message, EXIT.error, (err as { hint?: string }).hint);
     if (err instanceof SecretKeyError) throw new CliError(err.message, err.kind === 'conflict' ? EXIT.usage : EXIT.error);
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(`Port ${options.port} on ${options.host} is already in use.`, EXIT.error, 'Pick another with --port, or --port 0 for a free one.');
@@ -109,9 +126,19 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
     throw err;
   }
   const { baseUrl, sandboxUrl } = stack;
-  printResult(io, { event: 'listening', baseUrl, sandboxUrl, dataDir }, () => {
+  // Where, never the URL itself: it may hold a password.
+  const store = database ? describeTarget(parseTarget(database, io.env)) : undefined;
+  printResult(io, { event: 'listening', baseUrl, sandboxUrl, dataDir, ...(store ? { database: store } : {}), worker: options.worker }, () => {
     io.out(`listening ${baseUrl}`);
-    io.err(`sandbox platforms ${sandboxUrl}${options.sandboxUrl ? ' (--sandbox-url)' : ''}; data dir ${dataDir}; admin key in ${dataDir}/admin.key${options.maintenance ? '; maintenance mode (every request gets 503)' : ''}`);
+    const notes = [
+      `sandbox platforms ${sandboxUrl}${options.sandboxUrl ? ' (--sandbox-url)' : ''}`,
+      `data dir ${dataDir}`,
+      ...(store ? [`database ${store}`] : []),
+      `admin key in ${dataDir}/admin.key`,
+      ...(options.worker ? [] : ['no worker (syncs, pushes and webhook deliveries run in `ferry worker`)']),
+      ...(options.maintenance ? ['maintenance mode (every request gets 503)'] : []),
+    ];
+    io.err(notes.join('; '));
   });
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();

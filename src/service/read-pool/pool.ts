@@ -10,13 +10,15 @@ import type { Page, PagePlan } from '../store/paging.js';
 import { FairQueue } from './fair-queue.js';
 import type { ReaderOptions, ReaderReply, ReaderRequest } from './reader-thread.js';
 
-export interface ReadPoolOptions {
+export type ReadPoolOptions = ({
+  /** The SQLite file the readers open. */
   dbFile: string;
   /** Reader threads (0 runs every read on the request thread). */
   threads: number;
+} | { threads: 0 }) & {
   /** Costly reads one client may have waiting; past that, 429. */
   maxWaitingPerClient?: number;
-}
+};
 
 interface Job {
   plan: PagePlan;
@@ -79,7 +81,7 @@ export class ReadPool {
   /** A reader with nothing to do, started on first need (the embedded CLI never pays for threads it does not use). */
   private idleReader(): Reader | undefined {
     const idle = this.readers.find((reader) => !reader.busy);
-    if (idle || this.readers.length >= this.options.threads) return idle;
+    if (idle || this.readers.length >= this.options.threads || !('dbFile' in this.options)) return idle;
     const reader: Reader = { worker: new Worker(threadUrl('./reader-thread.js', import.meta.url), { workerData: { dbFile: this.options.dbFile } satisfies ReaderOptions }) };
     reader.worker.on('message', (reply: ReaderReply) => this.finish(reader, reply));
     // A reader that dies fails its read (500) and is replaced on the next read.

@@ -5,14 +5,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../../lib/clock.js';
 import { platformAdapter } from '../integrations/platforms.js';
 import { createSealer } from '../secrets.js';
-import { checkpoint, openDatabase } from '../store/db.js';
-import { sqliteAsyncStore } from '../store/async-store.js';
+import { checkpoint, openDatabase, type Db } from '../store/db.js';
+import { sqliteAsyncStore, type AsyncStore } from '../store/async-store.js';
 import { createSqliteStore } from '../store/sqlite-store.js';
 import { busyTest } from './request-load.js';
 import { SyncLoop } from './loop.js';
 
-export interface WorkerOptions {
-  dbFile: string;
+/** The service's SQLite file, or the PostgreSQL database it shares with other processes. */
+export type WorkerOptions = ({ dbFile: string } | { database: string }) & {
   secretKeyHex: string;
   platformUrl: string;
   concurrency?: number;
@@ -21,7 +21,7 @@ export interface WorkerOptions {
   publicUrl?: string;
   /** The request thread's load (request-load.ts): pulls yield while it is busy. */
   load?: Int32Array;
-}
+};
 
 export type WorkerMessage = { type: 'wake' } | { type: 'stop' };
 export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string };
@@ -31,11 +31,19 @@ const options = workerData as WorkerOptions;
 // lets the request thread have the core first (elsewhere it would slow the whole process).
 if (process.platform === 'linux') setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
 const port = parentPort!;
-const db = openDatabase(options.dbFile);
-// Only this thread runs pulls for this data dir: leases left by a killed process are void
-// (done before the loop starts, through the store's synchronous face).
-createSqliteStore(db).releaseOpenPullLeases();
-const store = sqliteAsyncStore(db);
+let db: Db | undefined;
+let store: AsyncStore;
+if ('dbFile' in options) {
+  db = openDatabase(options.dbFile);
+  // Only this thread runs pulls for this data dir: leases left by a killed process are void
+  // (done before the loop starts, through the store's synchronous face).
+  createSqliteStore(db).releaseOpenPullLeases();
+  store = sqliteAsyncStore(db);
+} else {
+  // Other workers may share the database: a lease left by a killed one runs out instead.
+  const [{ openPostgres }, { createPgStore }] = await Promise.all([import('../store/pg/pool.js'), import('../store/pg/pg-store.js')]);
+  store = createPgStore(await openPostgres(options.database, { max: 4 }));
+}
 const adapter = platformAdapter(options.platformUrl);
 const loop = new SyncLoop({
   store,
@@ -53,16 +61,16 @@ const loop = new SyncLoop({
 // changed, its new pages are copied into the database file here, off the request thread.
 const CHECKPOINT_EVERY_MS = 100;
 let checkpointedAt = '';
-const checkpoints = setInterval(() => {
+const checkpoints = db && setInterval(() => {
   void store.dataVersion().then((version) => {
-    if (version === checkpointedAt) return;
+    if (version === checkpointedAt || !db) return;
     checkpoint(db);
     checkpointedAt = version;
   }).catch((err: unknown) => {
     port.postMessage({ type: 'error', context: 'WAL checkpoint', message: (err as Error)?.message ?? String(err) } satisfies HostMessage);
   });
 }, CHECKPOINT_EVERY_MS);
-checkpoints.unref();
+checkpoints?.unref();
 
 port.on('message', (message: WorkerMessage) => {
   if (message.type === 'wake') loop.wake();

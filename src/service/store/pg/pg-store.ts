@@ -3,8 +3,13 @@
 // and hands its work the same methods bound to that client; the isolation is PostgreSQL's
 // default (READ COMMITTED), and the methods that must not race take their own row locks,
 // leases or advisory lock (see each group), as the contract suite checks across pools.
+//
+// As with SQLite (async-store.ts), calls on the outer store made from inside a
+// transaction's work (its async context: the helpers it calls) join that transaction, on
+// its client; a task the work left running after the commit goes back to the pool.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool } from 'pg';
-import type { AsyncStore } from '../async-store.js';
+import type { AsyncStore, PlanBuilder } from '../async-store.js';
 import { attachmentMethods } from './attachments.js';
 import { clientMethods } from './clients.js';
 import { companyMethods } from './companies.js';
@@ -19,7 +24,21 @@ import type { Queryable } from './query.js';
 import { settingMethods } from './settings.js';
 import { versionMethods } from './version.js';
 
+const PLAN_BUILDERS: ReadonlySet<string> = new Set<PlanBuilder>(['companiesPage', 'connectionsPage', 'pullsPage', 'pushesPage', 'webhookDeliveriesPage']);
+
+/** The transaction a piece of work runs in; `open` falls when it has committed or rolled back. */
+interface Open {
+  tx: AsyncStore;
+  open: boolean;
+}
+
 export function createPgStore(pool: Pool): AsyncStore {
+  const within = new AsyncLocalStorage<Open>();
+  const joined = (): Open | undefined => {
+    const current = within.getStore();
+    return current?.open ? current : undefined;
+  };
+
   const bind = (db: Queryable, inTransaction: boolean): AsyncStore => {
     const store: AsyncStore = {
       ...clientMethods(db),
@@ -35,21 +54,26 @@ export function createPgStore(pool: Pool): AsyncStore {
       ...deliveryMethods(db),
       runPage: (plan) => runPgPagePlan(db, plan),
       // Nested: the work joins the transaction it is already in.
-      transaction: inTransaction ? (work) => work(store) : (work) => transaction(pool, work),
+      transaction: inTransaction ? (work) => work(store) : (work) => transaction(work),
       close: inTransaction ? () => Promise.reject(new Error('A transaction closes when its work ends; close the store itself.')) : () => pool.end(),
     };
     return store;
   };
 
-  async function transaction<T>(on: Pool, work: (tx: AsyncStore) => Promise<T>): Promise<T> {
-    const client = await on.connect();
+  async function transaction<T>(work: (tx: AsyncStore) => Promise<T>): Promise<T> {
+    const current = joined();
+    if (current) return work(current.tx);
+    const client = await pool.connect();
     let broken = false;
+    const mark: Open = { tx: bind(client, true), open: true };
     try {
       await client.query('BEGIN');
-      const result = await work(bind(client, true));
+      const result = await within.run(mark, () => work(mark.tx));
+      mark.open = false;
       await client.query('COMMIT');
       return result;
     } catch (err) {
+      mark.open = false;
       await client.query('ROLLBACK').catch(() => {
         broken = true; // a connection that cannot even roll back is not given back to the pool
       });
@@ -59,5 +83,15 @@ export function createPgStore(pool: Pool): AsyncStore {
     }
   }
 
-  return bind(pool, false);
+  const onPool = bind(pool, false);
+  const outer: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(onPool) as Array<[keyof AsyncStore, (...args: unknown[]) => unknown]>) {
+    outer[name] = PLAN_BUILDERS.has(name) || name === 'transaction' || name === 'close'
+      ? method
+      : (...args: unknown[]) => {
+        const current = joined();
+        return current ? (current.tx[name] as (...a: unknown[]) => unknown)(...args) : method(...args);
+      };
+  }
+  return outer as unknown as AsyncStore;
 }
