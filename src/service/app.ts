@@ -10,7 +10,8 @@ import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { AuthCache, type AuthContext } from './http/auth.js';
 import { parseJsonBody } from './http/json-body.js';
-import { RateLimiter } from '../lib/rate-limit.js';
+import { RateLimiter, type RateDecision } from '../lib/rate-limit.js';
+import { SharedRateLimiter } from '../lib/shared-rate-limit.js';
 import { ResponseCache, type CacheLimits } from './http/response-cache.js';
 import { platformVerifier } from './integrations/platform-verifier.js';
 import { platformAdapter, type ClosablePlatform } from './integrations/platforms.js';
@@ -34,6 +35,7 @@ import { createSealer, loadSecretKey } from './secrets.js';
 import { setAutoCheckpoint, type Db } from './store/db.js';
 import type { AsyncStore } from './store/async-store.js';
 import { openStore } from './store/open-store.js';
+import { isDatabaseLost } from './store/pg/unavailable.js';
 import { EventBus } from './events/bus.js';
 import { eventsOf } from './events/record.js';
 import { RateLimitWatch } from './events/rate-limit-watch.js';
@@ -118,7 +120,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const secretKey = loadSecretKey(options.dataDir, options.env, { keyFile: options.secretKeyFile, onNotice: options.onNotice });
   const opened = await openStore({
     dataDir: options.dataDir, clock, ...(options.database ? { database: options.database } : {}),
-    onIdleError: (err) => options.onInternalError?.(err, 'database connection'),
+    // An idle connection the server ended: the pool opens another; requests say if the database is gone.
+    onIdleError: (err) => {
+      if (!isDatabaseLost(err)) options.onInternalError?.(err, 'database connection');
+    },
   });
   const { store, adminKey } = opened;
   const db = opened.kind === 'sqlite' ? opened.db : undefined;
@@ -164,7 +169,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     webhooks.start();
   }
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
-  const limiter = rateLimit > 0 ? new RateLimiter(rateLimit, clock) : undefined;
+  // Instances sharing a PostgreSQL database share each key's limit through it.
+  const limiter: { take(key: string): RateDecision; close?(): void } | undefined = rateLimit <= 0 ? undefined
+    : opened.kind === 'postgres'
+      ? new SharedRateLimiter({ limit: rateLimit, clock, settle: opened.rateLedger, onError: (err) => options.onInternalError?.(err, 'shared rate limit') })
+      : new RateLimiter(rateLimit, clock);
   let maintenance = options.maintenance ?? false;
 
   const app = Fastify({
@@ -231,12 +240,25 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     await limit(reply, `key:${request.auth.keyId}`, request.auth.caller.id);
   });
 
+  app.addHook('onResponse', (_request, reply, done) => {
+    if (databaseLost && reply.statusCode < 500) {
+      databaseLost = false;
+      options.onNotice?.('the database is reachable again');
+    }
+    done();
+  });
+
   app.setNotFoundHandler(async (request) => {
     throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');
   });
 
+  // The database going away is said once, and once more when it is back; meanwhile 503s.
+  let databaseLost = false;
   app.setErrorHandler(async (err, request, reply) => {
-    const apiError = toApiError(err);
+    const lost = !(err instanceof ApiError) && isDatabaseLost(err);
+    if (lost && !databaseLost) options.onNotice?.(`the database cannot be reached (${(err as Error).message}); answering 503 until it is back`);
+    databaseLost ||= lost;
+    const apiError = lost ? errors.databaseUnavailable() : toApiError(err);
     if (apiError.statusCode === 500) options.onInternalError?.(err, request.id);
     reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError, request.id));
   });
@@ -279,6 +301,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     async close() {
       await app.close();
+      limiter?.close?.();
       await webhooks?.stop();
       await worker?.stop();
       stopLoadGauge?.();

@@ -86,6 +86,7 @@ export const errors = {
   }),
   platformUnavailable: (platformName: string) => new ApiError(503, `${platformName} could not be reached or answered with an error. Retry later.`, { headers: { 'Retry-After': '5' } }),
   internal: () => new ApiError(500, 'Internal server error. Retry later, and quote the correlation id to support if it persists.'),
+  databaseUnavailable: () => new ApiError(503, 'Service unavailable: its database cannot be reached. Retry later.', { headers: { 'Retry-After': '5' } }),
   maintenance: () => new ApiError(503, 'Service unavailable: offline for maintenance. Retry later.', { headers: { 'Retry-After': '60' } }),
 } as const;
 

@@ -3,6 +3,7 @@
 // admin account exists once this returns.
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
+import type { SettleLedger } from '../../lib/shared-rate-limit.js';
 import { ensureAdmin } from '../bootstrap.js';
 import { sqliteAsyncStore, type AsyncStore } from './async-store.js';
 import { openDatabase, type Db } from './db.js';
@@ -19,7 +20,12 @@ export interface StoreChoice {
 export type OpenedStore = {
   store: AsyncStore;
   adminKey: string;
-} & ({ kind: 'sqlite'; db: Db; dbFile: string } | { kind: 'postgres'; database: string });
+} & ({ kind: 'sqlite'; db: Db; dbFile: string } | {
+  kind: 'postgres';
+  database: string;
+  /** Where instances sharing the database settle the per-key rate limit (lib/shared-rate-limit.ts). */
+  rateLedger: SettleLedger;
+});
 
 export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
   if (choice.database) return openPostgresStore(choice, choice.database);
@@ -36,15 +42,15 @@ export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
 
 async function openPostgresStore(choice: StoreChoice, database: string): Promise<OpenedStore> {
   // Loaded only here: the SQLite service (and the CLI's embedded target) never loads the driver.
-  const [{ openPostgres }, { createPgStore }, { ADMIN_LOCK_KEY, withSessionLock }] = await Promise.all([
-    import('./pg/pool.js'), import('./pg/pg-store.js'), import('./pg/session-lock.js'),
+  const [{ openPostgres }, { createPgStore }, { ADMIN_LOCK_KEY, withSessionLock }, { pgRateLedger }] = await Promise.all([
+    import('./pg/pool.js'), import('./pg/pg-store.js'), import('./pg/session-lock.js'), import('./pg/rate-ledger.js'),
   ]);
   const pool = await openPostgres(database, choice.onIdleError ? { onIdleError: choice.onIdleError } : {});
   const store = createPgStore(pool);
   try {
     // Instances starting at once: one makes the admin account, the others find it.
     const adminKey = await withSessionLock(pool, ADMIN_LOCK_KEY, () => ensureAdmin(store, choice.dataDir, choice.clock));
-    return { kind: 'postgres', database, store, adminKey };
+    return { kind: 'postgres', database, store, adminKey, rateLedger: pgRateLedger(pool) };
   } catch (err) {
     await store.close();
     throw err;

@@ -117,3 +117,23 @@ export function unavailable(err: unknown, target: Target, timeoutMs: number): Da
   return new DatabaseUnavailableError(scrub(message, target.secrets),
     'Check the database URL (--database or FERRY_DATABASE_URL) and that PostgreSQL is running and reachable from here.');
 }
+
+/** SQLSTATE classes and codes that mean the server went away, not that a statement was wrong. */
+const LOST_CLASSES = ['08']; // connection exception
+const LOST_NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+const LOST_CODES = new Set(['57P01', '57P02', '57P03', '53300', '3D000']); // shut down, crashed, starting up, too many connections, database dropped
+const LOST_MESSAGES = /Connection terminated|is not currently accepting connections|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Client was closed/i;
+
+/**
+ * Whether `err` says the database cannot be reached right now (a network error, the server
+ * shutting down or refusing connections), so the request may succeed later: the service
+ * answers 503 with Retry-After, and workers pause, instead of reporting an internal error.
+ */
+export function isDatabaseLost(err: unknown): boolean {
+  const code = codeOf(err);
+  if (code && (LOST_NETWORK.has(code) || LOST_CODES.has(code) || LOST_CLASSES.includes(code.slice(0, 2)))) return true;
+  const message = (err as Error | null)?.message;
+  if (typeof message === 'string' && LOST_MESSAGES.test(message)) return true;
+  const nested = (err as { cause?: unknown } | null)?.cause;
+  return nested !== undefined && nested !== err && isDatabaseLost(nested);
+}
