@@ -31,11 +31,11 @@ import { registerSyncSettingsRoutes } from './routes/sync-settings.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerEventRoutes } from './routes/events.js';
 import { ReadPool } from './read-pool/pool.js';
-import { createSealer, loadSecretKey } from './secrets.js';
+import { createSealer, keyCheckValue, loadSecretKey } from './secrets.js';
 import { setAutoCheckpoint, type Db } from './store/db.js';
 import type { AsyncStore } from './store/async-store.js';
 import { openStore } from './store/open-store.js';
-import { isDatabaseLost } from './store/pg/unavailable.js';
+import { Outage } from './outage.js';
 import { EventBus } from './events/bus.js';
 import { eventsOf } from './events/record.js';
 import { RateLimitWatch } from './events/rate-limit-watch.js';
@@ -118,12 +118,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   privateDataDir(options.dataDir, options.onNotice);
   // Before anything opens: a key that cannot be settled on stops the start with nothing changed.
   const secretKey = loadSecretKey(options.dataDir, options.env, { keyFile: options.secretKeyFile, onNotice: options.onNotice });
+  const outage = new Outage(options.onNotice);
+  /** Background work's errors: the database going away pauses it (said once); anything else is internal. */
+  const backgroundError = (err: unknown, context: string) => {
+    if (!outage.lost(err)) options.onInternalError?.(err, context);
+  };
   const opened = await openStore({
-    dataDir: options.dataDir, clock, ...(options.database ? { database: options.database } : {}),
+    dataDir: options.dataDir, clock, keyCheck: keyCheckValue(secretKey), ...(options.database ? { database: options.database } : {}),
     // An idle connection the server ended: the pool opens another; requests say if the database is gone.
-    onIdleError: (err) => {
-      if (!isDatabaseLost(err)) options.onInternalError?.(err, 'database connection');
-    },
+    onIdleError: (err) => backgroundError(err, 'database connection'),
   });
   const { store, adminKey } = opened;
   const db = opened.kind === 'sqlite' ? opened.db : undefined;
@@ -139,7 +142,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         ...(opened.kind === 'sqlite' ? { dbFile: opened.dbFile } : { database: opened.database }),
         secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), load,
       },
-      (context, message) => options.onInternalError?.(new Error(message), context),
+      backgroundError,
       // Once the worker is gone, this thread's commits checkpoint the WAL again.
       () => {
         if (db?.open) setAutoCheckpoint(db, true);
@@ -164,7 +167,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   if (options.startWebhooks ?? true) {
     webhooks = new DeliveryLoop({
       ...options.webhookTuning, store, clock, sealer: ctx.sealer, changed: ctx.events.changed,
-      onError: (err, context) => options.onInternalError?.(err, context),
+      onError: backgroundError,
     }, ctx.events);
     webhooks.start();
   }
@@ -172,7 +175,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   // Instances sharing a PostgreSQL database share each key's limit through it.
   const limiter: { take(key: string): RateDecision; close?(): void } | undefined = rateLimit <= 0 ? undefined
     : opened.kind === 'postgres'
-      ? new SharedRateLimiter({ limit: rateLimit, clock, settle: opened.rateLedger, onError: (err) => options.onInternalError?.(err, 'shared rate limit') })
+      ? new SharedRateLimiter({ limit: rateLimit, clock, settle: opened.rateLedger, onError: (err) => backgroundError(err, 'shared rate limit') })
       : new RateLimiter(rateLimit, clock);
   let maintenance = options.maintenance ?? false;
 
@@ -241,10 +244,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   });
 
   app.addHook('onResponse', (_request, reply, done) => {
-    if (databaseLost && reply.statusCode < 500) {
-      databaseLost = false;
-      options.onNotice?.('the database is reachable again');
-    }
+    if (outage.ongoing && reply.statusCode < 500) outage.back();
     done();
   });
 
@@ -252,13 +252,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');
   });
 
-  // The database going away is said once, and once more when it is back; meanwhile 503s.
-  let databaseLost = false;
   app.setErrorHandler(async (err, request, reply) => {
-    const lost = !(err instanceof ApiError) && isDatabaseLost(err);
-    if (lost && !databaseLost) options.onNotice?.(`the database cannot be reached (${(err as Error).message}); answering 503 until it is back`);
-    databaseLost ||= lost;
-    const apiError = lost ? errors.databaseUnavailable() : toApiError(err);
+    const apiError = !(err instanceof ApiError) && outage.lost(err) ? errors.databaseUnavailable() : toApiError(err);
     if (apiError.statusCode === 500) options.onInternalError?.(err, request.id);
     reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError, request.id));
   });

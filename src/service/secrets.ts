@@ -3,7 +3,7 @@
 // the last created 0600 on first start; the first two take 64 hex chars or base64 of 32
 // bytes. The connection id is bound in as associated data, so a sealed blob copied onto
 // another connection's row does not open.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -25,6 +25,14 @@ export class SecretKeyError extends Error {
     super(message);
     this.name = 'SecretKeyError';
   }
+}
+
+/**
+ * What processes sharing a database compare to know they seal with one key: an HMAC of a
+ * fixed text under the key, from which the key cannot be got back.
+ */
+export function keyCheckValue(key: Buffer): string {
+  return createHmac('sha256', key).update('ferry: one token-encryption key per database').digest('hex');
 }
 
 export interface SecretKeySources {

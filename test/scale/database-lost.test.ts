@@ -61,7 +61,7 @@ describePostgres('the database going away mid-run', () => {
       expect(answer.body.correlationId).toBeTruthy();
     }
     expect(notices.filter((n) => n.startsWith('the database cannot be reached'))).toHaveLength(1);
-    expect(internal).toEqual([]);
+    expect(internal.map(String)).toEqual([]);
 
     await cutDatabase(database, true);
     const deadline = Date.now() + 20_000;

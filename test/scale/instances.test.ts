@@ -1,6 +1,7 @@
 // Several API instances on one PostgreSQL database behave as one service: a write through
 // one is seen at once through the others (response and auth caches), the admin account and
 // X-Client-Id work the same everywhere, and one key's rate limit holds across them all.
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createService, type Service } from '../../src/service/app.js';
@@ -14,11 +15,14 @@ interface Instance {
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
 }
 
-async function startInstances(database: string, count: number, rateLimit: number): Promise<Instance[]> {
+/** The token-encryption key every instance of a test shares, as FERRY_SECRET_KEY. */
+const sharedKey = (): NodeJS.ProcessEnv => ({ FERRY_SECRET_KEY: randomBytes(32).toString('hex') });
+
+async function startInstances(database: string, count: number, rateLimit: number, env = sharedKey()): Promise<Instance[]> {
   // Started together: one of them makes the admin account, each writes a key of it into its own data dir.
   return Promise.all(Array.from({ length: count }, async () => {
     const dataDir = tempDir('ferry-instance-');
-    const service = await createService({ dataDir, database, rateLimit });
+    const service = await createService({ dataDir, database, rateLimit, env });
     const url = await service.listen({ port: 0, host: '127.0.0.1' });
     return { service, url, dataDir, call: (method: string, path: string, options?: CallOptions) => callApi(url, service.adminKey, method, path, options) };
   }));
@@ -32,9 +36,11 @@ async function stopInstances(instances: Instance[]): Promise<void> {
 describePostgres('three API instances on one database', () => {
   let instances: Instance[];
   let alice: { id: string; apiKey: string };
+  let database: string;
 
   beforeAll(async () => {
-    instances = await startInstances(await freshDatabase(), 3, 0);
+    database = await freshDatabase();
+    instances = await startInstances(database, 3, 0);
     const made = await instances[0]!.call('POST', '/admin/clients', { body: { name: 'Alice Ltd', plan: 'Paid' } });
     expect(made.status).toBe(201);
     alice = { id: made.body.id, apiKey: made.body.apiKey };
@@ -75,6 +81,17 @@ describePostgres('three API instances on one database', () => {
     const revoked = await instances[1]!.call('DELETE', `/admin/clients/${alice.id}/apiKeys/${key.body.id}`);
     expect(revoked.status).toBe(204);
     for (const i of instances) expect((await i.call('GET', '/companies', { apiKey: key.body.apiKey })).status).toBe(403);
+  });
+
+  it('an instance with another token-encryption key is refused at start, saying what to do', async () => {
+    const dataDir = tempDir('ferry-instance-');
+    try {
+      await expect(createService({ dataDir, database, rateLimit: 0, env: sharedKey() })).rejects.toThrow(
+        /holds tokens sealed with another token-encryption key than this process's\. Give every ferry process on one database the same key/,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('X-Client-Id acts for the client on every instance', async () => {

@@ -10,7 +10,7 @@ export interface SyncWorker {
 }
 
 /** `onExit` is told when the thread has ended, stopped or not. */
-export function startSyncWorker(options: WorkerOptions, onError: (context: string, message: string) => void, onExit?: () => void): SyncWorker {
+export function startSyncWorker(options: WorkerOptions, onError: (err: Error, context: string) => void, onExit?: () => void): SyncWorker {
   const worker = new Worker(threadUrl('./worker-thread.js', import.meta.url), { workerData: options });
   let exited = false;
   const exit = new Promise<void>((resolve) => worker.once('exit', () => {
@@ -19,9 +19,9 @@ export function startSyncWorker(options: WorkerOptions, onError: (context: strin
     resolve();
   }));
   worker.on('message', (message: HostMessage) => {
-    if (message.type === 'error') onError(message.context, message.message);
+    if (message.type === 'error') onError(Object.assign(new Error(message.message), message.code ? { code: message.code } : {}), message.context);
   });
-  worker.on('error', (err) => onError('sync worker', err.message));
+  worker.on('error', (err) => onError(err, 'sync worker'));
   const send = (message: WorkerMessage) => {
     if (!exited) worker.postMessage(message);
   };

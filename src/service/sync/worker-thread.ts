@@ -24,9 +24,14 @@ export type WorkerOptions = ({ dbFile: string } | { database: string }) & {
 };
 
 export type WorkerMessage = { type: 'wake' } | { type: 'stop' };
-export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string };
+/** An error's code travels with its message: the host tells a lost database from a fault by it. */
+export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string; code?: string };
 
 const options = workerData as WorkerOptions;
+const codeOf = (err: unknown): { code?: string } => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? { code } : {};
+};
 // Syncs are background work: on Linux a thread has a nice value of its own, and this one
 // lets the request thread have the core first (elsewhere it would slow the whole process).
 if (process.platform === 'linux') setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
@@ -54,7 +59,7 @@ const loop = new SyncLoop({
   ...(options.pageSize ? { pageSize: options.pageSize } : {}),
   ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   ...(options.load ? { busy: busyTest(options.load) } : {}),
-  onError: (err, context) => port.postMessage({ type: 'error', context, message: (err as Error)?.message ?? String(err) } satisfies HostMessage),
+  onError: (err, context) => port.postMessage({ type: 'error', context, message: (err as Error)?.message ?? String(err), ...codeOf(err) } satisfies HostMessage),
 });
 
 // The request thread's commits leave the WAL to this thread (app.ts): whenever the database
