@@ -40,8 +40,8 @@ import { EventBus } from './events/bus.js';
 import { eventsOf } from './events/record.js';
 import { RateLimitWatch } from './events/rate-limit-watch.js';
 import { loadGauge, measureLoad } from './sync/request-load.js';
-import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
-import { DeliveryLoop, type LoopDeps } from './webhooks/loop.js';
+import type { LoopDeps } from './webhooks/loop.js';
+import { startBackground } from './background.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -131,26 +131,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const { store, adminKey } = opened;
   const db = opened.kind === 'sqlite' ? opened.db : undefined;
   const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
-  let worker: SyncWorker | undefined;
-  let webhooks: DeliveryLoop | undefined;
-  let stopLoadGauge: (() => void) | undefined;
-  if (options.platformUrl && (options.startWorker ?? true)) {
-    const load = loadGauge();
-    stopLoadGauge = measureLoad(load);
-    worker = startSyncWorker(
-      {
-        ...(opened.kind === 'sqlite' ? { dbFile: opened.dbFile } : { database: opened.database }),
-        secretKeyHex: secretKey.toString('hex'), platformUrl: options.platformUrl, ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}), load,
-      },
-      backgroundError,
-      // Once the worker is gone, this thread's commits checkpoint the WAL again.
-      () => {
-        if (db?.open) setAutoCheckpoint(db, true);
-      },
-    );
-    // The worker's thread checkpoints the WAL (worker-thread.ts), so no request waits for one.
-    if (db) setAutoCheckpoint(db, false);
-  }
+  const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
+  const load = syncing ? loadGauge() : undefined;
+  const stopLoadGauge = load && measureLoad(load);
   const ctx: ServiceContext = {
     store,
     clock,
@@ -160,17 +143,24 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     sealer: createSealer(secretKey),
     verifier: options.verifier ?? (platform ? platformVerifier(platform) : schemaOnlyVerifier),
     ...(platform ? { platform, platformUrl: options.platformUrl } : {}),
-    wakeWorker: () => worker?.wake(),
-    wakeDeliveries: () => webhooks?.wake(),
+    wakeWorker: () => background.wakeSync(),
+    wakeDeliveries: () => background.wakeDeliveries(),
     events: new EventBus(store),
   };
-  if (options.startWebhooks ?? true) {
-    webhooks = new DeliveryLoop({
-      ...options.webhookTuning, store, clock, sealer: ctx.sealer, changed: ctx.events.changed,
-      onError: backgroundError,
-    }, ctx.events);
-    webhooks.start();
-  }
+  const background = startBackground({
+    opened, secretKey, sealer: ctx.sealer, clock, events: ctx.events,
+    ...(options.platformUrl ? { platformUrl: options.platformUrl } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(load ? { load } : {}),
+    ...(options.webhookTuning ? { webhookTuning: options.webhookTuning } : {}),
+    sync: syncing, webhooks: options.startWebhooks ?? true, onError: backgroundError,
+    // Once the sync thread is gone, this thread's commits checkpoint the WAL again.
+    onSyncExit: () => {
+      if (db?.open) setAutoCheckpoint(db, true);
+    },
+  });
+  // The sync thread checkpoints the WAL (worker-thread.ts), so no request waits for one.
+  if (db && syncing) setAutoCheckpoint(db, false);
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   // Instances sharing a PostgreSQL database share each key's limit through it.
   const limiter: { take(key: string): RateDecision; close?(): void } | undefined = rateLimit <= 0 ? undefined
@@ -297,8 +287,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await app.close();
       limiter?.close?.();
-      await webhooks?.stop();
-      await worker?.stop();
+      await background.stop();
       stopLoadGauge?.();
       ctx.events.close();
       await ctx.reads.close();

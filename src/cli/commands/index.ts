@@ -17,6 +17,7 @@ import * as tenantsCreate from './sandbox/tenants-create.js';
 import * as tenantsList from './sandbox/tenants-list.js';
 import * as migrateTokens from './migrate/tokens.js';
 import * as serve from './serve.js';
+import * as worker from './worker.js';
 import * as companiesCreate from './companies/create.js';
 import * as companiesList from './companies/list.js';
 import * as companiesGet from './companies/get.js';
@@ -52,6 +53,7 @@ import * as demo from './demo.js';
 
 export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> = [
   serve.register,
+  worker.register,
   login.register,
   whoami.register,
   doctor.register,

@@ -1,4 +1,12 @@
 // Pull operations: the durable sync queue and its history.
+//
+// A worker holds a pull by its lease_until: it takes the lease only once it has run out
+// (leasePull), and sets a time later than the one it found, so no other holder of the pull
+// can have written the value a worker last wrote. That value is its token: every write of a
+// running pull is conditional on it (updatePull with `lease`), and one that finds another
+// value changes nothing (its worker was paused past its lease and another took the pull).
+// Freeing leases (releaseOpenPullLeases) breaks the chain of later times: only the only
+// worker of a database may, when it starts.
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
 import { planPage, type PagePlan, type PageRequest } from './paging.js';
@@ -92,14 +100,17 @@ export function leasePull(db: Db, id: string, now: string, until: string): boole
                        AND status IN ('Queued', 'Fetching', 'Mapping')`).run(until, id, now).changes === 1;
 }
 
-export function updatePull(db: Db, id: string, fields: Partial<Omit<PullRow, 'seq' | 'id'>>): void {
+/** Sets `fields`; with `lease`, only while that is the open pull's lease (the caller's hold on it). True when updated. */
+export function updatePull(db: Db, id: string, fields: Partial<Omit<PullRow, 'seq' | 'id'>>, lease?: string): boolean {
   const entries = Object.entries(fields);
-  if (entries.length === 0) return;
+  if (entries.length === 0) return false;
   const sets = entries.map(([k]) => `${k} = ?`).join(', ');
-  prepared(db, `UPDATE pull_operations SET ${sets} WHERE id = ?`).run(...entries.map(([, v]) => v as never), id);
+  const held = lease === undefined ? '' : " AND lease_until = ? AND status IN ('Queued', 'Fetching', 'Mapping')";
+  return prepared(db, `UPDATE pull_operations SET ${sets} WHERE id = ?${held}`)
+    .run(...entries.map(([, v]) => v as never), id, ...(lease === undefined ? [] : [lease])).changes === 1;
 }
 
-/** Leases of pulls still open: void when the only worker of this data dir starts (a killed one left them). */
+/** Leases of pulls still open: void when the only worker of this database starts (a killed one left them). */
 export function releaseOpenPullLeases(db: Db): void {
   prepared(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')").run();
 }

@@ -68,7 +68,7 @@ export function createSqliteStore(db: Db): Store {
     insertPull: (pull) => pulls.insertPull(db, pull),
     claimablePulls: (now, limit) => pulls.claimablePulls(db, now, limit),
     leasePull: (id, now, until) => pulls.leasePull(db, id, now, until),
-    updatePull: (id, fields) => pulls.updatePull(db, id, fields),
+    updatePull: (id, fields, lease) => pulls.updatePull(db, id, fields, lease),
     releaseOpenPullLeases: () => pulls.releaseOpenPullLeases(db),
     latestPullConnectionId: (companyId, dataType) => pulls.latestPullConnectionId(db, companyId, dataType),
     insertPush: (row) => pushes.insertPush(db, row),

@@ -108,8 +108,13 @@ export interface PullStore {
    * queued pull becomes Fetching in the same write, one commit fewer per pull.
    */
   leasePull(id: string, now: string, until: string): boolean;
-  updatePull(id: string, fields: Partial<Omit<PullRow, 'seq' | 'id'>>): void;
-  /** Leases of pulls still open: void when the only worker of this data dir starts (a killed one left them). */
+  /**
+   * Sets `fields`; true when the pull was updated. With `lease`, only while that is still
+   * the pull's lease_until and the pull is open: a worker's hold on it (pulls.ts), so a
+   * worker that lost the pull to another changes nothing.
+   */
+  updatePull(id: string, fields: Partial<Omit<PullRow, 'seq' | 'id'>>, lease?: string): boolean;
+  /** Leases of pulls still open: void when the only worker of this database starts (a killed one left them). */
   releaseOpenPullLeases(): void;
   /** The connection the latest pull of a company's data type used. */
   latestPullConnectionId(companyId: string, dataType: string): string | undefined;

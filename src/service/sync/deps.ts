@@ -19,6 +19,18 @@ export interface SyncDeps {
   publicUrl?: string;
   /** Told after events were committed (in-process runs; the worker thread's are found by polling). */
   changed?: () => void;
+  /**
+   * How long a claimed pull stays leased without a renewal, in whole seconds (pull-lease.ts:
+   * DEFAULT_LEASE_SECONDS, at least MIN_LEASE_SECONDS). A heartbeat renews it every third
+   * while the pull runs: this is how long a killed worker's pulls wait for another.
+   */
+  leaseSeconds?: number;
+  /**
+   * This is the only worker of its database (the embedded SQLite service): SyncLoop frees
+   * every open pull's lease when it starts, since a killed process left them. Unset, other
+   * workers may hold them (PostgreSQL), and they are left to run out.
+   */
+  exclusive?: boolean;
   /** Internal failures (never sent to clients). */
   onError?: (err: unknown, context: string) => void;
 }

@@ -1,7 +1,9 @@
 // The start/stop loop around syncOnce(): runs passes back to back while there is work,
 // idles (until woken or the poll interval passes) when there is none, and on stop waits
 // for the pass in flight, so a pull is never cut off between its transactions by us.
+// The only worker of its database (`exclusive`) first frees the leases a killed one left.
 import type { SyncDeps } from './deps.js';
+import { MIN_LEASE_SECONDS } from './pull-lease.js';
 import { syncOnce } from './sync-once.js';
 
 /** The pause after a pass while the request thread is busy (sync-once.ts). */
@@ -13,7 +15,12 @@ export class SyncLoop {
   private wakeUp: (() => void) | undefined;
   private yielding = false;
 
-  constructor(private readonly deps: SyncDeps, private readonly idleMs = 500) {}
+  constructor(private readonly deps: SyncDeps, private readonly idleMs = 500) {
+    const seconds = deps.leaseSeconds;
+    if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= MIN_LEASE_SECONDS)) {
+      throw new RangeError(`A pull lease is a whole number of seconds, at least ${MIN_LEASE_SECONDS}.`);
+    }
+  }
 
   start(): void {
     this.running ??= this.run();
@@ -31,6 +38,13 @@ export class SyncLoop {
   }
 
   private async run(): Promise<void> {
+    if (this.deps.exclusive) {
+      try {
+        await this.deps.store.releaseOpenPullLeases();
+      } catch (err) {
+        this.deps.onError?.(err, 'pull leases');
+      }
+    }
     while (!this.stopping) {
       let busy = false;
       let yielded = false;

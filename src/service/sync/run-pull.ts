@@ -2,10 +2,13 @@
 // one transaction per page (with the cursor), the last of which publishes the generation. Crash-only:
 // a pull killed at any point resumes at its cursor, and upserts make a repeated page
 // harmless. Rate limits and platform faults reschedule the pull (not_before) rather
-// than sleeping, so the clock drives retries and nothing waits in memory.
+// than sleeping, so the clock drives retries and nothing waits in memory. Every write is
+// conditional on this worker's lease (pull-lease.ts): one that lost the pull to another
+// worker rolls back its page and stops, leaving the cursor and the records to the new holder.
 import { isoSeconds } from '../../lib/clock.js';
 import type { Validation } from '../errors.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
+import type { AsyncStore } from '../store/async-store.js';
 import type { RecordInput } from '../store/datasets.js';
 import type { PullRow, PullStatus } from '../store/pulls.js';
 import type { FieldType } from '../query/types.js';
@@ -15,23 +18,36 @@ import { collectFields } from './fields.js';
 import { pullSource, recordRow } from './pull-source.js';
 import { checkPage } from './read-validation.js';
 import { backgroundEvents as eventsOf, deauthorized, pullEnded } from './events.js';
+import { LeaseLost, type HeldPull, type PullFields } from './pull-lease.js';
 
-export const LEASE_SECONDS = 120;
 const MAX_RATE_LIMIT_RETRIES = 10;
 const MAX_FETCH_RETRIES = 3;
 const PRUNE_BATCH = 5000;
 /** Records whose shape is sampled per page to learn queryable fields. */
 const FIELD_SAMPLE = 50;
 
-export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus> {
+/** 'LeaseLost': another worker took the pull over; this one wrote nothing since. */
+export type PullOutcome = PullStatus | 'LeaseLost';
+
+export async function runPull(deps: SyncDeps, pull: PullRow, held: HeldPull): Promise<PullOutcome> {
+  try {
+    return await fetchPages(deps, pull, held);
+  } catch (err) {
+    if (err instanceof LeaseLost) return 'LeaseLost';
+    throw err;
+  }
+}
+
+async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promise<PullStatus> {
   const { store, clock, sealer, adapter } = deps;
   const now = () => isoSeconds(clock.now());
-  /** The pull's final state and its events in one transaction (joined when called inside one). */
-  const finish = async (status: PullStatus, fields: Partial<PullRow> = {}): Promise<PullStatus> => {
-    await store.transaction(async (tx) => {
-      await tx.updatePull(pull.id, { status, completed: now(), lease_until: null, ...fields });
-      await pullEnded(eventsOf(deps), pull.id);
-    });
+  /** The pull's final state and its events; inside the caller's transaction and held.hold(). */
+  const end = async (tx: AsyncStore, status: PullStatus, fields: PullFields = {}) => {
+    await held.update(tx, { status, completed: now(), lease_until: null, ...fields });
+    await pullEnded(eventsOf(deps), pull.id);
+  };
+  const finish = async (status: PullStatus, fields: PullFields = {}): Promise<PullStatus> => {
+    await held.hold(() => store.transaction((tx) => end(tx, status, fields)));
     return status;
   };
 
@@ -72,6 +88,7 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
     let next = fetchPage(cursor);
     for (;;) {
       const page = await next;
+      if (held.lost) throw new LeaseLost(pull.id);
       if (page.next) {
         next = fetchPage(page.next);
         next.catch(() => undefined); // awaited on the next turn; never an unhandled rejection if this page's write throws
@@ -88,72 +105,66 @@ export async function runPull(deps: SyncDeps, pull: PullRow): Promise<PullStatus
       fetched += rows.length;
       cursor = page.next;
       progress = page.total ? Math.min(99, Math.floor((fetched / page.total) * 100)) : Math.min(99, progress + 1);
-      const lease = isoSeconds(new Date(clock.now().getTime() + LEASE_SECONDS * 1000));
       const completed = cursor ? undefined : now();
       // Store calls only: the next page's fetch was started above and is awaited after the commit.
-      const replaced = await store.transaction(async (tx) => {
+      // The lease is checked first: a page of a pull this worker lost is not written at all.
+      const replaced = await held.hold(() => store.transaction(async (tx) => {
+        await held.update(tx, { status: 'Fetching', cursor: cursor ?? null, fetched, progress, attempts: 0, validation: JSON.stringify(validation) });
         await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
         await tx.rememberFields(pull.data_type, fields);
-        await tx.updatePull(pull.id, {
-          status: 'Fetching', cursor: cursor ?? null, fetched, progress, lease_until: lease, attempts: 0, validation: JSON.stringify(validation),
-        });
         if (!completed) return null;
         // The last page publishes its generation in the same commit (one commit a page, the last one included).
         const previous = await tx.publishGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, completed);
         await tx.setLastSync(connection.id, pull.company_id, completed);
-        await finish('Complete', { progress: 100, completed });
+        await end(tx, 'Complete', { progress: 100, completed });
         return previous;
-      });
+      }));
       if (!completed) continue;
       // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
       if (replaced !== null) while ((await store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH)) > 0);
       return 'Complete';
     }
   } catch (err) {
-    return handleFailure(deps, pull, connection.id, err);
+    if (err instanceof LeaseLost) throw err;
+    return handleFailure(deps, pull, held, connection.id, err);
   }
 }
 
-async function handleFailure(deps: SyncDeps, pull: PullRow, connectionId: string, err: unknown): Promise<PullStatus> {
+async function handleFailure(deps: SyncDeps, pull: PullRow, held: HeldPull, connectionId: string, err: unknown): Promise<PullStatus> {
   const { store, clock } = deps;
   const now = clock.now();
   const later = (seconds: number) => isoSeconds(new Date(now.getTime() + seconds * 1000));
   const attempts = pull.attempts + 1;
-  /** Called inside the caller's transaction. */
-  const ended = async (fields: Partial<PullRow>) => {
-    await store.updatePull(pull.id, { completed: isoSeconds(now), lease_until: null, ...fields });
-    await pullEnded(eventsOf(deps), pull.id);
+  /** The pull's final state (this worker's to write, or nothing is), then what `also` records, then its events: one transaction. */
+  const ended = async (status: PullStatus, fields: PullFields, also?: () => Promise<void>): Promise<PullStatus> => {
+    await held.hold(() => store.transaction(async (tx) => {
+      await held.update(tx, { status, completed: isoSeconds(now), lease_until: null, ...fields });
+      await also?.();
+      await pullEnded(eventsOf(deps), pull.id);
+    }));
+    return status;
+  };
+  /** Back in the queue until `notBefore`, for any worker. */
+  const retry = async (notBefore: string, description: string): Promise<PullStatus> => {
+    await held.hold(() => held.update(store, { attempts, not_before: notBefore, lease_until: null, status_description: description }));
+    return 'Fetching';
   };
   if (err instanceof PlatformAuthError && err.revoked) {
-    await store.transaction(async () => {
-      await deauthorized(eventsOf(deps), connectionId, {
-        statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: isoSeconds(now),
-        errorMessage: `Reauthorization required: ${err.message}`,
-      });
-      await ended({
-        status: 'AuthError',
-        status_description: 'The platform revoked the grant; the connection is Deauthorized.', error_message: `Reauthorization required: ${err.message}`,
-      });
-    });
-    return 'AuthError';
+    return ended('AuthError', {
+      status_description: 'The platform revoked the grant; the connection is Deauthorized.', error_message: `Reauthorization required: ${err.message}`,
+    }, () => deauthorized(eventsOf(deps), connectionId, {
+      statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: isoSeconds(now),
+      errorMessage: `Reauthorization required: ${err.message}`,
+    }));
   }
   if (err instanceof PlatformRateLimitError) {
-    if (attempts > MAX_RATE_LIMIT_RETRIES) {
-      await store.transaction(() => ended({ status: 'RateLimitError', error_message: err.message }));
-      return 'RateLimitError';
-    }
-    await store.updatePull(pull.id, { attempts, not_before: later(err.retryAfterSeconds), lease_until: null, status_description: `Waiting ${err.retryAfterSeconds}s for the platform's rate limit.` });
-    return 'Fetching';
+    if (attempts > MAX_RATE_LIMIT_RETRIES) return ended('RateLimitError', { error_message: err.message });
+    return retry(later(err.retryAfterSeconds), `Waiting ${err.retryAfterSeconds}s for the platform's rate limit.`);
   }
   if (err instanceof PlatformFetchError || err instanceof PlatformAuthError) {
-    if (attempts > MAX_FETCH_RETRIES) {
-      await store.transaction(() => ended({ status: 'FetchError', error_message: err.message }));
-      return 'FetchError';
-    }
-    await store.updatePull(pull.id, { attempts, not_before: later(2 ** attempts), lease_until: null, status_description: `Retrying after: ${err.message}` });
-    return 'Fetching';
+    if (attempts > MAX_FETCH_RETRIES) return ended('FetchError', { error_message: err.message });
+    return retry(later(2 ** attempts), `Retrying after: ${err.message}`);
   }
   deps.onError?.(err, `pull ${pull.id}`);
-  await store.transaction(() => ended({ status: 'InternalError', error_message: 'Internal error while syncing.' }));
-  return 'InternalError';
+  return ended('InternalError', { error_message: 'Internal error while syncing.' });
 }

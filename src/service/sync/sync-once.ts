@@ -1,10 +1,12 @@
 // One pass of the background work: run the pulls that are due (up to the concurrency
-// bound, each to completion or to its next retry time), then poll pending pushes.
+// bound, each to completion, to its next retry time, or until another worker takes it
+// over), their leases renewed while they run; then poll pending pushes.
 // The start/stop loop in loop.ts calls this; tests call it directly with a fake clock.
 import { isoSeconds } from '../../lib/clock.js';
 import type { SyncDeps } from './deps.js';
+import { DEFAULT_LEASE_SECONDS, LeaseHeartbeat, leaseUntil } from './pull-lease.js';
 import { pollPendingPushes } from './push-poll.js';
-import { runPull, LEASE_SECONDS } from './run-pull.js';
+import { runPull } from './run-pull.js';
 import { queueScheduledSyncs } from './schedule.js';
 
 export interface PassResult {
@@ -19,7 +21,8 @@ export async function syncOnce(deps: SyncDeps): Promise<PassResult> {
   const { store, clock } = deps;
   const scheduled = await queueScheduledSyncs(store, clock);
   const now = isoSeconds(clock.now());
-  const lease = isoSeconds(new Date(clock.now().getTime() + LEASE_SECONDS * 1000));
+  const seconds = deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+  const lease = leaseUntil(clock, seconds);
   const yielded = deps.busy?.() ?? false;
   // The leases in one commit; an idle pass (nothing claimable) writes nothing.
   const claimable = await store.claimablePulls(now, yielded ? 1 : deps.concurrency ?? 4);
@@ -28,7 +31,18 @@ export async function syncOnce(deps: SyncDeps): Promise<PassResult> {
     for (const pull of claimable) if (await tx.leasePull(pull.id, now, lease)) leased.push(pull);
     return leased;
   });
-  await Promise.all(claimed.map((pull) => runPull(deps, pull)));
+  const heartbeat = new LeaseHeartbeat(deps, seconds);
+  // Every pull to its end before the pass ends (a stop waits for them), even if one failed.
+  const ran = await Promise.allSettled(claimed.map(async (pull) => {
+    const held = heartbeat.hold(pull.id, lease);
+    try {
+      await runPull(deps, pull, held);
+    } finally {
+      heartbeat.drop(held);
+    }
+  }));
+  const failed = ran.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
   const pushes = await pollPendingPushes(deps);
   return { pulls: claimed.length, yielded: yielded && claimed.length > 0, pushes, scheduled };
 }

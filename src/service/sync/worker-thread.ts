@@ -7,7 +7,6 @@ import { platformAdapter } from '../integrations/platforms.js';
 import { createSealer } from '../secrets.js';
 import { checkpoint, openDatabase, type Db } from '../store/db.js';
 import { sqliteAsyncStore, type AsyncStore } from '../store/async-store.js';
-import { createSqliteStore } from '../store/sqlite-store.js';
 import { busyTest } from './request-load.js';
 import { SyncLoop } from './loop.js';
 
@@ -19,6 +18,8 @@ export type WorkerOptions = ({ dbFile: string } | { database: string }) & {
   pageSize?: number;
   /** The base of links in event payloads. */
   publicUrl?: string;
+  /** How long a claimed pull stays leased without renewal (pull-lease.ts). */
+  leaseSeconds?: number;
   /** The request thread's load (request-load.ts): pulls yield while it is busy. */
   load?: Int32Array;
 };
@@ -40,12 +41,8 @@ let db: Db | undefined;
 let store: AsyncStore;
 if ('dbFile' in options) {
   db = openDatabase(options.dbFile);
-  // Only this thread runs pulls for this data dir: leases left by a killed process are void
-  // (done before the loop starts, through the store's synchronous face).
-  createSqliteStore(db).releaseOpenPullLeases();
   store = sqliteAsyncStore(db);
 } else {
-  // Other workers may share the database: a lease left by a killed one runs out instead.
   const [{ openPostgres }, { createPgStore }] = await Promise.all([import('../store/pg/pool.js'), import('../store/pg/pg-store.js')]);
   store = createPgStore(await openPostgres(options.database, { max: 4 }));
 }
@@ -57,6 +54,10 @@ const loop = new SyncLoop({
   adapter,
   ...(options.concurrency ? { concurrency: options.concurrency } : {}),
   ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+  ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
+  // Alone on its SQLite file, this thread frees the leases a killed process left; on
+  // PostgreSQL other workers may hold them, and they run out instead.
+  exclusive: db !== undefined,
   ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   ...(options.load ? { busy: busyTest(options.load) } : {}),
   onError: (err, context) => port.postMessage({ type: 'error', context, message: (err as Error)?.message ?? String(err), ...codeOf(err) } satisfies HostMessage),

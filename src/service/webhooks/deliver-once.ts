@@ -104,7 +104,8 @@ export async function startPass(deps: DeliveryDeps): Promise<StartedPass> {
   // Most wakes (every committed event) find nothing to record or claim: a read says so
   // without the write transaction, which would wait for the sync worker's commits.
   if (finished.length === 0 && !(await deps.store.deliveriesDue(isoSeconds(now)))) return { claimed: 0, more: false, done: Promise.resolve(empty) };
-  // Long enough for any attempt to finish and be recorded; a killed loop's leases are cleared when the next starts.
+  // Long enough for any attempt to finish and be recorded; a killed loop's leases are cleared
+  // when the next starts, or run out where loops share the database.
   const leaseMs = (deps.attempt?.timeoutMs ?? ATTEMPT_TIMEOUT_MS) + 60_000;
   let outcome: { settled: Settled[]; claimed: ClaimedDelivery[]; more: boolean };
   try {

@@ -4,7 +4,9 @@
 // loop wakes when events are committed (the event bus), when an attempt is recorded (its
 // lane's next delivery), when asked (a replay), and on a timer for the next retry. Stop
 // cuts the attempts in flight (they are due again, with the same webhook-id), waits for
-// every pass and frees the leases.
+// every pass and frees the leases: every lease when this is the only loop of its database
+// (and at start too: a killed process left them); when loops share it, only its own, which
+// its cut-off attempts free as they end.
 import { Agent } from 'undici';
 import { isoSeconds } from '../../lib/clock.js';
 import { DEFAULT_MAX_IN_FLIGHT, startPass, InFlight, type DeliveryDeps } from './deliver-once.js';
@@ -17,6 +19,11 @@ export interface WakeSource {
 export type LoopDeps = Omit<DeliveryDeps, 'inFlight' | 'signal' | 'onSettled' | 'recorder'> & {
   /** Longest sleep between passes when nothing wakes the loop (a lease lost by an error runs out, say). */
   maxIdleMs?: number;
+  /**
+   * Other loops deliver from this database too (instances on PostgreSQL): leases found at
+   * start are theirs, left to run out, and a stop frees only this loop's.
+   */
+  shared?: boolean;
 };
 
 const DEFAULT_MAX_IDLE_MS = 5_000;
@@ -36,9 +43,11 @@ export class DeliveryLoop {
   private readonly agent: Agent | undefined;
   private readonly deps: DeliveryDeps;
   private readonly maxIdleMs: number;
+  private readonly shared: boolean;
 
-  constructor({ maxIdleMs, ...deps }: LoopDeps, private readonly events: WakeSource) {
+  constructor({ maxIdleMs, shared, ...deps }: LoopDeps, private readonly events: WakeSource) {
     this.maxIdleMs = maxIdleMs ?? DEFAULT_MAX_IDLE_MS;
+    this.shared = shared ?? false;
     this.agent = deps.attempt?.dispatcher ? undefined : new Agent({ keepAliveTimeout: 4_000 });
     this.deps = {
       ...deps,
@@ -75,9 +84,17 @@ export class DeliveryLoop {
     await this.agent?.destroy();
   }
 
+  /**
+   * The only loop of its database frees every lease and every head parked for want of a slot.
+   * A shared loop has no lease left once its passes have settled (each delivery it claimed
+   * is recorded, or its lease freed by the recorder when the attempt was cut off); it makes
+   * the heads parked for want of a slot due again, as its safety net would (a loop still
+   * running parks those of its own busy consumers again).
+   */
   private async releaseLeases(): Promise<void> {
     try {
-      await this.deps.store.releaseDeliveryLeases();
+      if (this.shared) await this.deps.store.transaction((tx) => tx.unparkIdleConsumers([]));
+      else await this.deps.store.releaseDeliveryLeases();
     } catch (err) {
       this.deps.onError?.(err, 'webhook leases');
     }
@@ -85,8 +102,8 @@ export class DeliveryLoop {
 
   private async run(): Promise<void> {
     const maxInFlight = this.deps.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
-    // The only loop of this data dir: leases left are a killed process's.
-    await this.releaseLeases();
+    // The only loop of this database: leases left are a killed process's.
+    if (!this.shared) await this.releaseLeases();
     while (!this.stopping) {
       // After the I/O of this turn: one pass records every attempt that just finished and
       // claims what they and the new events left due, in one transaction.

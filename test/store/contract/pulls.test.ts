@@ -97,6 +97,35 @@ describePostgres('pull store contract', () => {
     expect(sqlite.slice(3, 5)).toEqual([true, false]);
   });
 
+  it('writes a running pull only for the worker holding its lease: a write or renewal with a lease taken over, or of an ended pull, changes nothing', async () => {
+    const { sqlite, postgres } = await onBoth(methods, async (store) => {
+      const o = await makeOwners(store);
+      await seedPulls(store as Store, o);
+      const answers: unknown[] = [];
+      answers.push(await store.leasePull('p1', at(10), at(15))); // the first worker's token: at(15)
+      answers.push(await store.updatePull('p1', { cursor: 'a1', fetched: 10, progress: 30 }, at(15)));
+      answers.push(await store.updatePull('p1', { lease_until: at(20) }, at(15))); // its heartbeat: token at(20)
+      answers.push(await store.updatePull('p1', { cursor: 'stale' }, at(15))); // a token it no longer has
+      answers.push(await store.leasePull('p1', at(21), at(26))); // ran out at 20: a second worker takes it
+      answers.push(await store.updatePull('p1', { cursor: 'a2', fetched: 20, progress: 60 }, at(20))); // the first worker's late page
+      answers.push(await store.updatePull('p1', { lease_until: at(30) }, at(20))); // and its late heartbeat
+      answers.push(await store.getPull('p1'));
+      answers.push(await store.updatePull('p1', { cursor: 'b2', fetched: 20, progress: 60 }, at(26)));
+      answers.push(await store.updatePull('p1', { status: 'Complete', completed: at(27), progress: 100, lease_until: null }, at(26)));
+      answers.push(await store.updatePull('p1', { lease_until: at(40) }, at(26))); // ended: no renewal
+      await store.updatePull('p4', { lease_until: at(99) }); // finished, with a lease left on it
+      answers.push(await store.updatePull('p4', { lease_until: at(100) }, at(99)));
+      answers.push(await store.updatePull('missing', { cursor: 'x' }, at(15)));
+      answers.push(await store.updatePull('p2', {}, at(15)), await store.updatePull('p2', { progress: 5 }));
+      answers.push(await store.getPull('p1'), await store.getPull('p4'), await store.getPull('p2'));
+      return relabel(answers, o.names);
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(sqlite.filter((answer) => typeof answer === 'boolean')).toEqual([true, true, true, false, true, false, false, true, true, false, false, false, false, true]);
+    expect(sqlite[7]).toMatchObject({ cursor: 'a1', fetched: 10, lease_until: at(26) });
+    expect(sqlite.at(-3)).toMatchObject({ status: 'Complete', cursor: 'b2', lease_until: null });
+  });
+
   it('pages pulls newest first, with query= and orderBy=', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
@@ -147,6 +176,30 @@ describePostgres('pull store contract', () => {
         expect(results.filter(([mine]) => mine).length).toBeGreaterThan(0);
         const statuses = await Promise.all(ids.map(async (id) => (await first.getPull(id))!.status));
         expect(new Set(statuses)).toEqual(new Set(['Fetching']));
+      } finally {
+        await other.end();
+        await pool.end();
+      }
+    });
+
+    it('lets exactly one of a lapsed holder\'s renewal and another process\'s takeover through, whichever comes first', async () => {
+      const pool = await freshPostgres();
+      const other = secondPool(pool);
+      try {
+        const store = methods(pool);
+        const o = await makeOwners(store);
+        const ids = Array.from({ length: 40 }, (_, i) => `race-${i}`);
+        for (const [i, id] of ids.entries()) {
+          await store.insertPull({ id, companyId: o.a, connectionId: o.a1, dataType: `type${i}`, status: 'Queued', generation: 1, requested: T0 });
+          expect(await store.leasePull(id, at(0), at(5))).toBe(true);
+        }
+        const holder = pullMethods(pool);
+        const taker = pullMethods(other);
+        // At 6 the holder's lease (to 5) has run out: its heartbeat and the other's claim race.
+        const results = await Promise.all(ids.map((id) => Promise.all([holder.updatePull(id, { lease_until: at(8) }, at(5)), taker.leasePull(id, at(6), at(9))])));
+        for (const pair of results) expect(pair.filter(Boolean)).toHaveLength(1);
+        const leases = await Promise.all(ids.map(async (id) => (await holder.getPull(id))!.lease_until));
+        expect(leases).toEqual(results.map(([renewed]) => (renewed ? at(8) : at(9))));
       } finally {
         await other.end();
         await pool.end();

@@ -56,11 +56,14 @@ export function pullMethods(db: Queryable): PullMethods {
     leasePull: async (id, now, until) => (await run(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
       WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
       AND status IN ('Queued', 'Fetching', 'Mapping')`, [until, id, now])) === 1,
-    updatePull: async (id, fields) => {
+    // With `lease`: the row lock makes a write racing a takeover wait for it, then re-check the lease and change nothing.
+    updatePull: async (id, fields, lease) => {
       const entries = Object.entries(fields);
-      if (entries.length === 0) return;
+      if (entries.length === 0) return false;
       for (const [key] of entries) if (!UPDATABLE.has(key)) throw new Error(`No pull column ${JSON.stringify(key)} to update.`);
-      await run(db, `UPDATE pull_operations SET ${entries.map(([key]) => `${key} = ?`).join(', ')} WHERE id = ?`, [...entries.map(([, value]) => value), id]);
+      const held = lease === undefined ? '' : " AND lease_until = ? AND status IN ('Queued', 'Fetching', 'Mapping')";
+      return (await run(db, `UPDATE pull_operations SET ${entries.map(([key]) => `${key} = ?`).join(', ')} WHERE id = ?${held}`,
+        [...entries.map(([, value]) => value), id, ...(lease === undefined ? [] : [lease])])) === 1;
     },
     releaseOpenPullLeases: async () => {
       await run(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')");

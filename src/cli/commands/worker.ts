@@ -1,0 +1,94 @@
+// `ferry worker`: syncs, pushes, schedules and webhook deliveries for a PostgreSQL database
+// shared with API instances (`ferry serve --database … --no-worker`) and other workers, in
+// the foreground until SIGINT/SIGTERM; then the work in flight reaches a safe point and it
+// exits 0. A worker killed outright loses its leases, and the others take its work over.
+import type { Command } from 'commander';
+import { wholeNumber } from '../flags.js';
+import { printResult } from '../io.js';
+import type { CommandContext } from '../context.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { resolveDataDir } from '../globals.js';
+import type { Registrar } from '../program.js';
+import { examples } from './group.js';
+import { httpUrlFlag } from './serve.js';
+
+/** As sync/pull-lease.ts: below it a lease could run out between two heartbeats. */
+const MIN_LEASE_SECONDS = 3;
+
+export interface WorkerOptions {
+  database?: string;
+  sandboxUrl?: string;
+  publicUrl?: string;
+  secretKeyFile?: string;
+  lease?: number;
+}
+
+export function register(program: Command, registrar: Registrar): void {
+  program.command('worker')
+    .description('Run syncs, pushes and webhook deliveries for a PostgreSQL database, beside `ferry serve --no-worker` instances')
+    .option('--database <url>', 'the PostgreSQL database the API instances use (default FERRY_DATABASE_URL)')
+    .option('--sandbox-url <url>', 'the `ferry sandbox serve` the API instances use', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090'))
+    .option('--public-url <url>', 'base of the links in event payloads (the API instances\' --public-url)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
+    .option('--secret-key-file <path>', 'file holding the token-encryption key, the same as every API instance\'s; ahead of FERRY_SECRET_KEY and <data-dir>/secret.key')
+    .option('--lease <seconds>', 'how long a pull stays claimed without renewal: how soon another worker takes over a killed one\'s pulls (default 30)', wholeNumber('--lease', MIN_LEASE_SECONDS))
+    .addHelpText('after', examples(
+      'ferry worker --database postgres://ferry@db:5432/ferry --sandbox-url http://127.0.0.1:9090 --secret-key-file /etc/ferry/secret.key',
+      'FERRY_DATABASE_URL=postgres://ferry@db/ferry FERRY_SECRET_KEY=… ferry worker --sandbox-url http://sandbox:9090 --json',
+    ))
+    .addHelpText('after', `Run as many workers as the sync load needs: each claims pulls, pushes and webhook deliveries
+with leases, renewed while it works, so no two run the same job. Ctrl-C or SIGTERM lets the
+pulls in flight reach a page boundary and exits 0. A worker killed outright (kill -9, a lost
+machine) leaves its leases to run out (--lease), and another worker resumes its pulls from
+their last written page: no record is lost or written twice.
+
+Every process on the database needs the same token-encryption key; a worker with another
+one is refused at start. With SQLite (no --database), \`ferry serve\` runs this work itself.
+See docs/scaling.md.
+`)
+    .action(registrar.action(runWorker));
+}
+
+export async function runWorker(options: WorkerOptions, ctx: CommandContext): Promise<void> {
+  const { io, signal } = ctx;
+  const database = options.database ?? (io.env.FERRY_DATABASE_URL || undefined);
+  if (!database) {
+    throw new UsageError('ferry worker needs the PostgreSQL database the API instances use.',
+      'Give --database postgres://user@host:5432/db or set FERRY_DATABASE_URL. With SQLite, `ferry serve` runs the workers itself.');
+  }
+  if (!options.sandboxUrl) {
+    throw new UsageError('ferry worker needs the platforms to sync from: give --sandbox-url URL, the same as the API instances\'.',
+      'Start them with: ferry sandbox serve --port 9090 --service-url http://<an API instance>');
+  }
+  const dataDir = resolveDataDir(ctx.flags, io.env);
+  // Loaded here, not at the top: `ferry --help` stays free of the service's modules.
+  const [{ startWorker }, { SecretKeyError }, { DATABASE_UNAVAILABLE, describeTarget, parseTarget }] = await Promise.all([
+    import('../../service/worker.js'), import('../../service/secrets.js'), import('../../service/store/pg/unavailable.js'),
+  ]);
+  let worker;
+  try {
+    worker = await startWorker({
+      dataDir, database, platformUrl: options.sandboxUrl, env: io.env,
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      ...(options.secretKeyFile ? { secretKeyFile: options.secretKeyFile } : {}),
+      ...(options.lease ? { leaseSeconds: options.lease } : {}),
+      onNotice: (message) => io.err(message, { force: true }),
+      onInternalError: (err, context) => io.err(`internal error (${context}): ${(err as Error)?.message ?? err}`, { force: true }),
+    });
+  } catch (err) {
+    if ((err as { code?: unknown }).code === DATABASE_UNAVAILABLE) throw new CliError((err as Error).message, EXIT.error, (err as { hint?: string }).hint);
+    if (err instanceof SecretKeyError) throw new CliError(err.message, err.kind === 'conflict' ? EXIT.usage : EXIT.error);
+    throw err;
+  }
+  const where = describeTarget(parseTarget(database, io.env));
+  printResult(io, { event: 'working', database: where, sandboxUrl: options.sandboxUrl, dataDir, pid: process.pid }, () => {
+    io.out(`working on ${where}`);
+    io.err(`sandbox platforms ${options.sandboxUrl}; data dir ${dataDir}; Ctrl-C stops after the work in flight`);
+  });
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  io.err('stopping: letting the work in flight reach a safe point…');
+  await worker.stop();
+  printResult(io, { event: 'stopped' }, () => io.err('stopped'));
+}

@@ -1,0 +1,78 @@
+// The service's background work: syncs, pushes and schedules on the sync thread
+// (sync/worker-thread.ts), and webhook deliveries (webhooks/loop.ts). `ferry serve` runs it
+// beside the API unless --no-worker; `ferry worker` runs only this. On PostgreSQL any number
+// of processes may run it at once: leases keep them off each other's work.
+import type { Clock } from '../lib/clock.js';
+import type { EventBus } from './events/bus.js';
+import type { Sealer } from './secrets.js';
+import type { OpenedStore } from './store/open-store.js';
+import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
+import { DeliveryLoop, type LoopDeps } from './webhooks/loop.js';
+
+export interface BackgroundOptions {
+  opened: OpenedStore;
+  secretKey: Buffer;
+  sealer: Sealer;
+  clock: Clock;
+  events: EventBus;
+  /** The platforms' base URL (the sandbox): no syncs without it. */
+  platformUrl?: string;
+  /** The base of links in event payloads. */
+  publicUrl?: string;
+  sync: boolean;
+  webhooks: boolean;
+  /** How long a claimed pull stays leased without renewal (sync/pull-lease.ts). */
+  leaseSeconds?: number;
+  /** The request thread's load (sync/request-load.ts): syncs give way to requests in the same process. */
+  load?: Int32Array;
+  webhookTuning?: Omit<LoopDeps, 'store' | 'clock' | 'sealer' | 'changed' | 'onError' | 'shared'>;
+  onError: (err: unknown, context: string) => void;
+  /** The sync thread has ended (stopped or not). */
+  onSyncExit?: () => void;
+}
+
+export interface Background {
+  /** New sync or push work was queued. */
+  wakeSync(): void;
+  /** Deliveries are due that no event announced (a replay). */
+  wakeDeliveries(): void;
+  /** Waits for the work in flight to reach a safe point, then stops. */
+  stop(): Promise<void>;
+}
+
+export function startBackground(options: BackgroundOptions): Background {
+  const { opened } = options;
+  // On SQLite this process is the database's only worker; on PostgreSQL others may share it.
+  const shared = opened.kind === 'postgres';
+  let sync: SyncWorker | undefined;
+  let webhooks: DeliveryLoop | undefined;
+  if (options.sync && options.platformUrl) {
+    sync = startSyncWorker(
+      {
+        ...(opened.kind === 'sqlite' ? { dbFile: opened.dbFile } : { database: opened.database }),
+        secretKeyHex: options.secretKey.toString('hex'),
+        platformUrl: options.platformUrl,
+        ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+        ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
+        ...(options.load ? { load: options.load } : {}),
+      },
+      options.onError,
+      options.onSyncExit,
+    );
+  }
+  if (options.webhooks) {
+    webhooks = new DeliveryLoop({
+      ...options.webhookTuning, store: opened.store, clock: options.clock, sealer: options.sealer,
+      changed: options.events.changed, shared, onError: options.onError,
+    }, options.events);
+    webhooks.start();
+  }
+  return {
+    wakeSync: () => sync?.wake(),
+    wakeDeliveries: () => webhooks?.wake(),
+    async stop() {
+      await webhooks?.stop();
+      await sync?.stop();
+    },
+  };
+}
