@@ -57,8 +57,8 @@ export default tseslint.config(
     },
   },
   {
-    // Where a store is opened: the service itself, and the threads that open their own handle.
-    files: ['src/service/app.ts', 'src/service/sync/worker-thread.ts', 'src/service/read-pool/reader-thread.ts'],
+    // Where a store is opened: the service, the worker process, and the threads that open their own handle.
+    files: ['src/service/app.ts', 'src/service/worker.ts', 'src/service/sync/worker-thread.ts', 'src/service/read-pool/reader-thread.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [
