@@ -22,28 +22,49 @@ export function sameTokens(a: Tokens, b: Tokens): boolean {
 
 /** Refresh when the access token expires within this many seconds. */
 export const REFRESH_WITHIN_SECONDS = 300;
-/** Longest a refresh may hold a connection's lease; a holder that died is passed over after it. */
-const LOCK_MS = 30_000;
+/**
+ * A refresh's lease on its connection, renewed every third of this while the refresh runs;
+ * a holder that died is passed over once it runs out.
+ */
+const REFRESH_LEASE_MS = 30_000;
 const LOCK_POLL_MS = 20;
 
 /**
  * Runs `work` holding the connection's refresh lease, a row lock in the database shared by
- * every thread. The lease is wall-clock time: it is about the holder being alive, not
- * about business time (which tests move with a fake clock).
+ * every thread and process. The lease is wall-clock time: it is about the holder being
+ * alive, not about business time (which tests move with a fake clock). It is renewed while
+ * the work runs rather than bounding the work by it: a platform call may take longer than
+ * the lease (the adapter allows 30 s for headers and 30 s between body chunks), and a
+ * refresh cut off by a timeout may still have been taken by the platform, which would have
+ * spent the refresh token the next holder then sends again. The value this holder last
+ * wrote is its token: renewing and freeing touch only that, never the next holder's lease.
  */
-async function withRefreshLease<T>(store: AsyncStore, connectionId: string, work: () => Promise<T>): Promise<T> {
-  const giveUp = Date.now() + LOCK_MS * 2;
+export async function withRefreshLease<T>(store: AsyncStore, connectionId: string, work: () => Promise<T>, leaseMs = REFRESH_LEASE_MS): Promise<T> {
+  const giveUp = Date.now() + leaseMs * 2;
+  let held: number;
   for (;;) {
     const now = Date.now();
-    if (await store.takeRefreshLease(connectionId, now, now + LOCK_MS)) break;
+    held = now + leaseMs;
+    if (await store.takeRefreshLease(connectionId, now, held)) break;
     if (!(await store.getConnectionById(connectionId))) throw new PlatformAuthError('The connection was deleted.', true);
     if (now > giveUp) throw new PlatformFetchError('Another refresh of this connection did not finish in time.');
     await sleep(LOCK_POLL_MS);
   }
+  // One renewal at a time; one that fails (the database slow or away) is tried again at the next beat.
+  let renewal: Promise<void> = Promise.resolve();
+  const beat = setInterval(() => {
+    renewal = renewal.then(async () => {
+      const until = Date.now() + leaseMs;
+      if (await store.renewRefreshLease(connectionId, held, until)) held = until;
+    }).catch(() => undefined);
+  }, leaseMs / 3);
+  beat.unref();
   try {
     return await work();
   } finally {
-    await store.releaseRefreshLease(connectionId);
+    clearInterval(beat);
+    await renewal;
+    await store.releaseRefreshLease(connectionId, held);
   }
 }
 

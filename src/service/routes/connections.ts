@@ -107,11 +107,17 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       }
       const now = isoSeconds(clock.now());
       const linked = await store.transaction(async (tx) => {
+        // The company first (reading it locks it on PostgreSQL, as every transaction writing
+        // both does), then the connection as it is now: of two authorizations at once, the
+        // second reconnects; one deleted meanwhile is not found.
+        const company = await companyOf(connection);
+        const before = await tx.getConnection(connection.company_id, connection.id);
+        if (!before) throw errors.connectionNotFound(connection.company_id, connection.id);
         await writeTokens(tx, sealer, connection.id, verdict.tokens, now);
         await tx.markLinked(connection.id, verdict.connectionInfo);
         // Linked for the first time, or again after it was unlinked or deauthorized.
         const row = (await tx.getConnection(connection.company_id, connection.id))!;
-        await connectionEvent(request, await companyOf(connection), row, connection.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
+        await connectionEvent(request, company, row, before.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
         return row;
       });
       return connectionRecord(linked, baseUrlOf(request));

@@ -115,8 +115,14 @@ export function takeRefreshLease(db: Db, id: string, now: number, until: number)
                        AND (refresh_lock_until IS NULL OR refresh_lock_until < ?)`).run(until, id, now).changes === 1;
 }
 
-export function releaseRefreshLease(db: Db, id: string): void {
-  prepared(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ?').run(id);
+/** Moves the lease from `held` (this holder's token) to `until`; false when `held` is no longer the lease. */
+export function renewRefreshLease(db: Db, id: string, held: number, until: number): boolean {
+  return prepared(db, 'UPDATE connections SET refresh_lock_until = ? WHERE id = ? AND refresh_lock_until = ?').run(until, id, held).changes === 1;
+}
+
+/** Frees the lease if it is still `held`: a holder slower than its lease never frees the next holder's. */
+export function releaseRefreshLease(db: Db, id: string, held: number): void {
+  prepared(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ? AND refresh_lock_until = ?').run(id, held);
 }
 
 /** Linked with fresh tokens: errors cleared, the platform's connection info kept. */

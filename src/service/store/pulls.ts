@@ -1,10 +1,11 @@
 // Pull operations: the durable sync queue and its history.
 //
 // A worker holds a pull by its lease_until: it takes the lease only once it has run out
-// (leasePull), and sets a time later than the one it found, so no other holder of the pull
-// can have written the value a worker last wrote. That value is its token: every write of a
-// running pull is conditional on it (updatePull with `lease`), and one that finds another
-// value changes nothing (its worker was paused past its lease and another took the pull).
+// (claimPulls, leasePull), and sets a time later than the one it found, so no other holder
+// of the pull can have written the value a worker last wrote. That value is its token:
+// every write of a running pull is conditional on it (updatePull with `lease`), and one
+// that finds another value changes nothing (its worker was paused past its lease and
+// another took the pull).
 // Freeing leases (releaseOpenPullLeases) breaks the chain of later times: only the only
 // worker of a database may, when it starts.
 import type { FieldResolver } from '../query/types.js';
@@ -83,11 +84,20 @@ export function pullsPage(companyId: string, request: PageRequest): PagePlan {
   }, request);
 }
 
-/** Open pulls whose lease is free and whose retry time has come, oldest first. */
-export function claimablePulls(db: Db, now: string, limit: number): PullRow[] {
-  return prepared(db, `SELECT * FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping')
+/**
+ * Leases the oldest claimable pulls in one transaction. They are found before it, so an
+ * idle worker never takes the write lock; each lease is conditional, so a pull another
+ * connection took meanwhile is left out.
+ */
+export function claimPulls(db: Db, now: string, until: string, limit: number): PullRow[] {
+  const claimable = prepared(db, `SELECT id FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping')
                        AND (lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)
-                       ORDER BY seq LIMIT ?`).all(now, now, limit) as PullRow[];
+                       ORDER BY seq LIMIT ?`).all(now, now, limit) as Array<{ id: string }>;
+  if (claimable.length === 0) return [];
+  const lease = prepared(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
+                       WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
+                       AND status IN ('Queued', 'Fetching', 'Mapping') RETURNING *`);
+  return db.transaction(() => claimable.flatMap(({ id }) => (lease.get(until, id, now) as PullRow | undefined) ?? [])).immediate();
 }
 
 /**

@@ -62,9 +62,10 @@ export function pendingPushes(db: Db, limit: number): PushRow[] {
   return prepared(db, "SELECT * FROM push_operations WHERE status = 'Pending' ORDER BY seq LIMIT ?").all(limit) as PushRow[];
 }
 
-export function completePush(db: Db, key: string, fields: Pick<PushRow, 'status' | 'status_code' | 'completed'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes'>>): void {
-  prepared(db, `UPDATE push_operations SET status = @status, status_code = @status_code, completed = @completed,
+/** Only a pending push settles: the first outcome stands, and its settler alone is told true. */
+export function completePush(db: Db, key: string, fields: Pick<PushRow, 'status' | 'status_code' | 'completed'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes'>>): boolean {
+  return prepared(db, `UPDATE push_operations SET status = @status, status_code = @status_code, completed = @completed,
                 error_message = coalesce(@error_message, error_message), validation = coalesce(@validation, validation),
                 changes = coalesce(@changes, changes) WHERE key = @key AND status = 'Pending'`)
-    .run({ error_message: null, validation: null, changes: null, ...fields, key });
+    .run({ error_message: null, validation: null, changes: null, ...fields, key }).changes === 1;
 }

@@ -59,7 +59,13 @@ export interface ConnectionStore {
   setLastSync(connectionId: string, companyId: string, when: string): void;
   /** Takes the connection's refresh lease until `until` (ms) if it is free at `now`; true when taken. */
   takeRefreshLease(id: string, now: number, until: number): boolean;
-  releaseRefreshLease(id: string): void;
+  /**
+   * Moves the lease this holder took or last renewed (`held`, its token) to `until`; false
+   * when it is no longer `held` (the holder lost it), and then nothing changes.
+   */
+  renewRefreshLease(id: string, held: number, until: number): boolean;
+  /** Frees the lease if it is still `held`: never the next holder's. */
+  releaseRefreshLease(id: string, held: number): void;
   /** Linked with fresh tokens: errors cleared, the platform's connection info kept. */
   markLinked(id: string, connectionInfo: unknown): void;
 }
@@ -101,8 +107,12 @@ export interface PullStore {
   /** The queued or running pull of this data set, if any: one at a time per (company, data type). */
   openPull(companyId: string, dataType: string): PullRow | undefined;
   insertPull(pull: { id: string; companyId: string; connectionId: string; dataType: string; status: PullStatus; generation: number; requested: string; statusDescription?: string }): PullRow;
-  /** Open pulls whose lease is free and whose retry time has come, oldest first. */
-  claimablePulls(now: string, limit: number): PullRow[];
+  /**
+   * Leases up to `limit` open pulls whose lease is free at `now` and whose retry time has
+   * come, oldest first, until `until`, in one commit (none when there is nothing to
+   * claim); returns them as leased. Workers claiming at once each get other pulls.
+   */
+  claimPulls(now: string, until: string, limit: number): PullRow[];
   /**
    * Takes the lease if it is still free (false when another worker got there first); a
    * queued pull becomes Fetching in the same write, one commit fewer per pull.
@@ -125,7 +135,8 @@ export interface PushStore {
   insertPush(row: Omit<PushRow, 'seq'>): PushRow;
   getPush(key: string): PushRow | undefined;
   pendingPushes(limit: number): PushRow[];
-  completePush(key: string, fields: Pick<PushRow, 'status' | 'status_code' | 'completed'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes'>>): void;
+  /** Settles a pending push; false when it was no longer pending (another worker settled it first). */
+  completePush(key: string, fields: Pick<PushRow, 'status' | 'status_code' | 'completed'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes'>>): boolean;
 }
 
 /** Files attached to synced records; a company's or connection's deletion removes them. */

@@ -20,7 +20,12 @@ export const backgroundEvents = (deps: SyncDeps): BackgroundEvents => ({
   store: deps.store, clock: deps.clock, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}), ...(deps.changed ? { changed: deps.changed } : {}),
 });
 
-/** After a pull's final state is written: its own event, and read.completed once none of the company's pulls is open. */
+/**
+ * After a pull's final state is written, in its transaction: its own event, and
+ * read.completed once none of the company's pulls is open. Reading the company locks it
+ * (on PostgreSQL; on SQLite the transaction is alone anyway), so pulls of one company
+ * ending at once take turns here and the last one sees the others ended.
+ */
 export async function pullEnded(ctx: BackgroundEvents, pullId: string): Promise<void> {
   const { store } = ctx;
   const pull = await store.getPull(pullId);
@@ -54,9 +59,11 @@ export async function pullEnded(ctx: BackgroundEvents, pullId: string): Promise<
 export async function deauthorized(ctx: BackgroundEvents, connectionId: string, error: ConnectionError): Promise<void> {
   const { store } = ctx;
   await store.transaction(async (tx) => {
+    // The company is read (and so locked) before the connection is written: the order of every transaction that writes both.
+    const found = await tx.getConnectionById(connectionId);
+    const company = found && await tx.getCompany(found.company_id);
     await tx.deauthorize(connectionId, error);
     const connection = await tx.getConnectionById(connectionId);
-    const company = connection && await tx.getCompany(connection.company_id);
     if (!connection || !company) return;
     await recordEvent(ctx, {
       clientId: company.client_id, company, eventType: 'connection.disconnected', payload: connectionPayload(company, connection, ctx.publicUrl ?? ''),

@@ -32,8 +32,15 @@ export async function queueScheduledSyncs(store: AsyncStore, clock: Clock): Prom
     const connection = (latest && await store.getConnectionById(latest))
       || (await store.listConnections(candidate.company_id, { page: 1, pageSize: 100 })).rows.find((c) => c.status === 'Linked');
     if (!connection || connection.status !== 'Linked') continue;
-    await queuePull(store, clock, connection, candidate.data_type);
-    queued += 1;
+    // Every worker checks: the candidates read above may be stale by now (another worker
+    // queued the data set, and its pull may even have ended). Looked at again once the
+    // company is locked (openPull), so each due data set is queued once.
+    if (await store.transaction(async (tx) => {
+      if (await tx.openPull(candidate.company_id, candidate.data_type)) return false;
+      if ((await tx.getDataset(candidate.company_id, candidate.data_type))?.last_requested !== candidate.last_requested) return false;
+      await queuePull(tx, clock, connection, candidate.data_type);
+      return true;
+    })) queued += 1;
   }
   return queued;
 }

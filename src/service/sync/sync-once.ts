@@ -24,13 +24,9 @@ export async function syncOnce(deps: SyncDeps): Promise<PassResult> {
   const seconds = deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
   const lease = leaseUntil(clock, seconds);
   const yielded = deps.busy?.() ?? false;
-  // The leases in one commit; an idle pass (nothing claimable) writes nothing.
-  const claimable = await store.claimablePulls(now, yielded ? 1 : deps.concurrency ?? 4);
-  const claimed = claimable.length === 0 ? [] : await store.transaction(async (tx) => {
-    const leased: typeof claimable = [];
-    for (const pull of claimable) if (await tx.leasePull(pull.id, now, lease)) leased.push(pull);
-    return leased;
-  });
+  // The leases in one commit; an idle pass (nothing claimable) writes nothing. Workers
+  // claiming at once each get other pulls, so none idles while pulls wait.
+  const claimed = await store.claimPulls(now, lease, yielded ? 1 : deps.concurrency ?? 4);
   const heartbeat = new LeaseHeartbeat(deps, seconds);
   // Every pull to its end before the pass ends (a stop waits for them), even if one failed.
   const ran = await Promise.allSettled(claimed.map(async (pull) => {

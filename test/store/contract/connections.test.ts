@@ -123,7 +123,7 @@ describePostgres('connection store contract', () => {
     expect(sqlite.noConnection).toBe('rejected');
   });
 
-  it('takes, refuses and releases the refresh lease', async () => {
+  it('takes, refuses, renews and releases the refresh lease, renewing and releasing only the holder\'s', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const { c } = await seed(store);
       const id = c.a1!;
@@ -138,17 +138,33 @@ describePostgres('connection store contract', () => {
         await lockUntil(id),
         await store.takeRefreshLease(id, now + 30_001, now + 60_000),
         await lockUntil(id),
-        await store.releaseRefreshLease(id),
+        // The first holder, slower than its lease: its token is gone, so it renews and frees nothing.
+        await store.renewRefreshLease(id, now + 30_000, now + 70_000),
+        await store.releaseRefreshLease(id, now + 30_000),
         await lockUntil(id),
+        // The second holder renews its own, then frees it.
+        await store.renewRefreshLease(id, now + 60_000, now + 90_000),
+        await lockUntil(id),
+        await store.releaseRefreshLease(id, now + 60_000),
+        await lockUntil(id),
+        await store.releaseRefreshLease(id, now + 90_000),
+        await lockUntil(id),
+        await store.renewRefreshLease(id, now + 90_000, now + 120_000),
         await store.takeRefreshLease(id, now, now + 1),
         await store.takeRefreshLease(c.a2!, now, now + 1),
         await store.takeRefreshLease('missing', now, now + 1),
-        await store.releaseRefreshLease('missing'),
+        await store.renewRefreshLease('missing', now, now + 1),
+        await store.releaseRefreshLease('missing', now),
       ];
       return answers;
     });
     expect(postgres).toEqual(sqlite);
-    expect(sqlite).toEqual([true, false, false, 1_700_000_030_000, true, 1_700_000_060_000, undefined, null, true, true, false, undefined]);
+    expect(sqlite).toEqual([
+      true, false, false, 1_700_000_030_000, true, 1_700_000_060_000,
+      false, undefined, 1_700_000_060_000,
+      true, 1_700_000_090_000, undefined, 1_700_000_090_000, undefined, null,
+      false, true, true, false, false, undefined,
+    ]);
   });
 
   it('pages connections with query= and orderBy=, through listConnections and connectionsPage', async () => {
@@ -196,10 +212,10 @@ describePostgres('connection store contract', () => {
       const { c } = await seed(mine);
       const now = 1_700_000_000_000;
       for (let round = 0; round < 10; round++) {
-        await mine.releaseRefreshLease(c.a1!);
         const takers = [mine, theirs, mine, theirs, mine, theirs, mine, theirs];
         const taken = await Promise.all(takers.map((store) => store.takeRefreshLease(c.a1!, now + round, now + round + 30_000)));
         expect(taken.filter(Boolean)).toHaveLength(1);
+        await mine.releaseRefreshLease(c.a1!, now + round + 30_000);
       }
     } finally {
       await other.end();

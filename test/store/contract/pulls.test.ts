@@ -76,25 +76,31 @@ describePostgres('pull store contract', () => {
       await seedPulls(store as Store, o);
       await store.updatePull('p3', { not_before: at(20) });
       const answers: unknown[] = [];
-      answers.push(await store.claimablePulls(at(10), 10), await store.claimablePulls(at(10), 2), await store.claimablePulls(at(10), 0));
-      answers.push(await store.leasePull('p1', at(10), at(15)));
+      answers.push(await store.claimPulls(at(10), at(15), 0));
+      answers.push(await store.claimPulls(at(10), at(15), 2)); // p1 and p2, the oldest: leased, and Fetching
+      answers.push(await store.claimPulls(at(11), at(16), 10)); // p5: p3 waits for its retry time, p1 and p2 are held
+      answers.push(await store.claimPulls(at(12), at(17), 10)); // nothing left
       answers.push(await store.leasePull('p1', at(11), at(16))); // still held
-      answers.push(await store.getPull('p1'));
-      answers.push(await store.claimablePulls(at(12), 10));
       answers.push(await store.leasePull('p1', at(15), at(25))); // expired at 15: taken again, stays Fetching
+      answers.push(await store.getPull('p1'));
       answers.push(await store.leasePull('p4', at(10), at(15))); // finished
       answers.push(await store.leasePull('p7', at(10), at(15))); // Initial is not open
       answers.push(await store.leasePull('missing', at(10), at(15)));
       await store.updatePull('p2', { status: 'Mapping' });
-      answers.push(await store.leasePull('p2', at(10), at(15)), await store.getPull('p2'));
-      answers.push(await store.claimablePulls(at(20), 10)); // p3's retry time has come; p1 and p2 held
+      answers.push(await store.claimPulls(at(20), at(30), 10)); // p2 and p5 ran out (Mapping stays Mapping), p3's retry time has come; p1 held
       await store.updatePull('p4', { lease_until: at(99) });
       await store.releaseOpenPullLeases();
-      answers.push(await store.claimablePulls(at(20), 10), await store.getPull('p4'));
+      answers.push(await store.claimPulls(at(20), at(30), 10), await store.getPull('p4'));
       return relabel(answers, o.names);
     });
     expect(postgres).toEqual(sqlite);
-    expect(sqlite.slice(3, 5)).toEqual([true, false]);
+    const ids = (answer: unknown) => (answer as PullRow[]).map((pull) => pull.id);
+    expect(sqlite.slice(0, 4).map(ids)).toEqual([[], ['p1', 'p2'], ['p5'], []]);
+    expect(sqlite[1]).toMatchObject([{ status: 'Fetching', lease_until: at(15) }, { status: 'Fetching', lease_until: at(15) }]);
+    expect(sqlite.slice(4, 6)).toEqual([false, true]);
+    expect(ids(sqlite[10])).toEqual(['p2', 'p3', 'p5']);
+    expect((sqlite[10] as PullRow[])[0]).toMatchObject({ status: 'Mapping', lease_until: at(30) });
+    expect(ids(sqlite[11])).toEqual(['p1', 'p2', 'p3', 'p5']);
   });
 
   it('writes a running pull only for the worker holding its lease: a write or renewal with a lease taken over, or of an ended pull, changes nothing', async () => {
@@ -178,6 +184,31 @@ describePostgres('pull store contract', () => {
         expect(new Set(statuses)).toEqual(new Set(['Fetching']));
       } finally {
         await other.end();
+        await pool.end();
+      }
+    });
+
+    it('gives processes claiming at once other pulls each, never one pull twice', async () => {
+      const pool = await freshPostgres();
+      const others = [secondPool(pool), secondPool(pool)];
+      try {
+        const store = methods(pool);
+        const o = await makeOwners(store);
+        const claimers = [pool, ...others].map((db) => pullMethods(db));
+        const claimed: string[] = [];
+        for (let round = 0; round < 5; round++) {
+          for (let i = 0; i < 12; i++) {
+            await store.insertPull({ id: `r${round}-${i}`, companyId: o.a, connectionId: o.a1, dataType: `type${i}`, status: 'Queued', generation: 1, requested: T0 });
+          }
+          // Three workers' passes at once, four pulls each: every one gets its four.
+          const passes = await Promise.all(claimers.map((claimer) => claimer.claimPulls(at(1), at(5), 4)));
+          expect(passes.map((pass) => pass.length)).toEqual([4, 4, 4]);
+          claimed.push(...passes.flat().map((pull) => pull.id));
+          for (const pull of passes.flat()) await store.updatePull(pull.id, { status: 'Complete', lease_until: null });
+        }
+        expect(new Set(claimed).size).toBe(60);
+      } finally {
+        for (const other of others) await other.end();
         await pool.end();
       }
     });

@@ -8,8 +8,8 @@ import { pushMethods } from '../../../src/service/store/pg/pushes.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import type { PushRow } from '../../../src/service/store/pushes.js';
 import { describePostgres } from '../../helpers/postgres.js';
-import { makeOwners, outcome, pgOwners, relabel, type Owners } from './owners.js';
-import { onBoth } from './stores.js';
+import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
+import { freshPostgres, onBoth } from './stores.js';
 
 const methods = (db: Queryable) => ({ ...pushMethods(db), ...pgOwners(db), runPage: <Row>(plan: PagePlan) => runPgPagePlan<Row>(db, plan) });
 type Store = ReturnType<typeof methods>;
@@ -56,15 +56,39 @@ describePostgres('push store contract', () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
       await seedPushes(store, o);
-      await store.completePush('k1', { status: 'Success', status_code: 200, completed: '2024-03-01T11:00:00Z', changes: '[{"type":"Created"}]' });
-      await store.completePush('k1', { status: 'Failed', status_code: 500, completed: '2024-03-01T12:00:00Z', error_message: 'late' }); // not pending now
-      await store.completePush('k2', { status: 'TimedOut', status_code: 504, completed: '2024-03-01T11:30:00Z', error_message: 'timed out',
-        validation: '{"errors":[],"warnings":[{"message":"slow"}]}' });
-      await store.completePush('k3', { status: 'Failed', status_code: 500, completed: '2024-03-01T12:00:00Z' });
-      await store.completePush('missing', { status: 'Success', status_code: 200, completed: '2024-03-01T12:00:00Z' });
-      return relabel([await store.getPush('k1'), await store.getPush('k2'), await store.getPush('k3'), await store.pendingPushes(10)], o.names);
+      const settled = [
+        await store.completePush('k1', { status: 'Success', status_code: 200, completed: '2024-03-01T11:00:00Z', changes: '[{"type":"Created"}]' }),
+        await store.completePush('k1', { status: 'Failed', status_code: 500, completed: '2024-03-01T12:00:00Z', error_message: 'late' }), // not pending now
+        await store.completePush('k2', { status: 'TimedOut', status_code: 504, completed: '2024-03-01T11:30:00Z', error_message: 'timed out',
+          validation: '{"errors":[],"warnings":[{"message":"slow"}]}' }),
+        await store.completePush('k3', { status: 'Failed', status_code: 500, completed: '2024-03-01T12:00:00Z' }),
+        await store.completePush('missing', { status: 'Success', status_code: 200, completed: '2024-03-01T12:00:00Z' }),
+      ];
+      return relabel([settled, await store.getPush('k1'), await store.getPush('k2'), await store.getPush('k3'), await store.pendingPushes(10)], o.names);
     });
     expect(postgres).toEqual(sqlite);
+    expect(sqlite[0]).toEqual([true, false, true, false, false]);
+  });
+
+  it('settles a push for exactly one of two processes settling it at once', async () => {
+    const pool = await freshPostgres();
+    const other = secondPool(pool);
+    try {
+      const store = methods(pool);
+      const o = await makeOwners(store);
+      const keys = Array.from({ length: 30 }, (_, i) => `race-${i}`);
+      for (const [i, key] of keys.entries()) await store.insertPush(push(o, key, i % 60));
+      const first = pushMethods(pool);
+      const second = pushMethods(other);
+      const settle = (settler: typeof first, key: string, code: number) => settler.completePush(key, { status: 'Success', status_code: code, completed: '2024-03-01T11:00:00Z' });
+      const results = await Promise.all(keys.map((key) => Promise.all([settle(first, key, 200), settle(second, key, 201)])));
+      for (const pair of results) expect(pair.filter(Boolean)).toHaveLength(1);
+      const codes = await Promise.all(keys.map(async (key) => (await first.getPush(key))!.status_code));
+      expect(codes).toEqual(results.map(([mine]) => (mine ? 200 : 201)));
+    } finally {
+      await other.end();
+      await pool.end();
+    }
   });
 
   it('pages pushes newest first, with query= and orderBy=', async () => {

@@ -11,8 +11,8 @@ import { runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
 
 type ConnectionMethods = 'insertConnection' | 'getConnection' | 'listConnections' | 'connectionsByCompany' | 'setConnectionStatus' | 'deleteConnection'
-  | 'storeTokens' | 'loadSealedTokens' | 'getConnectionById' | 'deauthorize' | 'setLastSync' | 'takeRefreshLease' | 'releaseRefreshLease' | 'markLinked'
-  | 'connectionsPage';
+  | 'storeTokens' | 'loadSealedTokens' | 'getConnectionById' | 'deauthorize' | 'setLastSync' | 'takeRefreshLease' | 'renewRefreshLease' | 'releaseRefreshLease'
+  | 'markLinked' | 'connectionsPage';
 
 export const pgConnectionFields: FieldResolver = (path) => {
   switch (path) {
@@ -74,17 +74,22 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
       const text = JSON.stringify(error);
       await run(db, `UPDATE connections SET status = 'Deauthorized', errors = ${APPEND_ERROR} WHERE id = ?`, [text, text, id]);
     },
+    // The company first (EXISTS makes the connection's update wait for it): the order every
+    // transaction writing both takes their locks in (decision-locks.ts), so none deadlocks.
     setLastSync: async (connectionId, companyId, when) => {
-      await run(db, `WITH connection AS (UPDATE connections SET last_sync = ? WHERE id = ?)
-                     UPDATE companies SET last_sync = ? WHERE id = ?`, [when, connectionId, when, companyId]);
+      await run(db, `WITH company AS (UPDATE companies SET last_sync = ? WHERE id = ? RETURNING id)
+                     UPDATE connections SET last_sync = ? WHERE id = ? AND EXISTS (SELECT 1 FROM company)`, [when, companyId, when, connectionId]);
     },
     // One conditional UPDATE: a second taker blocks on the row until the first commits,
     // then finds the lease taken (PostgreSQL re-reads the row it waited for), so across
     // processes exactly one wins.
     takeRefreshLease: async (id, now, until) => (await run(db, `UPDATE connections SET refresh_lock_until = ? WHERE id = ?
       AND (refresh_lock_until IS NULL OR refresh_lock_until < ?)`, [until, id, now])) === 1,
-    releaseRefreshLease: async (id) => {
-      await run(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ?', [id]);
+    // Both only while the lease is still the holder's token, `held`.
+    renewRefreshLease: async (id, held, until) => (await run(db, 'UPDATE connections SET refresh_lock_until = ? WHERE id = ? AND refresh_lock_until = ?',
+      [until, id, held])) === 1,
+    releaseRefreshLease: async (id, held) => {
+      await run(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ? AND refresh_lock_until = ?', [id, held]);
     },
     markLinked: async (id, connectionInfo) => {
       await run(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?',

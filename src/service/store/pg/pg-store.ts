@@ -2,7 +2,8 @@
 // composed from the groups beside it. A transaction holds one client from BEGIN to COMMIT
 // and hands its work the same methods bound to that client; the isolation is PostgreSQL's
 // default (READ COMMITTED), and the methods that must not race take their own row locks,
-// leases or advisory lock (see each group), as the contract suite checks across pools.
+// leases or advisory lock (see each group), as the contract suite checks across pools;
+// the reads that read-check-write code decides on lock what they decide on (decision-locks.ts).
 //
 // As with SQLite (async-store.ts), calls on the outer store made from inside a
 // transaction's work (its async context: the helpers it calls) join that transaction, on
@@ -15,6 +16,7 @@ import { clientMethods } from './clients.js';
 import { companyMethods } from './companies.js';
 import { connectionMethods } from './connections.js';
 import { datasetMethods } from './datasets.js';
+import { decisionLocks } from './decision-locks.js';
 import { deliveryMethods } from './deliveries.js';
 import { eventMethods } from './events.js';
 import { runPgPagePlan } from './paging.js';
@@ -39,23 +41,32 @@ export function createPgStore(pool: Pool): AsyncStore {
     return current?.open ? current : undefined;
   };
 
+  // Closing twice is closing once, as with SQLite (pg's pool throws on a second end()).
+  let closing: Promise<void> | undefined;
+  const closePool = (): Promise<void> => (closing ??= pool.end());
+
   const bind = (db: Queryable, inTransaction: boolean): AsyncStore => {
+    const companies = companyMethods(db);
+    const pulls = pullMethods(db);
+    const events = eventMethods(db);
     const store: AsyncStore = {
       ...clientMethods(db),
-      ...companyMethods(db),
+      ...companies,
       ...connectionMethods(db),
       ...settingMethods(db),
       ...versionMethods(db),
       ...datasetMethods(db),
-      ...pullMethods(db),
+      ...pulls,
       ...pushMethods(db),
       ...attachmentMethods(db),
-      ...eventMethods(db),
+      ...events,
       ...deliveryMethods(db),
+      // Inside a transaction, the reads a decision rests on lock what they decide on (decision-locks.ts).
+      ...(inTransaction ? decisionLocks(db, { ...companies, ...pulls, ...events }) : {}),
       runPage: (plan) => runPgPagePlan(db, plan),
       // Nested: the work joins the transaction it is already in.
       transaction: inTransaction ? (work) => work(store) : (work) => transaction(work),
-      close: inTransaction ? () => Promise.reject(new Error('A transaction closes when its work ends; close the store itself.')) : () => pool.end(),
+      close: inTransaction ? () => Promise.reject(new Error('A transaction closes when its work ends; close the store itself.')) : closePool,
     };
     return store;
   };

@@ -10,7 +10,7 @@ import { planPage } from '../paging.js';
 import { pullFields, type PullRow } from '../pulls.js';
 import { row, rows, run, type Queryable } from './query.js';
 
-type PullMethods = Pick<AsyncStore, 'getPull' | 'openPulls' | 'openPull' | 'insertPull' | 'claimablePulls' | 'leasePull' | 'updatePull'
+type PullMethods = Pick<AsyncStore, 'getPull' | 'openPulls' | 'openPull' | 'insertPull' | 'claimPulls' | 'leasePull' | 'updatePull'
   | 'releaseOpenPullLeases' | 'latestPullConnectionId' | 'pullsPage'>;
 
 /**
@@ -29,6 +29,21 @@ const pgPullFields = pgDates(pullFields);
 /** The columns updatePull may set: field names become SQL text. */
 const UPDATABLE = new Set<string>(['company_id', 'connection_id', 'data_type', 'status', 'status_description', 'error_message', 'requested',
   'completed', 'progress', 'generation', 'cursor', 'fetched', 'attempts', 'not_before', 'lease_until', 'validation']);
+
+/**
+ * Select and lease in one statement. The pulls another claim has locked are skipped, not
+ * waited for: workers claiming at once each lease other pulls, where a plain read would
+ * give them all the same oldest ones and every claim but one would come back empty.
+ */
+const CLAIM = `WITH free AS (
+    SELECT id FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping')
+    AND (lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)
+    ORDER BY seq LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
+  ), leased AS (
+    UPDATE pull_operations p SET lease_until = ?, status = CASE p.status WHEN 'Queued' THEN 'Fetching' ELSE p.status END
+    FROM free WHERE p.id = free.id RETURNING p.*
+  )
+  SELECT * FROM leased ORDER BY seq`;
 
 export function pullMethods(db: Queryable): PullMethods {
   return {
@@ -50,9 +65,7 @@ export function pullMethods(db: Queryable): PullMethods {
     pullsPage: (companyId, request) => planPage({
       columns: '*', from: 'pull_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgPullFields, defaultOrder: 'seq DESC', dialect: 'postgres',
     }, request),
-    claimablePulls: (now, limit) => rows<PullRow>(db, `SELECT * FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping')
-      AND (lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)
-      ORDER BY seq LIMIT ?`, [now, now, limit]),
+    claimPulls: (now, until, limit) => rows<PullRow>(db, CLAIM, [now, now, limit, until]),
     leasePull: async (id, now, until) => (await run(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
       WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
       AND status IN ('Queued', 'Fetching', 'Mapping')`, [until, id, now])) === 1,

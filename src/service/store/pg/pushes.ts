@@ -22,11 +22,9 @@ export function pushMethods(db: Queryable): PushMethods {
       columns: '*', from: 'push_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgPushFields, defaultOrder: 'seq DESC', dialect: 'postgres',
     }, request),
     pendingPushes: (limit) => rows<PushRow>(db, "SELECT * FROM push_operations WHERE status = 'Pending' ORDER BY seq LIMIT ?", [limit]),
-    // Only a pending push completes: the first outcome stands.
-    completePush: async (key, fields) => {
-      await run(db, `UPDATE push_operations SET status = ?, status_code = ?, completed = ?, error_message = coalesce(?, error_message),
-        validation = coalesce(?, validation), changes = coalesce(?, changes) WHERE key = ? AND status = 'Pending'`,
-      [fields.status, fields.status_code, fields.completed, fields.error_message ?? null, fields.validation ?? null, fields.changes ?? null, key]);
-    },
+    // Only a pending push completes: a second settler waits for the first's row lock, then finds it settled.
+    completePush: async (key, fields) => (await run(db, `UPDATE push_operations SET status = ?, status_code = ?, completed = ?, error_message = coalesce(?, error_message),
+      validation = coalesce(?, validation), changes = coalesce(?, changes) WHERE key = ? AND status = 'Pending'`,
+    [fields.status, fields.status_code, fields.completed, fields.error_message ?? null, fields.validation ?? null, fields.changes ?? null, key])) === 1,
   };
 }

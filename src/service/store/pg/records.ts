@@ -62,10 +62,12 @@ export async function recordFields(db: Queryable, dataType: string): Promise<Map
   return new Map(found.map((r) => [r.path, r.type]));
 }
 
+// In path order: pages of two pulls of one data type (each in its page's transaction) that
+// bring the same new paths wait for each other path by path in the same order, never in a cycle.
 export async function rememberFields(db: Queryable, dataType: string, fields: Map<string, FieldType>): Promise<void> {
   if (fields.size === 0) return;
   await run(db, `INSERT INTO data_type_fields (data_type, path, type) SELECT ?, f.path, f.type FROM unnest(?::text[], ?::text[]) AS f(path, type)
-                 ON CONFLICT (data_type, path) DO NOTHING`, [dataType, [...fields.keys()], [...fields.values()]]);
+                 ORDER BY f.path ON CONFLICT (data_type, path) DO NOTHING`, [dataType, [...fields.keys()], [...fields.values()]]);
 }
 
 /**
