@@ -1,10 +1,49 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { onCi, probePostgres } from './test/helpers/postgres-probe.js';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
-  },
+// `npm test` runs two projects. 'sqlite' is every test file, on the default store.
+// 'postgres' runs the service scenario files a second time with every service they start
+// on a PostgreSQL database of its own (FERRY_TEST_STORE, read by test/helpers/stack.ts).
+// Where PostgreSQL cannot be reached, the postgres project is left out with one line
+// saying why, except on CI, where its files fail with the reason.
+const SCENARIOS = [
+  'test/service/**/*.test.ts',
+  'test/sync/**/*.test.ts',
+  'test/webhooks/**/*.test.ts',
+  'test/events/**/*.test.ts',
+  // The service's event stream and event list, read by the client.
+  'test/client/event-stream.test.ts',
+  'test/client/wait-for-change.test.ts',
+];
+
+/** Scenario files left out of the postgres project, each for its reason. */
+const LEFT_OUT = [
+  // No service started: pure logic, or stores of their own choosing (both stores, already in 'sqlite').
+  'test/sync/leases.test.ts',
+  'test/webhooks/shared-loop.test.ts',
+  'test/webhooks/backoff.test.ts',
+  'test/service/data-status.test.ts',
+  // The modes of ferry.db and its -wal and -shm files in the data dir.
+  'test/service/file-modes.test.ts',
+  // The reader thread: a second SQLite connection on ferry.db (PostgreSQL reads on its server).
+  'test/service/read-pool.test.ts',
+  // Record pages over a bare SQLite database, with no service.
+  'test/service/record-pages.test.ts',
+  // A `ferry serve` killed and restarted: on PostgreSQL, where instances share the outbox,
+  // the restart waits out the killed one's delivery leases (70 s) before sending again;
+  // that takeover is tested on PostgreSQL in test/webhooks/shared-loop.test.ts.
+  'test/webhooks/kill.test.ts',
+];
+
+export default defineConfig(async () => {
+  const postgres = onCi ? { ok: true, reason: '' } : await probePostgres();
+  // Said once, though vitest loads its config more than once.
+  const said = globalThis as { ferryPostgresAbsentSaid?: boolean };
+  if (!postgres.ok && !said.ferryPostgresAbsentSaid) {
+    said.ferryPostgresAbsentSaid = true;
+    process.stderr.write(`${postgres.reason}: the postgres project (the service scenarios on PostgreSQL) is left out; CI fails instead\n`);
+  }
+  const projects: TestProjectInlineConfiguration[] = [{ extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } }];
+  if (postgres.ok) projects.push({ extends: true, test: { name: 'postgres', include: SCENARIOS, exclude: LEFT_OUT, env: { FERRY_TEST_STORE: 'postgres' } } });
+  return { test: { testTimeout: 60_000, hookTimeout: 60_000, pool: 'forks', projects } };
 });

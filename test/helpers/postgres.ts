@@ -3,65 +3,36 @@
 // with a name of its own and the suite drops it when its tests are done. Where PostgreSQL
 // is not reachable, describePostgres skips its suites with one line saying so, except on
 // CI (CI set), where the suite fails: CI never passes by skipping them.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, it, type RunnerTask, type SuiteCollector } from 'vitest';
-import { parseTarget, unavailable } from '../../src/service/store/pg/unavailable.js';
+import { listPgMigrations, migratePostgres } from '../../src/service/store/pg/migrate.js';
+import { onCi, POSTGRES_ADMIN_URL, probePostgres, type Probe } from './postgres-probe.js';
 
-/** An administrative connection: databases are created and dropped through it. */
-export const POSTGRES_ADMIN_URL = process.env.FERRY_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-
-const PROBE_TIMEOUT_MS = 3_000;
-
-/** Whether this run is CI's: CI set, and not to false. */
-export const onCi = (process.env.CI ?? '') !== '' && !['false', '0'].includes(process.env.CI!.toLowerCase());
-
-interface Probe {
-  ok: boolean;
-  /** Why not, e.g. "PostgreSQL is not reachable at 127.0.0.1:5432 (connection refused)". */
-  reason: string;
-}
-
-function hostPort(url: string): string {
-  try {
-    const { host, port } = parseTarget(url);
-    return `${host}:${port}`;
-  } catch {
-    return 'FERRY_TEST_POSTGRES_URL (not a postgres:// URL)';
-  }
-}
-
-async function probe(): Promise<Probe> {
-  const client = new Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS, application_name: 'ferry-test' });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return { ok: true, reason: '' };
-  } catch (err) {
-    let cause: string;
-    try {
-      // The store's own wording of the cause, without its "cannot connect to … at …:" lead.
-      cause = unavailable(err, parseTarget(POSTGRES_ADMIN_URL), PROBE_TIMEOUT_MS).message.replace(/^.*?: /, '');
-    } catch {
-      cause = 'not a postgres:// URL';
-    }
-    return { ok: false, reason: `PostgreSQL is not reachable at ${hostPort(POSTGRES_ADMIN_URL)} (${cause})` };
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
+export { onCi, POSTGRES_ADMIN_URL } from './postgres-probe.js';
 
 let probed: Promise<Probe> | undefined;
 
 /** Whether PostgreSQL answers at POSTGRES_ADMIN_URL; asked once per test file. */
 export async function postgresAvailable(): Promise<boolean> {
-  probed ??= probe();
+  probed ??= probePostgres();
   return (await probed).ok;
 }
 
 // Known before any suite is declared, so describePostgres can choose synchronously.
-const reachability = await (probed ??= probe());
+const reachability = await (probed ??= probePostgres());
+
+/**
+ * For a test file run wholly on PostgreSQL (FERRY_TEST_STORE=postgres): where it is not
+ * reachable, the file fails with the reason. (`npm test` leaves the postgres project out
+ * then, saying so, except on CI: vitest.config.ts.)
+ */
+export function requirePostgres(): void {
+  if (reachability.ok) return;
+  beforeAll(() => {
+    throw new Error(`${reachability.reason}. FERRY_TEST_STORE=postgres runs every service on PostgreSQL: start it, or set FERRY_TEST_POSTGRES_URL.`);
+  });
+}
 
 const skippedSuites: SuiteCollector[] = [];
 
@@ -124,7 +95,8 @@ async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-async function dropDatabases(names: string[]): Promise<void> {
+/** Drops the named databases (and empties the list), WITH (FORCE): connections left open do not stop it. */
+export async function dropDatabases(names: string[]): Promise<void> {
   if (names.length === 0) return;
   await admin(async (client) => {
     for (const name of names.splice(0)) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -146,8 +118,67 @@ export function databaseUrl(name: string): string {
 export async function freshDatabase(): Promise<string> {
   const list = running.at(-1);
   if (!list) throw new Error('freshDatabase() is for tests inside describePostgres(...).');
-  const name = `ferry_test_${process.pid}_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName();
   list.push(name);
   await admin((client) => client.query(`CREATE DATABASE "${name}"`));
   return databaseUrl(name);
+}
+
+function testDatabaseName(): string {
+  return `ferry_test_${process.pid}_${randomBytes(6).toString('hex')}`;
+}
+
+/** pg_advisory_lock's key for building the template (on the admin database): sha256('ferry.test_template')'s first 8 bytes. */
+const TEMPLATE_LOCK_KEY = BigInt.asIntN(64, createHash('sha256').update('ferry.test_template').digest().readBigUInt64BE(0)).toString();
+
+let template: Promise<string> | undefined;
+
+/**
+ * The name of a database holding the schema every migration makes, which services' test
+ * databases are copied from (CREATE DATABASE … TEMPLATE) instead of each running the
+ * migrations. Its name carries a hash of the migrations, so a changed migration makes
+ * another. Made once: the vitest workers that ask at the same time wait on an advisory
+ * lock for the one building it, which builds it under a scratch name and renames it
+ * when complete, so a build that dies half way is never used.
+ */
+export function migratedTemplate(): Promise<string> {
+  template ??= admin(async (client) => {
+    const hash = createHash('sha256');
+    for (const migration of listPgMigrations()) hash.update(migration.name).update('\0').update(migration.sql).update('\0');
+    const name = `ferry_test_template_${hash.digest('hex').slice(0, 12)}`;
+    await client.query('SELECT pg_advisory_lock($1::bigint)', [TEMPLATE_LOCK_KEY]);
+    try {
+      const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (rowCount) return name;
+      const building = `${name}_building`;
+      await client.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+      await client.query(`CREATE DATABASE "${building}"`);
+      const target = new Client({ connectionString: databaseUrl(building), application_name: 'ferry-test' });
+      target.on('error', () => undefined);
+      await target.connect();
+      try {
+        await migratePostgres(target);
+      } finally {
+        await target.end();
+      }
+      await client.query(`ALTER DATABASE "${building}" RENAME TO "${name}"`);
+      // Copying needs it to have no connection, so it takes none.
+      await client.query(`ALTER DATABASE "${name}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+      return name;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [TEMPLATE_LOCK_KEY]);
+    }
+  });
+  return template;
+}
+
+/**
+ * A new database with every migration applied, copied from the template: its name, for
+ * the caller to drop (dropDatabases) when done.
+ */
+export async function migratedDatabase(): Promise<string> {
+  const source = await migratedTemplate();
+  const name = testDatabaseName();
+  await admin((client) => client.query(`CREATE DATABASE "${name}" TEMPLATE "${source}"`));
+  return name;
 }

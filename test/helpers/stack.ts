@@ -7,10 +7,17 @@
 //   'threads'      the real stack of src/stack.ts in-process (sync worker and reader threads);
 //   'process'      the real `ferry serve` child (bin/ferry.js → dist/), as users run it.
 // Each kind's handle carries the helpers its tests use (an API client, the admin key's file…).
+//
+// The store: SQLite (the data dir's ferry.db) unless FERRY_TEST_STORE=postgres (the
+// postgres project of vitest.config.ts), which gives every data dir a PostgreSQL database
+// of its own, copied from a migrated template when a service first starts over it (a
+// restart over the same data dir finds the same database, as it would find ferry.db) and
+// dropped when the data dir is removed at stop, or at the end of the test file.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { afterAll } from 'vitest';
 import { fixedAdminKey } from '../../src/sandbox/admin-auth.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { createService, type Service, type ServiceOptions } from '../../src/service/app.js';
@@ -22,12 +29,57 @@ import { FERRY_BIN, cleanEnv, type RunResult } from './cli.js';
 import { basic, callApi, tempDir, type CallOptions, type CallResult } from './service.js';
 import { FakeClock, apiClient, trustSandbox, type Api } from './sync.js';
 
+// ---------------------------------------------------------------- the store
+
+/** The store the services of this run are on. */
+export const testStore: 'sqlite' | 'postgres' = process.env.FERRY_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+// Loaded only on PostgreSQL: the SQLite run never probes for it.
+const postgres = testStore === 'postgres' ? await import('./postgres.js') : undefined;
+postgres?.requirePostgres();
+
+/** Data dir → the database made for it (a promise: two services may start over one dir at once). */
+const databases = new Map<string, Promise<string>>();
+/** Drops under way: a stop does not wait for its drop, the end of the file waits for them all. */
+const dropping: Array<Promise<void>> = [];
+if (postgres) {
+  afterAll(async () => {
+    dropDatabasesOf([...databases.keys()]);
+    await Promise.all(dropping.splice(0));
+  });
+}
+
+/** The postgres:// URL of the data dir's database (made on first use), or undefined on SQLite. */
+async function databaseFor(dataDir: string): Promise<string | undefined> {
+  if (!postgres) return undefined;
+  const key = resolve(dataDir);
+  let name = databases.get(key);
+  if (!name) databases.set(key, (name = postgres.migratedDatabase()));
+  return postgres.databaseUrl(await name);
+}
+
+/** Forgets the data dirs' databases and starts dropping them. */
+function dropDatabasesOf(dataDirs: string[]): void {
+  const names = dataDirs.map((dir) => {
+    const key = resolve(dir);
+    const name = databases.get(key);
+    databases.delete(key);
+    return name;
+  }).filter((name) => name !== undefined);
+  if (!postgres || names.length === 0) return;
+  const drop = Promise.all(names).then((made) => postgres.dropDatabases(made));
+  drop.catch(() => undefined); // reported where the end of the file awaits it
+  dropping.push(drop);
+}
+
 // ---------------------------------------------------------------- 'service'
 
 export interface TestService {
   service: Service;
   baseUrl: string;
   dataDir: string;
+  /** The service's PostgreSQL database (FERRY_TEST_STORE=postgres); undefined on SQLite. */
+  database?: string;
   adminKey: string;
   /** fetch with Basic auth for `apiKey` (default: the admin key). */
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
@@ -38,13 +90,15 @@ export interface TestService {
 
 async function startService(options: Partial<ServiceOptions> = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
-  const service = await createService({ rateLimit: 0, ...options, dataDir });
+  const database = options.database ?? await databaseFor(dataDir);
+  const service = await createService({ rateLimit: 0, ...options, dataDir, ...(database ? { database } : {}) });
   const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
   const call = (method: string, path: string, opts: CallOptions = {}) => callApi(baseUrl, service.adminKey, method, path, opts);
   return {
     service,
     baseUrl,
     dataDir,
+    ...(database ? { database } : {}),
     adminKey: service.adminKey,
     call,
     async createClient(name, plan, created) {
@@ -54,7 +108,9 @@ async function startService(options: Partial<ServiceOptions> = {}): Promise<Test
     },
     async stop() {
       await service.close();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (options.dataDir) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      dropDatabasesOf([dataDir]);
     },
   };
 }
@@ -126,6 +182,8 @@ async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Test
 
 export interface Harness {
   dataDir: string;
+  /** The service's PostgreSQL database (FERRY_TEST_STORE=postgres); undefined on SQLite. */
+  database?: string;
   clock: FakeClock;
   sandboxClock: FakeClock;
   sandbox: Sandbox;
@@ -158,13 +216,17 @@ async function startFakeClocks(options: HarnessOptions = {}): Promise<Harness> {
   const adminAuth = async (authorization: string | undefined) => made.service?.checkAdmin(authorization) ?? 'unauthenticated';
   const sandbox = createSandbox({ rateLimit: 0, ...options.sandbox, dataDir, clock: sandboxClock, adminAuth });
   const sandboxUrl = await sandbox.listen({ port: 0, host: '127.0.0.1' });
-  const service = made.service = await createService({ rateLimit: 0, ...options.service, dataDir, clock, platformUrl: sandboxUrl, startWorker: false });
+  const database = options.service?.database ?? await databaseFor(dataDir);
+  const service = made.service = await createService({
+    rateLimit: 0, ...options.service, dataDir, ...(database ? { database } : {}), clock, platformUrl: sandboxUrl, startWorker: false,
+  });
   const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
   trustSandbox(sandboxUrl, service.adminKey);
   const { store, sealer, platform } = service.context;
   const sync = (extra: Partial<SyncDeps> = {}) => syncOnce({ store, clock, sealer, adapter: platform!, ...extra });
   return {
     dataDir,
+    ...(database ? { database } : {}),
     clock,
     sandboxClock,
     sandbox,
@@ -187,6 +249,7 @@ async function startFakeClocks(options: HarnessOptions = {}): Promise<Harness> {
       await service.close();
       await sandbox.close();
       rmSync(dataDir, { recursive: true, force: true });
+      dropDatabasesOf([dataDir]);
     },
   };
 }
@@ -195,7 +258,8 @@ async function startFakeClocks(options: HarnessOptions = {}): Promise<Harness> {
 
 /** src/stack.ts as the embedded CLI starts it; its sandbox's admin routes take its admin key (see trustSandbox). */
 async function startThreads(options: StackOptions): Promise<Stack> {
-  const stack = await startStack({ rateLimit: 0, ...options });
+  const database = options.database ?? await databaseFor(options.dataDir);
+  const stack = await startStack({ rateLimit: 0, ...options, ...(database ? { database } : {}) });
   trustSandbox(stack.sandboxUrl, stack.adminKey);
   return stack;
 }
@@ -217,6 +281,8 @@ export interface ServeProcess {
   /** A scratch dir for the test's files (its own unless `dataDir` was given: then the data dir's parent is not touched). */
   dir: string;
   dataDir: string;
+  /** The service's PostgreSQL database (FERRY_TEST_STORE=postgres, unless `args` names one); undefined on SQLite. */
+  database?: string;
   baseUrl: string;
   sandboxUrl: string;
   adminKey: string;
@@ -238,7 +304,10 @@ async function startServe(options: ServeOptions = {}): Promise<ServeProcess> {
   const dataDir = options.dataDir ?? join(owned!, 'data');
   const dir = owned ?? tempDir('ferry-serve-');
   const deadlineMs = options.deadlineMs ?? 30_000;
-  const child = spawn(process.execPath, [FERRY_BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir, ...(options.args ?? [])], { env: cleanEnv(options.env), stdio: 'pipe' });
+  const args = [...(options.args ?? [])];
+  const database = args.includes('--database') || options.env?.FERRY_DATABASE_URL ? undefined : await databaseFor(dataDir);
+  if (database) args.push('--database', database);
+  const child = spawn(process.execPath, [FERRY_BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir, ...args], { env: cleanEnv(options.env), stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<RunResult>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr })));
@@ -272,6 +341,7 @@ async function startServe(options: ServeOptions = {}): Promise<ServeProcess> {
     listening,
     dir,
     dataDir,
+    ...(database ? { database } : {}),
     baseUrl,
     sandboxUrl: listening.sandboxUrl!,
     adminKey,
@@ -287,6 +357,7 @@ async function startServe(options: ServeOptions = {}): Promise<ServeProcess> {
       child.kill(signal);
       const result = await exited;
       rmSync(dir, { recursive: true, force: true });
+      if (owned) dropDatabasesOf([dataDir]);
       return result;
     },
   };

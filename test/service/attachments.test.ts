@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { fetch, FormData } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ATTACHMENT_BYTES } from '../../src/platforms/limits.js';
+import { atRest } from '../helpers/at-rest.js';
 import { basic } from '../helpers/service.js';
 import { startTestStack, type Harness } from '../helpers/stack.js';
 import { createClient, linkedCompany, readAll, type Linked } from '../helpers/sync.js';
@@ -288,10 +289,10 @@ describe('deleting', () => {
     await h.drain();
     const id = (await readAll(h.api, other.companyId, 'invoices'))[0].id;
     expect((await send(pushPath(other, 'invoices', id), form(binaryFile(), 'gone.bin'))).status).toBe(200);
-    const count = () => h.service.db!.prepare('SELECT count(*) FROM attachments WHERE company_id = ?').pluck().get(other.companyId);
-    expect(count()).toBe(1);
+    const count = () => atRest(h).value('SELECT count(*) FROM attachments WHERE company_id = ?', other.companyId);
+    expect(await count()).toBe(1);
     expect((await h.api.call('DELETE', `/companies/${other.companyId}`)).status).toBe(204);
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
   });
 });
 

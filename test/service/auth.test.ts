@@ -1,9 +1,9 @@
 // Authentication and accounts over real HTTP: 401/403/402/404 conditions, the admin's
 // X-Client-Id, key revocation, and the admin.key / secret.key files of a data dir.
-import Database from 'better-sqlite3';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { atRest } from '../helpers/at-rest.js';
 import { basic, tempDir } from '../helpers/service.js';
 import { createCompany, createConnection, daysAgo, expectErrorBody, EXPIRED_402, FORBIDDEN, JSON_TYPE } from './support.js';
 import { type TestService, startTestStack } from '../helpers/stack.js';
@@ -226,15 +226,10 @@ describe('admin.key and secret.key in the data dir', () => {
     expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
   });
 
-  it('stores API keys hashed, never in plain text', () => {
-    const db = new Database(join(dataDir, 'ferry.db'), { readonly: true, fileMustExist: true });
-    try {
-      const rows = db.prepare('SELECT * FROM api_keys').all() as Array<Record<string, unknown>>;
-      expect(rows.length).toBeGreaterThan(0);
-      expect(JSON.stringify(rows)).not.toContain(first!.adminKey);
-    } finally {
-      db.close();
-    }
+  it('stores API keys hashed, never in plain text', async () => {
+    const rows = await atRest(first!).all('SELECT * FROM api_keys');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(first!.adminKey);
   });
 
   it('keeps the same admin key when a second service opens the same data dir', async () => {

@@ -2,6 +2,7 @@
 // get/patch/put/delete, 404s, the Free plan's company limit and the tags filter.
 import { randomUUID } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { atRest } from '../helpers/at-rest.js';
 import type { CallResult } from '../helpers/service.js';
 import {
   COMPANY_LIMIT_402, createCompany, createConnection, expectErrorBody, ISO_Z, itemIds, JSON_TYPE, nullPaths, UUID,
@@ -181,9 +182,9 @@ describe('DELETE /companies/{id}', () => {
     expectErrorBody(await t.call('GET', `/companies/${company.id}`, { apiKey: key }), 404, `Company ${company.id} not found.`);
     expectErrorBody(await t.call('GET', `/companies/${company.id}/connections/${connection.id}`, { apiKey: key }), 404);
     expectErrorBody(await t.call('DELETE', `/companies/${company.id}`, { apiKey: key }), 404);
-    const count = (sql: string, id: string) => (t.service.db!.prepare(sql).get(id) as { n: number }).n;
-    expect(count('SELECT count(*) AS n FROM connections WHERE company_id = ?', company.id)).toBe(0);
-    expect(count('SELECT count(*) AS n FROM connection_tokens WHERE connection_id = ?', connection.id)).toBe(0);
+    const count = (sql: string, id: string) => atRest(t).value(sql, id);
+    expect(await count('SELECT count(*) FROM connections WHERE company_id = ?', company.id)).toBe(0);
+    expect(await count('SELECT count(*) FROM connection_tokens WHERE connection_id = ?', connection.id)).toBe(0);
     const list = await t.call('GET', '/companies?pageSize=5000', { apiKey: key });
     expect(list.body.results.map((c: { id: string }) => c.id)).not.toContain(company.id);
   });

@@ -1,11 +1,11 @@
 // Integrations and connections over real HTTP: the registry, creating connections, token
 // migration through PUT .../authorization (schema checks, managed integrations, sealed
 // storage), unlinking and deleting.
-import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createSealer, loadSecretKey } from '../../src/service/secrets.js';
+import { atRest } from '../helpers/at-rest.js';
 import type { CallResult } from '../helpers/service.js';
 import { createCompany, createConnection, expectErrorBody, ISO_Z, itemIds, JSON_TYPE, nullPaths, UUID, type Body } from './support.js';
 import { type TestService, startTestStack } from '../helpers/stack.js';
@@ -236,34 +236,31 @@ describe('PUT .../authorization (token migration)', () => {
     const connection = await newConnection();
     expect((await authorize(connection.id, secret)).status).toBe(200);
 
-    const file = join(t.dataDir, 'ferry.db');
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      const row = db.prepare('SELECT sealed FROM connection_tokens WHERE connection_id = ?').get(connection.id) as { sealed: Buffer } | undefined;
-      expect(Buffer.isBuffer(row?.sealed)).toBe(true);
-      const sealed = row!.sealed;
-      for (const value of Object.values(secret)) {
-        expect(sealed.includes(value)).toBe(false);
-        expect(sealed.toString('latin1')).not.toContain(value);
-      }
-      // It is a real seal under the data dir's secret key, bound to this connection.
-      const sealer = createSealer(loadSecretKey(t.dataDir, {}));
-      expect(sealer.open(sealed, connection.id)).toEqual(secret);
-      expect(() => sealer.open(sealed, 'another-connection')).toThrow();
+    const stored = atRest(t);
+    const row = await stored.get<{ sealed: Buffer }>('SELECT sealed FROM connection_tokens WHERE connection_id = ?', connection.id);
+    expect(Buffer.isBuffer(row?.sealed)).toBe(true);
+    const sealed = row!.sealed;
+    for (const value of Object.values(secret)) {
+      expect(sealed.includes(value)).toBe(false);
+      expect(sealed.toString('latin1')).not.toContain(value);
+    }
+    // It is a real seal under the data dir's secret key, bound to this connection.
+    const sealer = createSealer(loadSecretKey(t.dataDir, {}));
+    expect(sealer.open(sealed, connection.id)).toEqual(secret);
+    expect(() => sealer.open(sealed, 'another-connection')).toThrow();
 
-      const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name);
-      expect(tables).toContain('connection_tokens');
-      for (const table of tables) {
-        for (const dbRow of db.prepare(`SELECT * FROM "${table}"`).all() as Array<Record<string, unknown>>) {
-          for (const cell of Object.values(dbRow)) {
-            const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
-            for (const value of Object.values(secret)) expect(text, `${table}`).not.toContain(value);
-          }
+    const tables = await stored.tables();
+    expect(tables).toContain('connection_tokens');
+    for (const table of tables) {
+      for (const dbRow of await stored.all(`SELECT * FROM "${table}"`)) {
+        for (const cell of Object.values(dbRow)) {
+          const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
+          for (const value of Object.values(secret)) expect(text, `${table}`).not.toContain(value);
         }
       }
-    } finally {
-      db.close();
     }
+    // The files too, on SQLite (PostgreSQL's are its server's).
+    const file = join(t.dataDir, 'ferry.db');
     for (const suffix of ['', '-wal']) {
       if (!existsSync(file + suffix)) continue;
       const bytes = readFileSync(file + suffix);
@@ -346,7 +343,6 @@ describe('unlink and delete', () => {
     expectErrorBody(await authorize(connection.id, XERO_TOKENS), 404);
     const company = await t.call('GET', `/companies/${companyId}`, { apiKey: client.apiKey });
     expect(company.body.dataConnections.map((c: { id: string }) => c.id)).not.toContain(connection.id);
-    const tokens = t.service.db!.prepare('SELECT count(*) AS n FROM connection_tokens WHERE connection_id = ?').get(connection.id) as { n: number };
-    expect(tokens.n).toBe(0);
+    expect(await atRest(t).value('SELECT count(*) FROM connection_tokens WHERE connection_id = ?', connection.id)).toBe(0);
   });
 });

@@ -1,13 +1,11 @@
 // Refresh tokens are single-use: two refreshes of one connection with the same refresh
 // token revoke the grant. The request thread (pushes) and the sync worker thread each have
 // their own database connection; the refresh lease in the shared database makes them
-// take turns. Two connections to the same file stand in for the two threads here.
-import { join } from 'node:path';
+// take turns. Two stores on the same database stand in for the two threads here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS } from '../../src/sandbox/index.js';
-import { openDatabase } from '../../src/service/store/db.js';
-import { sqliteAsyncStore } from '../../src/service/store/async-store.js';
 import { freshTokens, readTokens } from '../../src/service/tokens.js';
+import { anotherStore } from '../helpers/at-rest.js';
 import { linkedCompany } from '../helpers/sync.js';
 import { type Harness, startTestStack } from '../helpers/stack.js';
 
@@ -25,7 +23,7 @@ describe('refresh lease across database connections', () => {
     const { sealer, platform } = h.service.context;
     const before = (await readTokens(h.service.context.store, sealer, linked.connectionId))!;
     h.clock.advance(DEFAULT_ACCESS_TOKEN_TTL_SECONDS + 60);
-    const other = sqliteAsyncStore(openDatabase(join(h.dataDir, 'ferry.db')));
+    const other = await anotherStore(h);
     try {
       const connection = (await other.getConnectionById(linked.connectionId))!;
       const now = () => h.clock.now().toISOString();

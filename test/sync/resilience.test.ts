@@ -3,16 +3,16 @@
 // RateLimitError when retries run out; 5xx faults retry with backoff, then Complete or
 // FetchError. With the real `ferry serve` child: the API stays responsive during a big
 // sync, and a kill -9 mid-sync resumes after restart with every record exactly once.
-import Database from 'better-sqlite3';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PullRow } from '../../src/service/store/pulls.js';
+import { atRest } from '../helpers/at-rest.js';
 import { tempDir } from '../helpers/service.js';
 import {
   apiClient, createClient, linkedCompany, patchSandbox, readAll, waitFor, type Api,
 } from '../helpers/sync.js';
-import { type Harness, type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { type Harness, type ServeProcess, startTestStack, testStore } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol';
 
@@ -125,8 +125,9 @@ describe('in-process, on fake clocks', () => {
 });
 
 describe('a big sync in the `ferry serve` child process', () => {
-  // Big enough that the sync takes tens of seconds, so the kill lands mid-way.
-  const BIG = 200_000;
+  // Big enough that the sync takes tens of seconds, so the kill lands mid-way (PostgreSQL
+  // takes longer per record: as long with fewer).
+  const BIG = testStore === 'postgres' ? 50_000 : 200_000;
   const dataDir = tempDir('ferry-sync-kill-');
   let serve: ServeProcess | undefined;
   let api: Api;
@@ -134,9 +135,12 @@ describe('a big sync in the `ferry serve` child process', () => {
   let companyId: string;
   let pullId: string;
   let progressAtKill = 0;
+  /** The service's PostgreSQL database (FERRY_TEST_STORE=postgres), the same across the restart. */
+  let database: string | undefined;
 
   const start = async () => {
     serve = await startTestStack('process', { dataDir, args: ['--rate-limit', '0'] });
+    database = serve.database;
     const adminKey = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
     return { adminKey, admin: apiClient(serve.listening.baseUrl!, adminKey), sandboxUrl: serve.listening.sandboxUrl! };
   };
@@ -199,16 +203,14 @@ describe('a big sync in the `ferry serve` child process', () => {
 
     expect((await serve!.stop('SIGTERM')).code).toBe(0);
     serve = undefined;
-    const db = new Database(join(dataDir, 'ferry.db'), { readonly: true });
-    try {
-      const counts = db.prepare(`SELECT count(*) AS n, count(DISTINCT id) AS ids, count(DISTINCT generation) AS generations
-                                 FROM records WHERE company_id = ? AND data_type = 'invoices'`).get(companyId);
-      expect(counts).toEqual({ n: BIG, ids: BIG, generations: 1 });
-      const visible = db.prepare("SELECT visible_generation FROM datasets WHERE company_id = ? AND data_type = 'invoices'").get(companyId) as { visible_generation: number };
-      const inVisible = db.prepare("SELECT count(*) AS n FROM records WHERE company_id = ? AND data_type = 'invoices' AND generation = ?").get(companyId, visible.visible_generation);
-      expect(inVisible).toEqual({ n: BIG });
-    } finally {
-      db.close();
-    }
+    const stored = atRest({ dataDir, database });
+    const counts = await stored.get(`SELECT count(*) AS n, count(DISTINCT id) AS ids, count(DISTINCT generation) AS generations
+                                     FROM records WHERE company_id = ? AND data_type = 'invoices'`, companyId);
+    expect(counts).toEqual({ n: BIG, ids: BIG, generations: 1 });
+    const visible = (await stored.get<{ visible_generation: number }>(
+      "SELECT visible_generation FROM datasets WHERE company_id = ? AND data_type = 'invoices'", companyId))!;
+    const inVisible = await stored.get("SELECT count(*) AS n FROM records WHERE company_id = ? AND data_type = 'invoices' AND generation = ?",
+      companyId, visible.visible_generation);
+    expect(inVisible).toEqual({ n: BIG });
   }, 150_000);
 });

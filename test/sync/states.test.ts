@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ISO_Z, PULL_KEYS, createClient, linkedCompany, patchSandbox, readAll, type Api,
 } from '../helpers/sync.js';
+import { atRest } from '../helpers/at-rest.js';
 import { type Harness, startTestStack } from '../helpers/stack.js';
 
 let h: Harness;
@@ -152,9 +153,9 @@ describe('a resync in progress keeps serving the last complete snapshot', () => 
     const ids = (await readAll(api, companyId, 'invoices')).map((i) => i.id);
     expect(ids).toHaveLength(INVOICES + 1);
     expect(new Set(ids).size).toBe(INVOICES + 1);
-    const stored = h.service.db!
-      .prepare("SELECT count(*) AS n, count(DISTINCT id) AS ids, count(DISTINCT generation) AS generations FROM records WHERE company_id = ? AND data_type = 'invoices'")
-      .get(companyId);
+    const stored = await atRest(h).get(
+      "SELECT count(*) AS n, count(DISTINCT id) AS ids, count(DISTINCT generation) AS generations FROM records WHERE company_id = ? AND data_type = 'invoices'",
+      companyId);
     expect(stored).toEqual({ n: INVOICES + 1, ids: INVOICES + 1, generations: 1 });
   });
 

@@ -2,6 +2,7 @@
 // sealed at rest, and the delivery log (list, detail, replay, test) over a live delivery loop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/service/events/catalogue.js';
+import { atRest } from '../helpers/at-rest.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 import { waitFor } from '../helpers/sync.js';
 import { countsById, startReceiver, type Receiver } from './support.js';
@@ -47,7 +48,7 @@ describe('consumers', () => {
     expect(list.body.results).toContainEqual(consumer);
     expect(list.text).not.toContain(secret);
 
-    const row = t.service.db!.prepare('SELECT secret FROM webhook_consumers WHERE id = ?').get(consumer.id) as { secret: Buffer };
+    const row = (await atRest(t).get<{ secret: Buffer }>('SELECT secret FROM webhook_consumers WHERE id = ?', consumer.id))!;
     expect(row.secret.includes(Buffer.from(secret))).toBe(false);
     expect(row.secret.includes(Buffer.from(secret.slice(6), 'base64'))).toBe(false);
     expect(t.service.context.sealer.open<string>(row.secret, consumer.id)).toBe(secret);
@@ -140,6 +141,8 @@ describe('the delivery log', () => {
     const companies: string[] = [];
     for (let i = 0; i < 3; i++) companies.push((await call('POST', '/companies', { name: `Logged ${i}` })).body.id as string);
     await waitFor('three deliveries', async () => receiver.received.length >= 3);
+    // Each outcome is recorded once its receiver has answered.
+    await waitFor('three deliveries recorded', async () => (await call('GET', `/webhooks/${consumerId}/deliveries?status=Delivered`)).body.totalResults === 3);
     expect(receiver.received.map((r) => r.verified)).toEqual([true, true, true]);
     expect(receiver.received.map((r) => r.event.payload.id).sort()).toEqual([...companies].sort());
 

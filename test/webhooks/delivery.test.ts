@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventsOf, recordEvent } from '../../src/service/events/record.js';
 import { DEFAULT_BACKOFF } from '../../src/service/webhooks/backoff.js';
 import { deliverOnce, type DeliveryDeps, type DeliveryPassResult } from '../../src/service/webhooks/deliver-once.js';
+import { atRest } from '../helpers/at-rest.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 import { FakeClock } from '../helpers/sync.js';
 import { countsById, emit, startReceiver, type Mode, type Receiver } from './support.js';
@@ -240,8 +241,7 @@ describe('deliveries on a fake clock', () => {
     expect(r.received).toHaveLength(5);
     expect(other.received).toHaveLength(5);
     expect((await deliveries(id)).every((d) => d.status === 'Delivered')).toBe(true);
-    const parked = t.service.db!.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE next_attempt LIKE 'BUSY:%' OR lease_until IS NOT NULL").get() as { n: number };
-    expect(parked.n).toBe(0);
+    expect(await atRest(t).value("SELECT count(*) FROM webhook_deliveries WHERE next_attempt LIKE 'BUSY:%' OR lease_until IS NOT NULL")).toBe(0);
   });
 
   it('lets a replay wait its turn behind the lane and delivers it under the same webhook-id', async () => {

@@ -1,10 +1,9 @@
 // The delivery loop of a running service: it wakes on committed events and on its retry
 // timer, a hanging receiver never holds up the other consumers, and a stop cuts attempts
 // in flight, frees their leases, and the next start delivers them (same webhook-id).
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { atRest } from '../helpers/at-rest.js';
 import { tempDir } from '../helpers/service.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 import { waitFor } from '../helpers/sync.js';
@@ -94,9 +93,7 @@ describe('the delivery loop', () => {
     await waitFor('the attempt in flight', async () => r.requests === 1);
     await first.stop();
 
-    const db = new Database(join(dataDir, 'ferry.db'), { readonly: true });
-    const rows = db.prepare('SELECT status, attempts, lease_until FROM webhook_deliveries').all();
-    db.close();
+    const rows = await atRest(first).all('SELECT status, attempts, lease_until FROM webhook_deliveries');
     expect(rows).toEqual([{ status: 'Pending', attempts: 0, lease_until: null }]);
 
     r.mode = { kind: 'ok' };

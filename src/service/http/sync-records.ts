@@ -22,11 +22,18 @@ export function pullRecord(row: PullRow): Record<string, unknown> {
   return record;
 }
 
+/**
+ * A data set's status: its latest pull's, and its last success. The data set is read before
+ * its latest pull, and a worker may commit in between: a pull read Complete that the data set
+ * read does not show yet was made its last success by that commit.
+ */
 export function dataStatusRecord(dataset: DatasetRow, latest: PullRow | undefined): Record<string, unknown> {
   const record: Record<string, unknown> = { dataType: dataset.data_type, currentStatus: latest?.status ?? 'Initial' };
-  if (dataset.last_successful_sync) record.lastSuccessfulSync = dataset.last_successful_sync;
+  const endedNow = latest?.status === 'Complete' && latest.id === dataset.latest_sync_id;
+  const success = endedNow ? { at: latest.completed, id: latest.id } : { at: dataset.last_successful_sync, id: dataset.latest_successful_sync_id };
+  if (success.at) record.lastSuccessfulSync = success.at;
   if (dataset.latest_sync_id) record.latestSyncId = dataset.latest_sync_id;
-  if (dataset.latest_successful_sync_id) record.latestSuccessfulSyncId = dataset.latest_successful_sync_id;
+  if (success.id) record.latestSuccessfulSyncId = success.id;
   return record;
 }
 

@@ -6,7 +6,7 @@ import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import { createPgStore } from '../../../src/service/store/pg/pg-store.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { relabel } from './owners.js';
-import { freshPostgres, onBoth } from './stores.js';
+import { freshPostgres, freshSqlite, onBoth } from './stores.js';
 
 const T0 = '2026-01-01T00:00:00Z';
 const whole = (db: unknown): AsyncStore => createPgStore(db as Pool);
@@ -98,5 +98,56 @@ describePostgres('the PostgreSQL store, composed', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('closing twice is closing once', async () => {
+    const stores = [freshSqlite(), createPgStore(await freshPostgres())];
+    for (const store of stores) {
+      await store.close();
+      await expect(store.close()).resolves.toBeUndefined();
+    }
+  });
+
+  // SQLite runs one transaction at a time; on PostgreSQL the reads these decisions rest on
+  // lock what they decide on (decision-locks.ts). The pool's connections are opened first
+  // and each transaction yields between its read and its write, so without the lock they
+  // would read side by side before any wrote.
+  const turns = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const warm = (store: AsyncStore) => Promise.all(Array.from({ length: 4 }, () => store.listClients({ page: 1, pageSize: 1 })));
+
+  it('concurrent transactions that count, then insert below a limit, stop at the limit', async () => {
+    const { sqlite, postgres } = await onBoth(whole, async (store) => {
+      const client = await store.insertClient({ name: 'Free', plan: 'Free', created: T0 });
+      await warm(store);
+      const created = await Promise.all(Array.from({ length: 8 }, (_, i) => store.transaction(async (tx) => {
+        if (await tx.countCompanies(client.id) >= 3) return false;
+        await turns();
+        await tx.insertCompany(client.id, { name: `Racer ${i}`, tags: {} }, T0);
+        return true;
+      })));
+      return { created: created.filter(Boolean).length, count: await store.countCompanies(client.id) };
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(postgres).toEqual({ created: 3, count: 3 });
+  });
+
+  it('concurrent transactions that queue a pull unless one is open queue one', async () => {
+    const { sqlite, postgres } = await onBoth(whole, async (store) => {
+      const client = await store.insertClient({ name: 'A', plan: 'Paid', created: T0 });
+      const company = await store.insertCompany(client.id, { name: 'Acme', tags: {} }, T0);
+      const connection = await store.insertConnection(company.id, 'gbol', 's', T0);
+      await warm(store);
+      const queue = (id: string, all: boolean) => store.transaction(async (tx) => {
+        const open = all ? (await tx.openPulls(company.id)).get('invoices') : await tx.openPull(company.id, 'invoices');
+        if (open) return open.id;
+        await turns();
+        await tx.insertPull({ id, companyId: company.id, connectionId: connection.id, dataType: 'invoices', status: 'Queued', generation: 1, requested: T0 });
+        return id;
+      });
+      const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => queue(`pull-${i}`, i % 2 === 1)));
+      return { distinct: new Set(ids).size, pulls: (await store.runPage(store.pullsPage(company.id, { page: 1, pageSize: 10 }))).total };
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(postgres).toEqual({ distinct: 1, pulls: 1 });
   });
 });
