@@ -7,7 +7,8 @@ import { jsonField, postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
 import type { CompanyRow } from '../companies.js';
-import { planPage, type PagePlan, type PageRequest } from '../paging.js';
+import type { PagePlan, PageRequest } from '../paging.js';
+import { planPgPage } from './paging.js';
 import { row, run, type Queryable } from './query.js';
 
 type CompanyMethods = 'insertCompany' | 'getCompany' | 'countCompanies' | 'replaceCompany' | 'deleteCompany' | 'setCompanyProducts' | 'companiesPage';
@@ -37,7 +38,7 @@ export function companiesPage(clientId: string, request: PageRequest, tag?: { ke
     scope += ` AND ${tagField(tag.key)} = ?`;
     scopeParams.push(tag.value);
   }
-  return planPage({ columns: '*', from: 'companies', scope, scopeParams, resolve: pgCompanyFields, defaultOrder: 'seq', dialect: 'postgres' }, request);
+  return planPgPage({ table: 'companies', key: 'seq', scope, scopeParams, resolve: pgCompanyFields }, request);
 }
 
 export function companyMethods(db: Queryable): Pick<AsyncStore, CompanyMethods> {
