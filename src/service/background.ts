@@ -23,6 +23,8 @@ export interface BackgroundOptions {
   webhooks: boolean;
   /** How long a claimed pull stays leased without renewal (sync/pull-lease.ts). */
   leaseSeconds?: number;
+  /** Pulls run at once (default 4: the sync thread shares the machine with requests). */
+  concurrency?: number;
   /** The request thread's load (sync/request-load.ts): syncs give way to requests in the same process. */
   load?: Int32Array;
   webhookTuning?: Omit<LoopDeps, 'store' | 'clock' | 'sealer' | 'changed' | 'onError' | 'shared'>;
@@ -54,6 +56,7 @@ export function startBackground(options: BackgroundOptions): Background {
         platformUrl: options.platformUrl,
         ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
         ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
         ...(options.load ? { load: options.load } : {}),
       },
       options.onError,

@@ -22,9 +22,17 @@ export interface WorkerProcessOptions {
   clock?: Clock;
   /** How long a claimed pull stays leased without renewal: how long a killed worker's pulls wait for another. */
   leaseSeconds?: number;
+  /** Pulls run at once (DEFAULT_WORKER_CONCURRENCY unless set). */
+  concurrency?: number;
   onNotice?: (message: string) => void;
   onInternalError?: (err: unknown, context: string) => void;
 }
+
+/**
+ * A worker serves no requests and a pull mostly waits on the platform and the database, so
+ * it runs more at once than the sync thread beside an API (4).
+ */
+export const DEFAULT_WORKER_CONCURRENCY = 16;
 
 export interface RunningWorker {
   /** Finishes the work in flight to a safe point, then stops. */
@@ -51,6 +59,7 @@ export async function startWorker(options: WorkerProcessOptions): Promise<Runnin
     opened, secretKey, sealer: createSealer(secretKey), clock, events, platformUrl: options.platformUrl,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
+    concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
     sync: true, webhooks: true, onError,
   });
   // No requests here to tell when the database is back: a cheap look every few seconds does.

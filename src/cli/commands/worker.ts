@@ -21,6 +21,7 @@ export interface WorkerOptions {
   publicUrl?: string;
   secretKeyFile?: string;
   lease?: number;
+  concurrency?: number;
 }
 
 export function register(program: Command, registrar: Registrar): void {
@@ -31,6 +32,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--public-url <url>', 'base of the links in event payloads (the API instances\' --public-url)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--secret-key-file <path>', 'file holding the token-encryption key, the same as every API instance\'s; ahead of FERRY_SECRET_KEY and <data-dir>/secret.key')
     .option('--lease <seconds>', 'how long a pull stays claimed without renewal: how soon another worker takes over a killed one\'s pulls (default 30)', wholeNumber('--lease', MIN_LEASE_SECONDS))
+    .option('--concurrency <n>', 'pulls this worker runs at once (default 16)', wholeNumber('--concurrency', 1, 256))
     .addHelpText('after', examples(
       'ferry worker --database postgres://ferry@db:5432/ferry --sandbox-url http://127.0.0.1:9090 --secret-key-file /etc/ferry/secret.key',
       'FERRY_DATABASE_URL=postgres://ferry@db/ferry FERRY_SECRET_KEY=… ferry worker --sandbox-url http://sandbox:9090 --json',
@@ -71,6 +73,7 @@ export async function runWorker(options: WorkerOptions, ctx: CommandContext): Pr
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       ...(options.secretKeyFile ? { secretKeyFile: options.secretKeyFile } : {}),
       ...(options.lease ? { leaseSeconds: options.lease } : {}),
+      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
       onNotice: (message) => io.err(message, { force: true }),
       onInternalError: (err, context) => io.err(`internal error (${context}): ${(err as Error)?.message ?? err}`, { force: true }),
     });

@@ -1,19 +1,29 @@
-// The start/stop loop around syncOnce(): runs passes back to back while there is work,
-// idles (until woken or the poll interval passes) when there is none, and on stop waits
-// for the pass in flight, so a pull is never cut off between its transactions by us.
-// The only worker of its database (`exclusive`) first frees the leases a killed one left.
+// The start/stop loop of the background work. It keeps up to `concurrency` pulls running,
+// claiming more as each ends (a long pull never holds up the others' successors), queues
+// scheduled syncs and polls pending pushes between claims, and idles (until woken or the
+// poll interval passes) when nothing is due. While the request thread is busy it runs one
+// pull at a time, pausing after each. On stop it waits for the pulls in flight, so a pull
+// is never cut off between its transactions by us. The only worker of its database
+// (`exclusive`) first frees the leases a killed one left.
 import type { SyncDeps } from './deps.js';
-import { MIN_LEASE_SECONDS } from './pull-lease.js';
-import { syncOnce } from './sync-once.js';
+import { DEFAULT_LEASE_SECONDS, LeaseHeartbeat, MIN_LEASE_SECONDS } from './pull-lease.js';
+import { pollPendingPushes } from './push-poll.js';
+import { queueScheduledSyncs } from './schedule.js';
+import { DEFAULT_CONCURRENCY, startPulls } from './sync-once.js';
 
-/** The pause after a pass while the request thread is busy (sync-once.ts). */
+/** The pause after a pull started while the request thread is busy (request-load.ts). */
 const YIELD_MS = 20;
+/** Scheduled syncs and pending pushes are looked at this often while pulls keep the loop turning. */
+const HOUSEKEEPING_MS = 200;
 
 export class SyncLoop {
   private stopping = false;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private yielding = false;
+  /** A wake that came while the loop was busy: its next idle ends at once. */
+  private woken = false;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly deps: SyncDeps, private readonly idleMs = 500) {
     const seconds = deps.leaseSeconds;
@@ -28,7 +38,9 @@ export class SyncLoop {
 
   wake(): void {
     // More work queued does not cut short a pause for a busy request thread: that is what keeps it busy.
-    if (!this.yielding) this.wakeUp?.();
+    if (this.yielding) return;
+    this.woken = true;
+    this.wakeUp?.();
   }
 
   async stop(): Promise<void> {
@@ -38,35 +50,69 @@ export class SyncLoop {
   }
 
   private async run(): Promise<void> {
-    if (this.deps.exclusive) {
+    const { deps } = this;
+    if (deps.exclusive) {
       try {
-        await this.deps.store.releaseOpenPullLeases();
+        await deps.store.releaseOpenPullLeases();
       } catch (err) {
-        this.deps.onError?.(err, 'pull leases');
+        deps.onError?.(err, 'pull leases');
       }
     }
+    const heartbeat = new LeaseHeartbeat(deps, deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS);
+    const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+    let housekeptAt = -Infinity;
     while (!this.stopping) {
-      let busy = false;
+      let claimed = 0;
       let yielded = false;
+      let failed = false;
       try {
-        const pass = await syncOnce(this.deps);
-        busy = pass.pulls > 0;
-        yielded = pass.yielded;
+        if (this.inFlight.size === 0 || Date.now() - housekeptAt >= HOUSEKEEPING_MS) {
+          housekeptAt = Date.now();
+          await queueScheduledSyncs(deps.store, deps.clock);
+          await pollPendingPushes(deps);
+        }
+        yielded = deps.busy?.() ?? false;
+        const slots = yielded ? (this.inFlight.size === 0 ? 1 : 0) : concurrency - this.inFlight.size;
+        if (slots > 0) {
+          const runs = await startPulls(deps, heartbeat, slots);
+          claimed = runs.length;
+          for (const run of runs) this.track(run);
+        }
       } catch (err) {
-        this.deps.onError?.(err, 'sync pass');
+        failed = true;
+        deps.onError?.(err, 'sync pass');
       }
       if (this.stopping) break;
-      if (yielded) await this.idle(YIELD_MS, true);
-      else if (!busy) await this.idle(this.idleMs, false);
+      if (yielded && this.inFlight.size > 0) await this.idle(YIELD_MS, true);
+      // Nothing more due (or every slot taken): until a pull ends, work is queued, or the poll interval.
+      else if (failed || claimed === 0 || this.inFlight.size >= concurrency) await this.idle(this.idleMs, false);
     }
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** A pull in flight: when it ends, its slot is free and the loop looks for more at once. */
+  private track(run: Promise<void>): void {
+    const tracked = run
+      .catch((err: unknown) => this.deps.onError?.(err, 'pull'))
+      .finally(() => {
+        this.inFlight.delete(tracked);
+        this.wake();
+      });
+    this.inFlight.add(tracked);
   }
 
   private idle(ms: number, yielding: boolean): Promise<void> {
+    if (!yielding && this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     this.yielding = yielding;
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.yielding = false;
+        this.woken = false;
+        this.wakeUp = undefined;
         resolve();
       };
       const timer = setTimeout(done, ms);

@@ -70,7 +70,7 @@ export class LeaseHeartbeat {
   private readonly renewing = new Set<HeldPull>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: Pick<SyncDeps, 'store' | 'clock' | 'onError'>, private readonly seconds: number) {}
+  constructor(private readonly deps: Pick<SyncDeps, 'store' | 'clock' | 'onError'>, readonly seconds: number) {}
 
   /** A pull just leased until `until`: renewed from now on, until dropped. */
   hold(id: string, until: string): HeldPull {

@@ -1,7 +1,7 @@
-// One pass of the background work: run the pulls that are due (up to the concurrency
-// bound, each to completion, to its next retry time, or until another worker takes it
-// over), their leases renewed while they run; then poll pending pushes.
-// The start/stop loop in loop.ts calls this; tests call it directly with a fake clock.
+// The background work's steps: claim due pulls and run each to completion, to its next
+// retry time, or until another worker takes it over, their leases renewed while they run;
+// queue scheduled syncs; poll pending pushes. The loop in loop.ts keeps pulls running as
+// slots free up; syncOnce runs the steps once, in order, for tests on a fake clock.
 import { isoSeconds } from '../../lib/clock.js';
 import type { SyncDeps } from './deps.js';
 import { DEFAULT_LEASE_SECONDS, LeaseHeartbeat, leaseUntil } from './pull-lease.js';
@@ -17,28 +17,39 @@ export interface PassResult {
   scheduled: number;
 }
 
-export async function syncOnce(deps: SyncDeps): Promise<PassResult> {
-  const { store, clock } = deps;
-  const scheduled = await queueScheduledSyncs(store, clock);
+/** Pulls run at once unless SyncDeps.concurrency says otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Claims up to `limit` due pulls (the leases in one commit; none claimed writes nothing;
+ * workers claiming at once each get other pulls) and starts each, its lease renewed by
+ * `heartbeat`; each returned promise settles when its pull has ended here.
+ */
+export async function startPulls(deps: SyncDeps, heartbeat: LeaseHeartbeat, limit: number): Promise<Array<Promise<void>>> {
+  const { clock } = deps;
   const now = isoSeconds(clock.now());
-  const seconds = deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
-  const lease = leaseUntil(clock, seconds);
-  const yielded = deps.busy?.() ?? false;
-  // The leases in one commit; an idle pass (nothing claimable) writes nothing. Workers
-  // claiming at once each get other pulls, so none idles while pulls wait.
-  const claimed = await store.claimPulls(now, lease, yielded ? 1 : deps.concurrency ?? 4);
-  const heartbeat = new LeaseHeartbeat(deps, seconds);
-  // Every pull to its end before the pass ends (a stop waits for them), even if one failed.
-  const ran = await Promise.allSettled(claimed.map(async (pull) => {
+  const lease = leaseUntil(clock, heartbeat.seconds);
+  const claimed = await deps.store.claimPulls(now, lease, limit);
+  return claimed.map(async (pull) => {
     const held = heartbeat.hold(pull.id, lease);
     try {
       await runPull(deps, pull, held);
     } finally {
       heartbeat.drop(held);
     }
-  }));
+  });
+}
+
+/** One pass: scheduled syncs queued, due pulls run to their end, pending pushes polled (tests drive passes one by one). */
+export async function syncOnce(deps: SyncDeps): Promise<PassResult> {
+  const scheduled = await queueScheduledSyncs(deps.store, deps.clock);
+  const yielded = deps.busy?.() ?? false;
+  const heartbeat = new LeaseHeartbeat(deps, deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS);
+  const running = await startPulls(deps, heartbeat, yielded ? 1 : deps.concurrency ?? DEFAULT_CONCURRENCY);
+  // Every pull to its end before the pass ends (a stop waits for them), even if one failed.
+  const ran = await Promise.allSettled(running);
   const failed = ran.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   const pushes = await pollPendingPushes(deps);
-  return { pulls: claimed.length, yielded: yielded && claimed.length > 0, pushes, scheduled };
+  return { pulls: running.length, yielded: yielded && running.length > 0, pushes, scheduled };
 }

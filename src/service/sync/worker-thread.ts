@@ -44,7 +44,8 @@ if ('dbFile' in options) {
   store = sqliteAsyncStore(db);
 } else {
   const [{ openPostgres }, { createPgStore }] = await Promise.all([import('../store/pg/pool.js'), import('../store/pg/pg-store.js')]);
-  store = createPgStore(await openPostgres(options.database, { max: 4 }));
+  // A connection per pull in flight (each page is a transaction), and two for claims and heartbeats.
+  store = createPgStore(await openPostgres(options.database, { max: (options.concurrency ?? 4) + 2 }));
 }
 const adapter = platformAdapter(options.platformUrl);
 const loop = new SyncLoop({
