@@ -47,7 +47,10 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
     await pullEnded(eventsOf(deps), pull.id);
   };
   const finish = async (status: PullStatus, fields: PullFields = {}): Promise<PullStatus> => {
-    await held.hold(() => store.transaction((tx) => end(tx, status, fields)));
+    await held.hold(() => store.transaction(async (tx) => {
+      await lockCompany(tx, pull);
+      await end(tx, status, fields);
+    }));
     return status;
   };
 
@@ -109,6 +112,7 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
       // Store calls only: the next page's fetch was started above and is awaited after the commit.
       // The lease is checked first: a page of a pull this worker lost is not written at all.
       const replaced = await held.hold(() => store.transaction(async (tx) => {
+        if (completed) await lockCompany(tx, pull);
         await held.update(tx, { status: 'Fetching', cursor: cursor ?? null, fetched, progress, attempts: 0, validation: JSON.stringify(validation) });
         await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
         await tx.rememberFields(pull.data_type, fields);
@@ -130,6 +134,15 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
   }
 }
 
+/**
+ * A pull's ending transaction takes its company's lock before anything else (getCompany does,
+ * inside a PostgreSQL transaction), in the order every writer of a company takes them, so
+ * it never deadlocks with the company being deleted or another pull of it ending.
+ */
+async function lockCompany(tx: AsyncStore, pull: PullRow): Promise<void> {
+  await tx.getCompany(pull.company_id);
+}
+
 async function handleFailure(deps: SyncDeps, pull: PullRow, held: HeldPull, connectionId: string, err: unknown): Promise<PullStatus> {
   const { store, clock } = deps;
   const now = clock.now();
@@ -138,6 +151,7 @@ async function handleFailure(deps: SyncDeps, pull: PullRow, held: HeldPull, conn
   /** The pull's final state (this worker's to write, or nothing is), then what `also` records, then its events: one transaction. */
   const ended = async (status: PullStatus, fields: PullFields, also?: () => Promise<void>): Promise<PullStatus> => {
     await held.hold(() => store.transaction(async (tx) => {
+      await lockCompany(tx, pull);
       await held.update(tx, { status, completed: isoSeconds(now), lease_until: null, ...fields });
       await also?.();
       await pullEnded(eventsOf(deps), pull.id);
