@@ -2,24 +2,56 @@
 // server sending the same bytes, both measured in this run by a load generator in its own
 // process. Rounds alternate bare/service so drift on a shared machine hits both alike; the
 // figures are medians over rounds. Target: the service serves >= 60% of bare's requests/s.
+// --store=both (the default) runs the service on SQLite and on PostgreSQL (a database of its
+// own, dropped at the end) in the same rounds, each against the same bare server.
+// On PostgreSQL each round also says how often the data version moved while it was measured
+// (every move empties the response and auth caches; the version is the server's snapshot,
+// so other databases' commits on the same server move it too) and how many pages were built.
 // --breakdown adds two fastify servers (same bytes; same envelope serialised per request)
 // to show what the framework and the JSON serialisation alone cost.
-// Usage: npm run build && node bench/companies-list.mjs [--rounds=3] [--duration=5] [--connections=16] [--breakdown]
+// Usage: npm run build && node bench/companies-list.mjs [--store=sqlite|postgres|both] [--rounds=3] [--duration=5] [--connections=16] [--breakdown]
 import { request } from 'undici';
-import { median, option, runLoad, startBareServer, startFastifyServer, startSeededService, warnIfBusy } from './lib.mjs';
+import { STORE_NAMES, median, option, runLoad, startBareServer, startFastifyServer, startSeededService, storesOption, warnIfBusy } from './lib.mjs';
 
 const TARGET = 0.6;
 const PATH = '/companies?pageSize=100';
 const rounds = option('rounds', 3);
 const load = { connections: option('connections', 16), warmup: option('warmup', 1), duration: option('duration', 5) };
 
-const svc = await startSeededService({ companies: 10_000 });
+/** Counts, on a PostgreSQL service, the data versions its caches saw and the pages it built. */
+function watchCaches(svc) {
+  const store = svc.service.context.store;
+  const { dataVersion, runPage } = store;
+  const watch = { versions: new Set(), builds: 0 };
+  store.dataVersion = async () => {
+    const version = await dataVersion();
+    watch.versions.add(version);
+    return version;
+  };
+  store.runPage = (...args) => {
+    watch.builds++;
+    return runPage(...args);
+  };
+  return watch;
+}
+
+const services = [];
 const servers = [];
 try {
-  // Capture one real response so the baselines send the same status, headers and bytes.
-  const sample = await request(svc.baseUrl + PATH, { headers: { authorization: svc.auth } });
-  const body = Buffer.from(await sample.body.arrayBuffer());
-  if (sample.statusCode !== 200) throw new Error(`GET ${PATH}: ${sample.statusCode} ${body}`);
+  for (const store of storesOption()) services.push(await startSeededService({ companies: 10_000, store }));
+  // Capture one real response per store so the baselines send the same status, headers and
+  // bytes; the stores hold the same rows, so their pages must be the same size.
+  const samples = [];
+  for (const svc of services) {
+    const sample = await request(svc.baseUrl + PATH, { headers: { authorization: svc.auth } });
+    const body = Buffer.from(await sample.body.arrayBuffer());
+    if (sample.statusCode !== 200) throw new Error(`${STORE_NAMES[svc.store]} GET ${PATH}: ${sample.statusCode} ${body}`);
+    samples.push({ sample, body });
+  }
+  const { sample, body } = samples[0];
+  for (const [i, other] of samples.entries()) {
+    if (other.body.length !== body.length) throw new Error(`${STORE_NAMES[services[i].store]} answers ${other.body.length} bytes, ${STORE_NAMES[services[0].store]} ${body.length}: not the same page`);
+  }
   const headers = {};
   for (const name of ['content-type', 'content-length', 'x-correlation-id']) headers[name] = sample.headers[name];
 
@@ -29,19 +61,24 @@ try {
       { name: 'fastify, same bytes', server: await startFastifyServer({ headers, body }) },
       { name: 'fastify, same object serialised', server: await startFastifyServer({ headers, object: JSON.parse(body) }) },
     ] : []),
-    { name: 'ferry service', server: svc },
   ];
-  servers.push(...targets.slice(0, -1).map((t) => t.server));
+  servers.push(...targets.map((t) => t.server));
+  for (const svc of services) {
+    targets.push({ name: `ferry service, ${STORE_NAMES[svc.store]}`, server: svc, service: true, ...(svc.store === 'postgres' ? { watch: watchCaches(svc) } : {}) });
+  }
 
   console.log(`GET ${PATH} over 10,000 companies: ${body.length} bytes/response, ${load.connections} connections, ${rounds} rounds x ${load.duration}s`);
   await warnIfBusy();
   for (let round = 1; round <= rounds; round++) {
     for (const target of targets) {
-      const result = await runLoad({ ...load, url: target.server.baseUrl + PATH, headers: { authorization: svc.auth } });
+      // The warm-up's versions count too: a page built then is a page built during the run.
+      if (target.watch) Object.assign(target.watch, { versions: new Set(), builds: 0 });
+      const result = await runLoad({ ...load, url: target.server.baseUrl + PATH, headers: { authorization: target.server.auth ?? services[0].auth } });
       if (result.other || result.errors) throw new Error(`${target.name}: non-200 responses: ${JSON.stringify(result)}`);
       (target.rps ??= []).push(result.rps);
     }
-    console.log(`  round ${round}: ${targets.map((t) => `${t.name} ${t.rps.at(-1).toFixed(0)}`).join(', ')} req/s`);
+    const watched = targets.filter((t) => t.watch).map((t) => ` (${t.name}: the data version moved ${t.watch.versions.size - 1} times, ${t.watch.builds} pages built)`);
+    console.log(`  round ${round}: ${targets.map((t) => `${t.name} ${t.rps.at(-1).toFixed(0)}`).join(', ')} req/s${watched.join('')}`);
   }
 
   const bare = median(targets[0].rps);
@@ -49,9 +86,11 @@ try {
     const rps = median(target.rps);
     console.log(`  ${target.name.padEnd(32)} ${rps.toFixed(0).padStart(6)} req/s  ${(rps / bare * 100).toFixed(1).padStart(5)}% of bare`);
   }
-  const ratio = median(targets.at(-1).rps) / bare;
-  console.log(`  service/bare ${(ratio * 100).toFixed(1)}% (target >= ${TARGET * 100}%): ${ratio >= TARGET ? 'OK' : 'BELOW TARGET'}`);
+  for (const target of targets.filter((t) => t.service)) {
+    const ratio = median(target.rps) / bare;
+    console.log(`  ${target.name}: service/bare ${(ratio * 100).toFixed(1)}% (target >= ${TARGET * 100}%): ${ratio >= TARGET ? 'OK' : 'BELOW TARGET'}`);
+  }
 } finally {
   for (const server of servers) await server.stop();
-  await svc.stop();
+  for (const svc of services) await svc.stop();
 }

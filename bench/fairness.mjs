@@ -26,7 +26,7 @@ try {
   if (pass.pulls !== 1) throw new Error(`the sync did not complete: ${JSON.stringify(pass)}`);
   const pooled = setup.service;
   const pooledUrl = await pooled.listen({ port: 0, host: '127.0.0.1' });
-  const inline = createService({ dataDir: setup.dataDir, rateLimit: 0, readThreads: 0 });
+  const inline = await createService({ dataDir: setup.dataDir, rateLimit: 0, readThreads: 0 });
   services.push(inline);
   const inlineUrl = await inline.listen({ port: 0, host: '127.0.0.1' });
 

@@ -1,5 +1,6 @@
-// Shared helpers for the benches: a seeded service over a fresh temp data dir, a bare
-// node:http baseline, the load generator run as a child process, and small stats.
+// Shared helpers for the benches: a seeded service over a fresh temp data dir (on SQLite, or
+// on a PostgreSQL database of its own: lib/postgres.mjs), a bare node:http baseline, the
+// load generator run as a child process, and small stats.
 import { createHash, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,10 @@ import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { createBenchDatabase, numbered } from './lib/postgres.mjs';
+
+export { STORE_NAMES, createBenchDatabase, storesOption } from './lib/postgres.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The build under test: dist/ by default; FERRY_DIST=<dir> compares another build. */
@@ -18,35 +23,81 @@ export function basic(apiKey) {
   return `Basic ${Buffer.from(apiKey).toString('base64')}`;
 }
 
-/**
- * Starts the real service (rate limiting off) and seeds `companies` rows for the admin client
- * in one transaction. Every other company's name contains "co" (case-insensitively), so
- * `name~co` matches half of them.
- */
-export async function startSeededService({ companies = 10_000 } = {}) {
+/** The service on the given store (`sqlite` in its data dir, or `postgres` in a fresh database of its own); stop() removes both. */
+async function startService(store, options) {
   const dataDir = mkdtempSync(join(tmpdir(), 'ferry-bench-'));
-  const service = createService({ dataDir, rateLimit: 0 });
-  const { db } = service;
-  const clientId = db.prepare('SELECT id FROM clients WHERE is_admin = 1 ORDER BY seq LIMIT 1').pluck().get();
-  const insert = db.prepare('INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?)');
-  db.transaction(() => {
-    for (let i = 0; i < companies; i++) {
-      const name = i % 2 === 0 ? `Contoso Trading ${i}` : `Acme Holdings ${i}`;
-      const created = new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-      const tags = JSON.stringify({ ferryKey: `key-${i}`, region: i % 3 === 0 ? 'eu' : 'us' });
-      insert.run(randomUUID(), clientId, name, i % 4 === 0 ? `Seeded company number ${i}` : null, created, tags);
+  let database;
+  try {
+    if (store === 'postgres') database = await createBenchDatabase();
+    const service = await createService({ dataDir, rateLimit: 0, ...options, ...(database ? { database: database.url } : {}) });
+    let pool;
+    return {
+      service,
+      dataDir,
+      database,
+      /** Rows of one SQL text (`?` placeholders) straight from the store's database, beside the service. */
+      async query(sql, params = []) {
+        if (!database) return service.db.prepare(sql).all(...params);
+        if (!pool) {
+          pool = new pg.Pool({ connectionString: database.url, max: 2 });
+          pool.on('error', () => undefined); // an idle connection ended by the drop on Ctrl-C
+        }
+        return (await pool.query(numbered(sql), params)).rows;
+      },
+      async stop() {
+        try {
+          await service.close();
+          await pool?.end();
+        } finally {
+          await database?.drop();
+          rmSync(dataDir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (err) {
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Starts the real service (rate limiting off) on `store` and seeds `companies` rows for the
+ * admin client in one transaction. Every other company's name contains "co" (case-insensitively),
+ * so `name~co` matches half of them. On PostgreSQL the table is then analysed, as autovacuum
+ * would soon do, so the planner knows its size.
+ */
+export async function startSeededService({ companies = 10_000, store = 'sqlite', serviceOptions = {} } = {}) {
+  const started = await startService(store, serviceOptions);
+  const { service } = started;
+  try {
+    const [{ id: clientId }] = await started.query('SELECT id FROM clients WHERE is_admin = 1 ORDER BY seq LIMIT 1');
+    const rows = Array.from({ length: companies }, (_, i) => ({
+      id: randomUUID(),
+      name: i % 2 === 0 ? `Contoso Trading ${i}` : `Acme Holdings ${i}`,
+      description: i % 4 === 0 ? `Seeded company number ${i}` : null,
+      created: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      tags: JSON.stringify({ ferryKey: `key-${i}`, region: i % 3 === 0 ? 'eu' : 'us' }),
+    }));
+    if (service.db) {
+      const insert = service.db.prepare('INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?)');
+      service.db.transaction(() => {
+        for (const r of rows) insert.run(r.id, clientId, r.name, r.description, r.created, r.tags);
+      })();
+    } else {
+      const column = (name) => rows.map((r) => r[name]);
+      await started.query(`INSERT INTO companies (id, client_id, name, description, created, tags)
+        SELECT c.id, ?, c.name, c.description, c.created, c.tags::json
+        FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS c(id, name, description, created, tags, n) ORDER BY c.n`,
+      [clientId, column('id'), column('name'), column('description'), column('created'), column('tags')]);
+      await started.query('ANALYZE companies');
     }
-  })();
-  const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
-  return {
-    service,
-    baseUrl,
-    auth: basic(service.adminKey),
-    async stop() {
-      await service.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+    const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
+    return { ...started, store, baseUrl, auth: basic(service.adminKey) };
+  } catch (err) {
+    await started.stop();
+    throw err;
+  }
 }
 
 /** A bare node:http server answering every request with the given status, headers and bytes. */
@@ -182,30 +233,44 @@ export async function startSandboxProcess(settings = { rateLimit: 0, latencyMs: 
 /**
  * The sync benches' setup: the sandbox in its own process with one Sandbox-platform (mqjo)
  * tenant of `invoices` invoices, and the real service in this process (worker thread off,
- * rate limiting off) with a company whose connection is Linked to that tenant. Pass `sandbox`
- * (from startSandboxProcess) to share one between setups; stop() then leaves it running.
- * `queuePull(dataType)` queues a pull through the API; `deps()` gives what syncOnce needs.
+ * rate limiting off) on `store` (as startService) with a company whose connection is Linked to
+ * that tenant. Pass `sandbox` (from startSandboxProcess) to share one between setups; stop()
+ * then leaves it running. `queuePull(dataType)` queues a pull through the API; `deps()` gives
+ * what syncOnce needs; `query(sql, params)` reads the store's database directly.
  */
-export async function startSyncSetup({ invoices = 200_000, seed = 20_240_101, listen = false, sandbox: shared, serviceOptions = {} } = {}) {
+export async function startSyncSetup({ invoices = 200_000, seed = 20_240_101, listen = false, sandbox: shared, serviceOptions = {}, store = 'sqlite' } = {}) {
   const sandbox = shared ?? await startSandboxProcess();
   const stopSandbox = () => (shared ? undefined : sandbox.stop());
-  const dataDir = mkdtempSync(join(tmpdir(), 'ferry-bench-'));
-  const service = createService({ dataDir, rateLimit: 0, platformUrl: sandbox.url, startWorker: false, ...serviceOptions });
-  const auth = basic(service.adminKey);
-  const baseUrl = listen ? await service.listen({ port: 0, host: '127.0.0.1' }) : undefined;
-  const call = async (method, url, body) => {
-    const response = await service.app.inject({ method, url, headers: { authorization: auth }, ...(body ? { payload: body } : {}) });
-    if (response.statusCode >= 300) throw new Error(`service ${method} ${url}: ${response.statusCode} ${response.body}`);
-    return response.body ? JSON.parse(response.body) : undefined;
+  let started;
+  try {
+    started = await startService(store, { platformUrl: sandbox.url, startWorker: false, ...serviceOptions });
+  } catch (err) {
+    await stopSandbox();
+    throw err;
+  }
+  const { service } = started;
+  const stop = async () => {
+    try {
+      await started.stop();
+    } finally {
+      await stopSandbox();
+    }
   };
   try {
+    const auth = basic(service.adminKey);
+    const baseUrl = listen ? await service.listen({ port: 0, host: '127.0.0.1' }) : undefined;
+    const call = async (method, url, body) => {
+      const response = await service.app.inject({ method, url, headers: { authorization: auth }, ...(body ? { payload: body } : {}) });
+      if (response.statusCode >= 300) throw new Error(`service ${method} ${url}: ${response.statusCode} ${response.body}`);
+      return response.body ? JSON.parse(response.body) : undefined;
+    };
     const [tenant] = (await sandbox.call('POST', '/admin/tenants', { platform: 'mqjo', invoices, seed })).results;
     const company = await call('POST', '/companies', { name: 'Bench Sync Ltd' });
     const connection = await call('POST', `/companies/${company.id}/connections`, { platformKey: 'mqjo' });
     await call('PUT', `/companies/${company.id}/connections/${connection.id}/authorization`, tenant.tokens);
     return {
-      service,
-      dataDir,
+      ...started,
+      store,
       baseUrl,
       auth,
       sandbox,
@@ -214,19 +279,13 @@ export async function startSyncSetup({ invoices = 200_000, seed = 20_240_101, li
       call,
       queuePull: (dataType) => call('POST', `/companies/${company.id}/data/queue/${dataType}`),
       deps: (extra = {}) => {
-        const { store, clock, sealer, platform } = service.context;
-        return { store, clock, sealer, adapter: platform, concurrency: 1, pageSize: 1000, ...extra };
+        const { store: asyncStore, clock, sealer, platform } = service.context;
+        return { store: asyncStore, clock, sealer, adapter: platform, concurrency: 1, pageSize: 1000, ...extra };
       },
-      async stop() {
-        await service.close();
-        await stopSandbox();
-        rmSync(dataDir, { recursive: true, force: true });
-      },
+      stop,
     };
   } catch (err) {
-    await service.close();
-    await stopSandbox();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
     throw err;
   }
 }

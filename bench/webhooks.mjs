@@ -111,7 +111,7 @@ try {
 
   // 2. ferry: recorded in a transaction, delivered from the outbox.
   const dataDir = join(work, 'data');
-  service = createService({ dataDir, rateLimit: 0 });
+  service = await createService({ dataDir, rateLimit: 0 });
   const auth = basic(service.adminKey);
   const call = async (method, url, payload) => {
     const response = await service.app.inject({ method, url, headers: { authorization: auth }, payload });
@@ -120,14 +120,17 @@ try {
   };
   const clientId = service.db.prepare('SELECT id FROM clients WHERE is_admin = 1 ORDER BY seq LIMIT 1').pluck().get();
   const companies = [];
-  for (let i = 0; i < COMPANIES; i++) companies.push(service.store.getCompany((await call('POST', '/companies', { name: `Bench ${i}` })).id));
+  for (let i = 0; i < COMPANIES; i++) companies.push(await service.store.getCompany((await call('POST', '/companies', { name: `Bench ${i}` })).id));
   const companyOf = (n) => companies[((n % COMPANIES) + COMPANIES) % COMPANIES];
   for (const url of receivers.urls) await call('POST', '/webhooks', { url, eventTypes: ['read.completed'] });
   const context = eventsOf(service.context);
+  let failed;
   await paced((n) => {
     const t = now();
-    service.store.transaction(() => recordEvent(context, { clientId, company: companyOf(n), eventType: 'read.completed', payload: { t, n } }));
+    service.store.transaction(() => recordEvent(context, { clientId, company: companyOf(n), eventType: 'read.completed', payload: { t, n } }))
+      .catch((err) => { failed ??= err; });
   });
+  if (failed) throw failed;
   const ferry = await receivers.report(total, deadline);
 
   const line = (name, r, extra = '') => console.log(`  ${name.padEnd(44)} p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  max ${ms(r.max)}${extra}`);

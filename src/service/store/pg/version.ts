@@ -16,11 +16,44 @@
 // rebuilds what it already had. Inside a transaction it is that transaction's snapshot
 // (fixed under REPEATABLE READ), which is what the transaction reads; its own writes move
 // it once they commit, not before (SQLite's total_changes() moves at once).
+//
+// On the pool, reads are shared: every request asks twice (the auth cache, then the
+// response cache), and a round trip each would cost more than the cached page saves.
+import { Pool } from 'pg';
 import type { AsyncStore } from '../async-store.js';
 import { row, type Queryable } from './query.js';
 
 export function versionMethods(db: Queryable): Pick<AsyncStore, 'dataVersion'> {
-  return {
-    dataVersion: async () => (await row<{ v: string }>(db, 'SELECT pg_current_snapshot()::text AS v'))!.v,
+  const read = async (): Promise<string> => (await row<{ v: string }>(db, 'SELECT pg_current_snapshot()::text AS v'))!.v;
+  return { dataVersion: db instanceof Pool ? sharedReads(read) : read };
+}
+
+/**
+ * A call is answered by a read sent after it was made, so the answer shows every commit
+ * that ended before the call (what the caches need). With no read in flight, the call sends
+ * one; calls made while one is in flight wait for the next, sent when that one ends, which
+ * answers them all: at most one read in flight and one waiting, however many requests ask.
+ */
+export function sharedReads(read: () => Promise<string>): () => Promise<string> {
+  let inFlight: Promise<string> | undefined;
+  let waiting: Promise<string> | undefined;
+  const send = (): Promise<string> => {
+    const sent = read();
+    inFlight = sent;
+    const done = (): void => {
+      if (inFlight === sent) inFlight = undefined;
+    };
+    sent.then(done, done);
+    return sent;
+  };
+  return () => {
+    if (waiting) return waiting;
+    if (!inFlight) return send();
+    const next = inFlight.then(() => undefined, () => undefined).then(() => {
+      waiting = undefined;
+      return send();
+    });
+    waiting = next;
+    return next;
   };
 }
