@@ -2,23 +2,11 @@
 // (never a 500 or a hang), the person running the service is told once, and once more
 // when it is back, and then everything answers as before with nothing lost.
 import { rmSync } from 'node:fs';
-import { Client } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createService, type Service } from '../../src/service/app.js';
-import { describePostgres, freshDatabase, POSTGRES_ADMIN_URL } from '../helpers/postgres.js';
+import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 import { callApi, tempDir } from '../helpers/service.js';
-
-/** Closes the database to new connections and ends those open: as if its server went away. */
-export async function cutDatabase(name: string, open: boolean): Promise<void> {
-  const admin = new Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS ${open ? 'true' : 'false'}`);
-    if (!open) await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-  } finally {
-    await admin.end();
-  }
-}
+import { cutDatabase } from './cut-database.js';
 
 describePostgres('the database going away mid-run', () => {
   let service: Service;

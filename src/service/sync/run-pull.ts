@@ -13,6 +13,7 @@ import type { RecordInput } from '../store/datasets.js';
 import type { PullRow, PullStatus } from '../store/pulls.js';
 import type { FieldType } from '../query/types.js';
 import { freshTokens, readTokens } from '../tokens.js';
+import { isDatabaseLost } from '../store/pg/unavailable.js';
 import type { SyncDeps } from './deps.js';
 import { collectFields } from './fields.js';
 import { pullSource, recordRow } from './pull-source.js';
@@ -129,7 +130,9 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
       return 'Complete';
     }
   } catch (err) {
-    if (err instanceof LeaseLost) throw err;
+    // The database gone is no fault of the pull: it stays as it is (nothing of the failed
+    // page was written), and once its lease runs out a worker resumes it from its last page.
+    if (err instanceof LeaseLost || isDatabaseLost(err)) throw err;
     return handleFailure(deps, pull, held, connection.id, err);
   }
 }
