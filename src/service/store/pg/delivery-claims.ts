@@ -15,7 +15,7 @@
 // its lane is pending before it, or leased: the two are never in flight together.
 import type { AsyncStore } from '../async-store.js';
 import { WAITING, type ClaimedDelivery } from '../webhook-deliveries.js';
-import { row, rows, run, type Queryable } from './query.js';
+import { rollback, row, rows, run, type Queryable } from './query.js';
 
 type ClaimMethods = Pick<AsyncStore, 'claimDeliveries' | 'recordDeliveryAttempt' | 'releaseDeliveryLease' | 'releaseDeliveryLeases'
   | 'unparkIdleConsumers' | 'disableConsumerDeliveries'>;
@@ -46,7 +46,7 @@ async function underOutboxLock<T>(db: Queryable, work: (tx: Queryable) => Promis
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => (broken = true));
+    broken = await rollback(client, err);
     throw err;
   } finally {
     client.release(broken);

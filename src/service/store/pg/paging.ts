@@ -15,7 +15,7 @@ import { compileOrderBy, compileQuery } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import { fixedScope, nearestStart, rememberStart } from '../fixed-scope.js';
 import { planPage, type Page, type PagePlan, type PageRequest } from '../paging.js';
-import { row, rows, type Queryable } from './query.js';
+import { rollback, row, rows, type Queryable } from './query.js';
 
 /** A table paged by planPgPage: its own rows (`*`), in scope, ordered by orderBy and then its key. */
 export interface PgPagedTable {
@@ -90,16 +90,17 @@ export async function runPgPagePlan<Row>(db: Queryable, plan: PagePlan): Promise
   // Inside a transaction already (a client): its snapshot serves both statements.
   if (!('totalCount' in db)) return readPage<Row>(db, plan);
   const client = await db.connect();
+  let broken = false;
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const page = await readPage<Row>(client, plan);
     await client.query('COMMIT');
     return page;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    broken = await rollback(client, err);
     throw err;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 

@@ -22,7 +22,7 @@ import { eventMethods } from './events.js';
 import { runPgPagePlan } from './paging.js';
 import { pullMethods } from './pulls.js';
 import { pushMethods } from './pushes.js';
-import type { Queryable } from './query.js';
+import { rollback, type Queryable } from './query.js';
 import { settingMethods } from './settings.js';
 import { versionMethods } from './version.js';
 
@@ -85,9 +85,7 @@ export function createPgStore(pool: Pool): AsyncStore {
       return result;
     } catch (err) {
       mark.open = false;
-      await client.query('ROLLBACK').catch(() => {
-        broken = true; // a connection that cannot even roll back is not given back to the pool
-      });
+      broken = await rollback(client, err);
       throw err;
     } finally {
       client.release(broken);

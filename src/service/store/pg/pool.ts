@@ -43,6 +43,10 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     types: ROW_TYPES,
   });
   pool.on('error', options.onIdleError ?? (() => undefined));
+  // A client checked out (in a transaction, between its statements) whose connection the
+  // server ends emits 'error'; unheard, that would end the process or thread. The statement
+  // in flight or the next one fails with the cause, which is where it is handled.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     const client = await pool.connect();
     client.release();
