@@ -32,6 +32,13 @@ describe('refused starts on PostgreSQL', () => {
     }
   });
 
+  it('--no-worker on SQLite is refused: nothing else could run the background work', async () => {
+    const result = await runFerry(['serve', '--port', '0', '--no-worker', '--data-dir', join(root, 'sqlite')], { env: {} });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('error: --no-worker needs a PostgreSQL database (--database or FERRY_DATABASE_URL).\n' +
+      'hint: On SQLite no other process can run the syncs, pushes and webhook deliveries: leave --no-worker out.\n');
+  });
+
   it('a worker without a database, a sandbox URL or the shared key says which, and what to do', async () => {
     const noDatabase = await runFerry(['worker', '--sandbox-url', 'http://127.0.0.1:9'], { env: {} });
     expect(noDatabase.code).toBe(2);

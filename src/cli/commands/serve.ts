@@ -96,6 +96,10 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
   const dataDir = resolveDataDir(ctx.flags, io.env);
   // Loaded here, not at the top: `ferry --help` stays free of the service's modules.
   const database = options.database ?? (io.env.FERRY_DATABASE_URL || undefined);
+  if (!options.worker && !database) {
+    throw new UsageError('--no-worker needs a PostgreSQL database (--database or FERRY_DATABASE_URL).',
+      'On SQLite no other process can run the syncs, pushes and webhook deliveries: leave --no-worker out.');
+  }
   const [{ startStack }, { SecretKeyError }, { DATABASE_UNAVAILABLE, describeTarget, parseTarget }] = await Promise.all([
     import('../../stack.js'), import('../../service/secrets.js'), import('../../service/store/pg/unavailable.js'),
   ]);
