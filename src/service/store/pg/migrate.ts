@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client, Pool, PoolClient } from 'pg';
+import type { Client, Pool } from 'pg';
+import { withSessionLock } from './session-lock.js';
 
 /** Beside the compiled module: the build copies every .sql under src/ into dist/. */
 export const PG_MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -46,44 +47,26 @@ const CREATE_LEDGER = `CREATE TABLE IF NOT EXISTS schema_migrations (
  */
 export async function migratePostgres(db: Pool | Client, dir = PG_MIGRATIONS_DIR): Promise<number[]> {
   const migrations = listPgMigrations(dir);
-  const borrowed = 'totalCount' in db ? await db.connect() : undefined;
-  const client: Client | PoolClient = borrowed ?? (db as Client);
-  let broken: Error | undefined;
-  try {
-    // A session lock: held across the transactions below, and let go by the server if this
-    // connection dies, so a crashed process never leaves the others waiting.
-    await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
-    try {
-      // Created under the lock: two CREATE TABLE IF NOT EXISTS at once can still collide.
-      await client.query(CREATE_LEDGER);
-      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
-      const done = new Set(rows.map((row) => row.version));
-      const applied: number[] = [];
-      for (const migration of migrations) {
-        if (done.has(migration.version)) continue;
-        await client.query('BEGIN');
-        try {
-          await client.query(migration.sql);
-          await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw new Error(`PostgreSQL migration ${migration.name} failed: ${(err as Error).message}`, { cause: err });
-        }
-        applied.push(migration.version);
+  // A session lock: held across the transactions below.
+  return withSessionLock(db, MIGRATION_LOCK_KEY, async (client) => {
+    // Created under the lock: two CREATE TABLE IF NOT EXISTS at once can still collide.
+    await client.query(CREATE_LEDGER);
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const done = new Set(rows.map((row) => row.version));
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw new Error(`PostgreSQL migration ${migration.name} failed: ${(err as Error).message}`, { cause: err });
       }
-      return applied;
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch((err: Error) => {
-        broken = err;
-      });
+      applied.push(migration.version);
     }
-  } catch (err) {
-    broken ??= err as Error;
-    throw err;
-  } finally {
-    // A connection that failed mid-run is closed rather than pooled: closing it also
-    // releases the lock if the unlock did not get through.
-    borrowed?.release(broken);
-  }
+    return applied;
+  });
 }
