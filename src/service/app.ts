@@ -46,6 +46,8 @@ import { startBackground } from './background.js';
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
+    /** The database's version, read once the request arrived: the key of the auth and response caches. */
+    dataVersion: string;
     /** Where links in the response point: configured, never taken from the Host header. */
     baseUrl: string;
   }
@@ -216,6 +218,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   };
   let publicUrl = options.publicUrl?.replace(/\/+$/, '');
   app.decorateRequest('baseUrl', '');
+  app.decorateRequest('dataVersion', '');
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Correlation-Id', request.id);
     const forwarded = options.trustProxy && request.headers['x-forwarded-host'] !== undefined;
@@ -225,7 +228,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     if (request.url.startsWith('/branding/') && request.method === 'GET' && !maintenance) return limit(reply, `ip:${request.ip}`);
     try {
       if (maintenance) throw errors.maintenance();
-      request.auth = await authCache.authenticate(request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
+      // One version read serves both caches: on PostgreSQL each read is a round trip.
+      request.dataVersion = await store.dataVersion();
+      request.auth = await authCache.authenticate(request.dataVersion, request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
     } catch (err) {
       await limit(reply, `ip:${request.ip}`);
       throw err;
@@ -299,7 +304,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     async checkAdmin(authorization) {
       try {
-        return (await authCache.authenticate(authorization, undefined)).caller.is_admin ? 'admin' : 'forbidden';
+        return (await authCache.authenticate(await store.dataVersion(), authorization, undefined)).caller.is_admin ? 'admin' : 'forbidden';
       } catch (err) {
         return err instanceof ApiError && err.statusCode === 401 ? 'unauthenticated' : 'forbidden';
       }

@@ -194,6 +194,8 @@ describe('event routes', () => {
     const later = await createCompany(keyA, 'R4');
     await byQuery.until('the live event', () => byQuery.messages.length >= 4);
     expect(eventBodies(byQuery)[3].payload.id).toBe(later);
+    // Each stream hears the event on its own; wait for this one too.
+    await byHeader.until('the live event', () => byHeader.messages.length >= 3);
     expect(eventBodies(byHeader).at(-1).payload.id).toBe(later);
     byHeader.close();
     byQuery.close();

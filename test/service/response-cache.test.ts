@@ -65,8 +65,8 @@ describe('companies list response cache: bounded in bytes, keyed by what the pag
     // Nothing is written from here on; but on PostgreSQL the version also moves with commits
     // in the server's other databases (pg/version.ts), which would empty the cache under
     // these tests of its bounds. So it is held.
-    const version = await t.service.context.responseCache.version();
-    vi.spyOn(t.service.context.responseCache, 'version').mockResolvedValue(version);
+    const version = await t.service.context.store.dataVersion();
+    vi.spyOn(t.service.context.store, 'dataVersion').mockResolvedValue(version);
   });
   afterAll(async () => {
     vi.restoreAllMocks();
@@ -106,5 +106,13 @@ describe('companies list response cache: bounded in bytes, keyed by what the pag
     }
     expect(cache().size(flooder.id)).toBeGreaterThan(LIMITS.maxBytesPerClient / 2);
     expect(cache().size(bystander.id)).toBe(bystanderBytes);
+  });
+
+  it('builds a page once for requests that miss it together', async () => {
+    const built = vi.spyOn(t.service.context.store, 'companiesPage');
+    const asked = await Promise.all(Array.from({ length: 12 }, () => t.call('GET', '/companies?pageSize=3&orderBy=-created', { apiKey: flooder.apiKey })));
+    expect(new Set(asked.map((r) => r.text)).size).toBe(1);
+    expect(asked[0]!.body.results).toHaveLength(3);
+    expect(built).toHaveBeenCalledTimes(1);
   });
 });

@@ -51,27 +51,41 @@ const MAX_CACHED_KEYS = 1000;
 /**
  * Authentication results of known keys, reused while the database is unchanged (a
  * revoked key or a new client is a write, so it is never missed); the plan's expiry,
- * which depends on the clock, is checked again on every request. The version is read
- * before the lookups: a write landing between them leaves the entry under the older
- * version, so the next request looks again.
+ * which depends on the clock, is checked again on every request. The caller reads the
+ * version before the lookups: a write landing between them leaves the entry under the
+ * older version, so the next request looks again. Requests that miss the same key at the
+ * same version share one lookup.
  */
 export class AuthCache {
   private readonly entries = new Map<string, { version: string; auth: AuthContext }>();
+  private readonly looking = new Map<string, { version: string; auth: Promise<AuthContext> }>();
 
-  constructor(private readonly store: Pick<AsyncStore, 'dataVersion' | 'findApiKeyByHash' | 'getClient'>, private readonly clock: Clock) {}
+  constructor(private readonly store: Pick<AsyncStore, 'findApiKeyByHash' | 'getClient'>, private readonly clock: Clock) {}
 
-  async authenticate(authorization: string | undefined, clientIdHeader: string | undefined): Promise<AuthContext> {
-    const version = await this.store.dataVersion();
+  /** `version`: the database's version, read after the request arrived. */
+  async authenticate(version: string, authorization: string | undefined, clientIdHeader: string | undefined): Promise<AuthContext> {
     const key = `${authorization ?? ''}\n${clientIdHeader ?? ''}`;
     const hit = this.entries.get(key);
     if (hit && hit.version === version) {
       assertNotExpired(hit.auth, this.clock);
       return hit.auth;
     }
-    const auth = await authenticate(this.store, this.clock, authorization, clientIdHeader);
-    if (this.entries.size >= MAX_CACHED_KEYS) this.entries.clear();
-    this.entries.set(key, { version, auth });
-    return auth;
+    const pending = this.looking.get(key);
+    if (pending && pending.version === version) {
+      const auth = await pending.auth;
+      assertNotExpired(auth, this.clock);
+      return auth;
+    }
+    const lookup = authenticate(this.store, this.clock, authorization, clientIdHeader);
+    this.looking.set(key, { version, auth: lookup });
+    try {
+      const auth = await lookup;
+      if (this.entries.size >= MAX_CACHED_KEYS) this.entries.clear();
+      this.entries.set(key, { version, auth });
+      return auth;
+    } finally {
+      if (this.looking.get(key)?.auth === lookup) this.looking.delete(key);
+    }
   }
 }
 

@@ -28,21 +28,24 @@ export class ResponseCache {
   private bytes = 0;
   /** The database version every entry was made at: a write anywhere makes them all stale. */
   private madeAt = '';
+  /** Pages being made, by key, so requests that miss the same one together share its build. */
+  private readonly building = new Map<string, { version: string; body: Promise<Buffer> }>();
 
   constructor(private readonly store: Pick<AsyncStore, 'dataVersion'>, private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
-
-  version(): Promise<string> {
-    return this.store.dataVersion();
-  }
 
   /** Bytes of bodies held now, overall or for one client. */
   size(owner?: string): number {
     return owner === undefined ? this.bytes : this.owners.get(owner)?.bytes ?? 0;
   }
 
-  /** The body cached for `owner` under `key`, or the freshly made one (cached for the next request). */
-  async getOrMake(owner: string, key: string, make: () => Promise<string>): Promise<Buffer> {
-    const version = await this.version();
+  /**
+   * The body cached for `owner` under `key`, or the freshly made one (cached for the next
+   * request). `version` is the database's version read after the request arrived (the
+   * request hook reads it once for the auth cache and this one), so no write that
+   * committed before the request is missed. Requests that miss the same entry at the same
+   * version wait for one build instead of each making the page.
+   */
+  async getOrMake(owner: string, key: string, version: string, make: () => Promise<string>): Promise<Buffer> {
     if (version !== this.madeAt) this.clear(version);
     const fullKey = `${owner}\n${key}`;
     const hit = this.entries.get(fullKey);
@@ -50,12 +53,25 @@ export class ResponseCache {
       this.touch(fullKey, hit);
       return hit.body;
     }
+    const pending = this.building.get(fullKey);
+    if (pending && pending.version === version) return pending.body;
+    const body = this.build(owner, fullKey, version, make);
+    this.building.set(fullKey, { version, body });
+    try {
+      return await body;
+    } finally {
+      if (this.building.get(fullKey)?.body === body) this.building.delete(fullKey);
+    }
+  }
+
+  private async build(owner: string, fullKey: string, version: string, make: () => Promise<string>): Promise<Buffer> {
     // Kept encoded, so a hit costs no UTF-8 encoding of the page.
     const body = Buffer.from(await make());
-    // A write between version() and make() would make this entry stale under the old version;
-    // only cache what was made while the version held. Requests overlap, so another may have
-    // moved the cache on to a newer version meanwhile: the entry must be of the one it holds.
-    const held = (await this.version()) === version;
+    // A write between the version's read and make() would make this entry stale under the
+    // old version; only cache what was made while the version held. Requests overlap, so
+    // another may have moved the cache on to a newer version meanwhile: the entry must be
+    // of the one it holds.
+    const held = (await this.store.dataVersion()) === version;
     if (held && this.madeAt === version && body.length <= this.limits.maxBytesPerClient / 4) this.add(fullKey, { owner, body });
     return body;
   }

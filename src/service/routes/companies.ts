@@ -57,7 +57,7 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       const page = parsePageRequest(queryOf(request));
       // Keyed by what the body depends on: parsed paging, the filters as linked, the base URL.
       const key = JSON.stringify([base, page.page, page.pageSize, linkedParams(request.url)]);
-      const body = await cache.getOrMake(request.auth.client.id, key, async () => {
+      const body = await cache.getOrMake(request.auth.client.id, key, request.dataVersion, async () => {
         const client = request.auth.client.id;
         const { rows, total } = await ctx.reads.page<CompanyRow>(client, ctx.store.companiesPage(client, page, tagFilter(request)));
         const connections = await store.connectionsByCompany(rows.map((r) => r.id));
