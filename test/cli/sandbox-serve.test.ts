@@ -2,95 +2,21 @@
 // sandbox platforms in a process of their own, judging admin keys by asking the service
 // (--service-url), and the service using that sandbox for tenants, migrations and syncs.
 // The tests of the first describe run in order and share the two processes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FERRY_BIN, cleanEnv, runFerry, type RunResult } from '../helpers/cli.js';
+import { FERRY_BIN, cleanEnv, runFerry } from '../helpers/cli.js';
+import { closeServer, listenOn, reservePort, startSandboxServe, type SandboxServe } from '../helpers/processes.js';
 import { basic, tempDir } from '../helpers/service.js';
 import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { waitFor } from '../helpers/sync.js';
 import { readResults } from '../migrate/support.js';
 
 const NODE_WARNING = /\(node:\d+\) \w*Warning: /;
 const JUDGE_UNAVAILABLE = 'The ferry service that checks the sandbox\'s admin keys (--service-url) could not be asked. Retry shortly.';
-
-interface SandboxProcess {
-  child: ChildProcess;
-  listening: { event: string; url: string; dataDir: string };
-  url: string;
-  stderr(): string;
-  stop(signal?: NodeJS.Signals): Promise<RunResult>;
-}
-
-/** Starts `ferry sandbox serve --port 0 --json …` and waits (with a deadline) for its listening line. */
-async function startSandboxServe(args: string[], deadlineMs = 30_000): Promise<SandboxProcess> {
-  const child = spawn(process.execPath, [FERRY_BIN, 'sandbox', 'serve', '--port', '0', '--json', ...args], { env: cleanEnv(), stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<RunResult>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr })));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const listening = await new Promise<SandboxProcess['listening']>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`ferry sandbox serve did not report listening within ${deadlineMs} ms: ${stderr}`));
-    }, deadlineMs);
-    let started = false;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      stdout += `${line}\n`;
-      if (started) return;
-      started = true;
-      clearTimeout(timer);
-      resolve(JSON.parse(line) as SandboxProcess['listening']);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (!started) reject(new Error(`ferry sandbox serve exited with ${code} before listening: ${stderr}`));
-    });
-  });
-  return {
-    child,
-    listening,
-    url: listening.url,
-    stderr: () => stderr,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
-}
-
-function listenOn(port: number): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
-}
-
-/** A port free a moment ago: the OS picks it for port 0, and it is released at once. */
-async function reservePort(): Promise<number> {
-  const server = await listenOn(0);
-  const { port } = server.address() as { port: number };
-  await closeServer(server);
-  return port;
-}
-
-/** Polls `check` until it returns true, or fails at the deadline. */
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 10_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 async function sandboxAdmin(sandboxUrl: string, apiKey: string | undefined, path = '/admin/tenants'): Promise<{ status: number; headers: Headers; body: any }> {
   const response = await fetch(sandboxUrl + path, { headers: apiKey === undefined ? {} : { authorization: basic(apiKey) } });
@@ -104,7 +30,7 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
   const serviceData = join(work, 'service');
   let servicePort: number;
   let serviceUrl: string;
-  let sandbox: SandboxProcess;
+  let sandbox: SandboxServe;
   let serve: ServeProcess | undefined;
   let tokensFile: string;
 
@@ -128,7 +54,7 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
   });
 
   it('prints the listening lines; the service advertises the given sandbox and starts none of its own', async () => {
-    expect(sandbox.listening).toEqual({ event: 'listening', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), dataDir: sandboxData });
+    expect(sandbox.ready).toEqual({ event: 'listening', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), dataDir: sandboxData });
     expect(serve!.listening).toMatchObject({ event: 'listening', baseUrl: serviceUrl, sandboxUrl: sandbox.url, dataDir: serviceData });
     expect(existsSync(join(sandboxData, 'sandbox.db'))).toBe(true);
     expect(existsSync(join(serviceData, 'sandbox.db'))).toBe(false);
@@ -196,7 +122,7 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
     expect(unavailable.status).toBe(503);
     expect(unavailable.headers.get('retry-after')).toBe('1');
     expect(unavailable.body).toEqual({ error: 'unavailable', message: JUDGE_UNAVAILABLE });
-    await waitFor('the sandbox to say why on stderr', () => sandbox.stderr().includes(`admin key check: ${serviceUrl}/admin/sandbox could not be asked`));
+    await waitFor('the sandbox to say why on stderr', async () => sandbox.stderr().includes(`admin key check: ${serviceUrl}/admin/sandbox could not be asked`), 10_000);
     expect(sandbox.stderr()).not.toContain(adminKey);
     // Requests without a key are refused without asking anyone.
     expect((await sandboxAdmin(sandbox.url, undefined)).status).toBe(401);
@@ -211,7 +137,7 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
     expect(service.code, service.stderr).toBe(0);
     const stopped = await sandbox.stop('SIGTERM');
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect(stopped.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual([sandbox.listening, { event: 'stopped' }]);
+    expect(stopped.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual([sandbox.ready, { event: 'stopped' }]);
     expect(stopped.stderr).not.toMatch(NODE_WARNING);
   });
 });
@@ -221,7 +147,7 @@ describe('ferry sandbox serve on its own', () => {
     const dataDir = tempDir('ferry-sandbox-alone-');
     const sandbox = await startSandboxServe(['--data-dir', dataDir]);
     try {
-      await waitFor('the notice on stderr', () => sandbox.stderr().includes('admin routes are shut'));
+      await waitFor('the notice on stderr', async () => sandbox.stderr().includes('admin routes are shut'), 10_000);
       expect(sandbox.stderr()).toContain('--service-url');
       const refused = await sandboxAdmin(sandbox.url, 'fy_any_key');
       expect(refused.status).toBe(401);

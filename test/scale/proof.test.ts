@@ -5,16 +5,16 @@
 // again. In the end every company is Linked, every data set Complete, nothing is there
 // twice, no record is missing, and the three results files hold every row once.
 // PayPal (3 data types) keeps the 9,000 pulls within the suite's time.
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
+import { startScaleOut, type ScaleOut } from '../helpers/scale-out.js';
 import { basic, tempDir } from '../helpers/service.js';
-import { reservePort, startFerry, waitFor, type FerryProcess } from './processes.js';
+import { waitFor } from '../helpers/sync.js';
 
 const ROWS = 3_000;
 const SHARDS = 3;
@@ -25,10 +25,10 @@ const LEASE_SECONDS = 5;
 
 describePostgres('3 API instances and 2 workers on one PostgreSQL database', () => {
   const root = tempDir('ferry-proof-');
-  const running: FerryProcess[] = [];
+  let scale: ScaleOut | undefined;
 
   afterAll(async () => {
-    await Promise.all(running.map((p) => p.stop('SIGKILL')));
+    await scale?.stopAll();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -38,32 +38,11 @@ describePostgres('3 API instances and 2 workers on one PostgreSQL database', () 
     await sql.connect();
     const count = async (query: string): Promise<number> => Number((await sql.query<{ n: string }>(query)).rows[0]!.n);
     try {
-      const keyFile = join(root, 'secret.key');
-      writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-      chmodSync(keyFile, 0o600);
-      const shared = ['--database', database, '--secret-key-file', keyFile];
-
-      // The sandbox asks the first instance whether a key is an admin key: that instance's port is chosen first.
-      const firstPort = await reservePort();
-      const sandbox = await startFerry(['sandbox', 'serve', '--port', '0', '--service-url', `http://127.0.0.1:${firstPort}`, '--data-dir', join(root, 'sandbox')]);
-      running.push(sandbox);
-      const sandboxUrl = String(sandbox.ready.url);
-      const instances = await Promise.all(Array.from({ length: SHARDS }, async (_, i) => {
-        const p = await startFerry(['serve', '--port', String(i === 0 ? firstPort : 0), '--no-worker', '--sandbox-url', sandboxUrl, ...shared, '--data-dir', join(root, `api-${i}`)]);
-        running.push(p);
-        return p;
-      }));
-      const startWorker = async (name: string) => {
-        const p = await startFerry(['worker', '--sandbox-url', sandboxUrl, '--lease', String(LEASE_SECONDS), ...shared, '--data-dir', join(root, name)]);
-        running.push(p);
-        return p;
-      };
-      const workers = [await startWorker('worker-1'), await startWorker('worker-2')];
+      scale = await startScaleOut({ root, database, instances: SHARDS, workers: 2, lease: LEASE_SECONDS });
+      const { sandbox, instances, workers, baseUrls, adminKey } = scale;
       expect(instances.map((p) => p.ready.worker)).toEqual([false, false, false]);
 
       // One client account; its key migrates through every instance.
-      const adminKey = readFileSync(join(root, 'api-0', 'admin.key'), 'utf8').trim();
-      const baseUrls = instances.map((p) => String(p.ready.baseUrl));
       const made = await fetch(`${baseUrls[0]}/admin/clients`, {
         method: 'POST', headers: { authorization: basic(adminKey), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Proof Ltd', plan: 'Paid' }),
       });
@@ -91,11 +70,11 @@ describePostgres('3 API instances and 2 workers on one PostgreSQL database', () 
       ));
 
       // Mid-sync: pulls are complete and others are being fetched. Kill one worker outright, then start it again.
-      await waitFor('the workers to complete 300 pulls', async () => (await count("SELECT count(*) AS n FROM pull_operations WHERE status = 'Complete'")) >= 300, 240_000);
+      await waitFor('the workers to complete 300 pulls', async () => (await count("SELECT count(*) AS n FROM pull_operations WHERE status = 'Complete'")) >= 300, 240_000, 250);
       expect(await count("SELECT count(*) AS n FROM pull_operations WHERE status IN ('Queued', 'Fetching')")).toBeGreaterThan(0);
       const killed = await workers[0]!.stop('SIGKILL');
       expect(killed.signal).toBe('SIGKILL');
-      workers[0] = await startWorker('worker-1');
+      await scale.startWorker(0);
 
       const results = await Promise.all(migrations);
       for (const [i, result] of results.entries()) expect(result.code, `shard ${i + 1}: ${result.stderr}`).toBe(0);
@@ -140,7 +119,6 @@ describePostgres('3 API instances and 2 workers on one PostgreSQL database', () 
       for (const p of [...workers, ...instances, sandbox]) {
         const stopped = await p.stop();
         expect(stopped.code, p.stderr()).toBe(0);
-        running.splice(running.indexOf(p), 1);
       }
     } finally {
       await sql.end();

@@ -6,8 +6,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
+import { reservePort } from '../helpers/processes.js';
 import { tempDir } from '../helpers/service.js';
-import { reservePort } from './processes.js';
 
 describe('refused starts on PostgreSQL', () => {
   const root = tempDir('ferry-refusals-');

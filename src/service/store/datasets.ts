@@ -1,8 +1,8 @@
 // Data set state per (company, data type) and the records of each generation.
-import { isPath } from '../query/parse.js';
-import type { FieldResolver, FieldType } from '../query/types.js';
+import type { FieldType } from '../query/types.js';
 import type { Db } from './db.js';
-import { planPage, runPagePlan, type Page, type PagePlan, type PageRequest } from './paging.js';
+import { runPagePlan, type Page, type PagePlan, type PageRequest } from './paging.js';
+import { planRecordsPage } from './records-page.js';
 import { prepared } from './statements.js';
 
 export interface DatasetRow {
@@ -91,34 +91,13 @@ export function rememberFields(db: Db, dataType: string, fields: Map<string, Fie
   for (const [path, type] of fields) statement.run(dataType, path, type);
 }
 
-/** A standard data type's key, or a custom data type's (`custom/` and a name the routes checked the same way). */
-const DATA_TYPE_KEY = /^(?:[A-Za-z]+|custom\/[A-Za-z0-9_-]{1,64})$/;
-
 /**
- * Query paths resolve to json_extract over the record; the data type is inlined as a
- * literal so SQLite can use the partial indexes. Both are spliced into SQL text, so both
- * are checked here against the only shapes that are safe, whatever the caller checked.
- * Records come back as their UTF-8 bytes: a page is spliced from them as they are, with
- * no string made of each and no encoding of the page again on its way out. Callers read
- * only published generations, whose records never change: the count and the places pages
- * start are remembered (fixed-scope.ts).
+ * A page of a published generation's records (records-page.ts), each as its UTF-8 bytes: a
+ * page is spliced from them as they are, with no string made of each and no encoding of
+ * the page again on its way out.
  */
 export function recordsPage(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): PagePlan {
-  if (!DATA_TYPE_KEY.test(dataType)) throw new Error('Unsafe data type key reached listRecords.');
-  const fields = recordFields(db, dataType);
-  const resolve: FieldResolver = (path) => {
-    const type = isPath(path) ? fields.get(path) : undefined;
-    return type ? { sql: `json_extract(data, '$.${path}')`, type } : undefined;
-  };
-  return planPage({
-    columns: 'CAST(data AS BLOB) AS data, seq',
-    from: 'records',
-    scope: `company_id = ? AND data_type = '${dataType}' AND generation = ?${connectionId ? ' AND connection_id = ?' : ''}`,
-    scopeParams: connectionId ? [companyId, generation, connectionId] : [companyId, generation],
-    resolve,
-    defaultOrder: 'seq',
-    fixed: { seek: 'seq' },
-  }, request);
+  return planRecordsPage('sqlite', recordFields(db, dataType), companyId, dataType, generation, request, connectionId);
 }
 
 /** A page of records, each as its JSON text's UTF-8 bytes. */

@@ -1,18 +1,12 @@
 // The records of a data set's generations on PostgreSQL: the same statements as
 // ../datasets.ts, with the record's JSON kept as the text it was synced as (json, not jsonb)
 // and read back as its UTF-8 bytes, as SQLite's CAST(data AS BLOB) gives them.
-import { isPath } from '../../query/parse.js';
-import { jsonField } from '../../query/json-fields.js';
-import type { FieldResolver, FieldType } from '../../query/types.js';
+import type { FieldType } from '../../query/types.js';
 import type { RecordBytes, RecordInput } from '../datasets.js';
-import { planPage, type Page, type PagePlan, type PageRequest } from '../paging.js';
+import type { Page, PagePlan, PageRequest } from '../paging.js';
+import { planRecordsPage } from '../records-page.js';
 import { runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
-
-/** A standard data type's key, or a custom data type's: the shapes ../datasets.ts accepts. */
-const DATA_TYPE_KEY = /^(?:[A-Za-z]+|custom\/[A-Za-z0-9_-]{1,64})$/;
-/** The longest member name json-fields.ts splices; a longer one is no field of a record. */
-const MAX_KEY = 64;
 
 /**
  * One page of records in one statement. Ids repeated within the page are upserted as
@@ -70,32 +64,9 @@ export async function rememberFields(db: Queryable, dataType: string, fields: Ma
                  ORDER BY f.path ON CONFLICT (data_type, path) DO NOTHING`, [dataType, [...fields.keys()], [...fields.values()]]);
 }
 
-/**
- * Query paths resolve to the record's fields as json-fields.ts reads them; the data type is
- * inlined as a literal so the invoice indexes (partial on data_type) serve, so it is
- * checked against the only safe shapes, whatever the caller checked. Callers read only
- * published generations, whose records never change: the count and the places pages start
- * are remembered (../fixed-scope.ts, through pg/paging.ts), as on SQLite.
- */
+/** A page of a published generation's records (../records-page.ts), each as its UTF-8 bytes. */
 export async function recordsPage(db: Queryable, companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): Promise<PagePlan> {
-  if (!DATA_TYPE_KEY.test(dataType)) throw new Error('Unsafe data type key reached listRecords.');
-  const fields = await recordFields(db, dataType);
-  const resolve: FieldResolver = (path) => {
-    const type = isPath(path) ? fields.get(path) : undefined;
-    const keys = path.split('.');
-    if (!type || keys.some((key) => key.length > MAX_KEY)) return undefined;
-    return { sql: jsonField('postgres', 'data', keys, type), type };
-  };
-  return planPage({
-    columns: `convert_to(data::text, 'UTF8') AS data, seq`,
-    from: 'records',
-    scope: `company_id = ? AND data_type = '${dataType}' AND generation = ?${connectionId ? ' AND connection_id = ?' : ''}`,
-    scopeParams: connectionId ? [companyId, generation, connectionId] : [companyId, generation],
-    resolve,
-    defaultOrder: 'seq',
-    fixed: { seek: 'seq' },
-    dialect: 'postgres',
-  }, request);
+  return planRecordsPage('postgres', await recordFields(db, dataType), companyId, dataType, generation, request, connectionId);
 }
 
 /** A page of records, each as its JSON text's UTF-8 bytes (a Buffer, as SQLite gives). */

@@ -1,17 +1,18 @@
-// Long-running ferry processes for the scale tests (`ferry serve`, `ferry worker`,
+// Long-running ferry processes as real children (`ferry serve`, `ferry worker`,
 // `ferry sandbox serve`), each started with --json and ready once its first line (listening
-// or working) has come, with a deadline.
+// or working) has come, with a deadline; and the ports they are given. Polling with a
+// deadline is waitFor in ./sync.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { createInterface } from 'node:readline';
-import { FERRY_BIN, cleanEnv, type RunResult } from '../helpers/cli.js';
+import { FERRY_BIN, cleanEnv, type RunResult } from './cli.js';
 
 export interface FerryProcess {
   child: ChildProcess;
   /** The first JSON line it printed (its listening or working event). */
   ready: Record<string, unknown>;
   stderr(): string;
-  /** Sends `signal` (SIGTERM by default) and waits for the exit. */
+  /** Sends `signal` (SIGTERM by default) unless it has exited, and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<RunResult>;
 }
 
@@ -50,24 +51,34 @@ export async function startFerry(args: string[], env: Record<string, string> = {
   };
 }
 
-/** A port free a moment ago: the OS picks it for port 0, and it is released at once. */
-export async function reservePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+export interface SandboxServe extends FerryProcess {
+  /** Where it listens (its listening line's url). */
+  url: string;
 }
 
-/** Polls `check` until it returns true, or fails at the deadline saying what it waited for. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, deadlineMs: number, everyMs = 250): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
+/** `ferry sandbox serve --port 0 …`, ready once it listens. */
+export async function startSandboxServe(args: string[]): Promise<SandboxServe> {
+  const sandbox = await startFerry(['sandbox', 'serve', '--port', '0', ...args]);
+  return { ...sandbox, url: String(sandbox.ready.url) };
+}
+
+/** A server holding `port` on 127.0.0.1 (0: one the OS picks) until closed. */
+export function listenOn(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** A port free a moment ago: the OS picks it for port 0, and it is released at once. */
+export async function reservePort(): Promise<number> {
+  const server = await listenOn(0);
+  const { port } = server.address() as { port: number };
+  await closeServer(server);
+  return port;
 }
