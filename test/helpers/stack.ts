@@ -13,10 +13,9 @@
 // of its own, copied from a migrated template when a service first starts over it (a
 // restart over the same data dir finds the same database, as it would find ferry.db) and
 // dropped when the data dir is removed at stop, or at the end of the test file.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll } from 'vitest';
 import { fixedAdminKey } from '../../src/sandbox/admin-auth.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
@@ -25,7 +24,8 @@ import type { SyncDeps } from '../../src/service/sync/deps.js';
 import { syncOnce, type PassResult } from '../../src/service/sync/sync-once.js';
 import { startStack, type Stack, type StackOptions } from '../../src/stack.js';
 import { SANDBOX_ADMIN_KEY, FakeClock as SandboxClock } from '../sandbox/support.js';
-import { FERRY_BIN, cleanEnv, type RunResult } from './cli.js';
+import type { RunResult } from './cli.js';
+import { startFerry } from './processes.js';
 import { basic, callApi, tempDir, type CallOptions, type CallResult } from './service.js';
 import { FakeClock, apiClient, trustSandbox, type Api } from './sync.js';
 
@@ -307,37 +307,15 @@ async function startServe(options: ServeOptions = {}): Promise<ServeProcess> {
   const args = [...(options.args ?? [])];
   const database = args.includes('--database') || options.env?.FERRY_DATABASE_URL ? undefined : await databaseFor(dataDir);
   if (database) args.push('--database', database);
-  const child = spawn(process.execPath, [FERRY_BIN, 'serve', '--port', '0', '--json', '--data-dir', dataDir, ...args], { env: cleanEnv(options.env), stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<RunResult>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr })));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const listening = await new Promise<Record<string, string>>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`ferry serve did not report listening within ${deadlineMs} ms: ${stderr}`));
-    }, deadlineMs);
-    const lines = createInterface({ input: child.stdout! });
-    let started = false;
-    lines.on('line', (line) => {
-      stdout += `${line}\n`;
-      if (started) return;
-      started = true;
-      clearTimeout(timer);
-      resolve(JSON.parse(line) as Record<string, string>);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (!started) reject(new Error(`ferry serve exited with ${code} before listening: ${stderr}`));
-    });
-  });
+  const serve = await startFerry(['serve', '--port', '0', '--data-dir', dataDir, ...args], options.env, deadlineMs);
+  const listening = serve.ready as Record<string, string>;
   const adminKeyFile = join(dataDir, 'admin.key');
   const adminKey = readFileSync(adminKeyFile, 'utf8').trim();
   const baseUrl = listening.baseUrl!;
   // Its sandbox's admin routes take this service's admin key.
   trustSandbox(listening.sandboxUrl!, adminKey);
   return {
-    child,
+    child: serve.child,
     listening,
     dir,
     dataDir,
@@ -354,8 +332,7 @@ async function startServe(options: ServeOptions = {}): Promise<ServeProcess> {
       return path;
     },
     async stop(signal = 'SIGTERM') {
-      child.kill(signal);
-      const result = await exited;
+      const result = await serve.stop(signal);
       rmSync(dir, { recursive: true, force: true });
       if (owned) dropDatabasesOf([dataDir]);
       return result;
