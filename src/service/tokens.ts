@@ -6,7 +6,11 @@ import type { Sealer } from './secrets.js';
 import type { AsyncStore } from './store/async-store.js';
 
 export async function readTokens(store: AsyncStore, sealer: Sealer, connectionId: string): Promise<Tokens | undefined> {
-  const sealed = await store.loadSealedTokens(connectionId);
+  return openTokens(sealer, connectionId, await store.loadSealedTokens(connectionId));
+}
+
+/** Tokens read sealed (getConnectionWithTokens), opened once they are wanted. */
+export function openTokens(sealer: Sealer, connectionId: string, sealed: Buffer | undefined): Tokens | undefined {
   return sealed ? sealer.open<Tokens>(sealed, connectionId) : undefined;
 }
 
@@ -74,15 +78,16 @@ export async function withRefreshLease<T>(store: AsyncStore, connectionId: strin
  * still the stored ones. Refresh tokens are single-use, so two refreshes with the same
  * one revoke the grant: refreshes of a connection take turns under its lease, each from
  * the latest stored tokens. Tokens that need no refresh need no turn: taking and freeing
- * the lease would be two writes (two commits) for every pull and push.
+ * the lease would be two writes (two commits) for every pull and push. `stored`: the
+ * tokens the caller has just read (readTokens), not read again unless they need a refresh.
  */
 export async function freshTokens(
   store: AsyncStore, sealer: Sealer, adapter: PlatformAdapter, connection: { id: string; integration_key: string },
-  now: () => string, options: { withinSeconds?: number; refused?: Tokens } = {},
+  now: () => string, options: { withinSeconds?: number; refused?: Tokens; stored?: Tokens } = {},
 ): Promise<Tokens> {
   const withinSeconds = options.withinSeconds ?? REFRESH_WITHIN_SECONDS;
   if (!options.refused) {
-    const stored = await readTokens(store, sealer, connection.id);
+    const stored = options.stored ?? await readTokens(store, sealer, connection.id);
     if (stored && !adapter.needsRefresh(connection.integration_key, stored, withinSeconds)) return stored;
   }
   return withRefreshLease(store, connection.id, async () => {

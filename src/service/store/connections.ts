@@ -90,6 +90,27 @@ export function getConnectionById(db: Db, id: string): ConnectionRow | undefined
   return prepared(db, 'SELECT * FROM connections WHERE id = ?').get(id) as ConnectionRow | undefined;
 }
 
+export interface ConnectionWithTokens {
+  connection: ConnectionRow;
+  /** Its sealed tokens; undefined when it has none. */
+  sealed: Buffer | undefined;
+}
+
+/** What getConnectionById and loadSealedTokens read, in one statement (both stores run it). */
+export const CONNECTION_WITH_TOKENS = `SELECT c.*, t.sealed AS ferry_sealed FROM connections c
+  LEFT JOIN connection_tokens t ON t.connection_id = c.id WHERE c.id = ?`;
+
+/** A row of CONNECTION_WITH_TOKENS as getConnectionWithTokens answers it. */
+export function splitSealed(row: (ConnectionRow & { ferry_sealed: Buffer | null }) | undefined): ConnectionWithTokens | undefined {
+  if (!row) return undefined;
+  const { ferry_sealed: sealed, ...connection } = row;
+  return { connection, sealed: sealed ?? undefined };
+}
+
+export function getConnectionWithTokens(db: Db, id: string): ConnectionWithTokens | undefined {
+  return splitSealed(prepared(db, CONNECTION_WITH_TOKENS).get(id) as (ConnectionRow & { ferry_sealed: Buffer | null }) | undefined);
+}
+
 export interface ConnectionError {
   statusCode: string;
   statusText: string;

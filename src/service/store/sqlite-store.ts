@@ -44,6 +44,7 @@ export function createSqliteStore(db: Db): Store {
     storeTokens: (connectionId, sealed, updated) => connections.storeTokens(db, connectionId, sealed, updated),
     loadSealedTokens: (connectionId) => connections.loadSealedTokens(db, connectionId),
     getConnectionById: (id) => connections.getConnectionById(db, id),
+    getConnectionWithTokens: (id) => connections.getConnectionWithTokens(db, id),
     deauthorize: (id, error) => connections.deauthorize(db, id, error),
     setLastSync: (connectionId, companyId, when) => connections.setLastSync(db, connectionId, companyId, when),
     takeRefreshLease: (id, now, until) => connections.takeRefreshLease(db, id, now, until),
@@ -54,6 +55,11 @@ export function createSqliteStore(db: Db): Store {
     listDatasets: (companyId) => datasets.listDatasets(db, companyId),
     reserveGeneration: (companyId, dataType, syncId, requested) => datasets.reserveGeneration(db, companyId, dataType, syncId, requested),
     publishGeneration: (companyId, dataType, generation, syncId, completed) => datasets.publishGeneration(db, companyId, dataType, generation, syncId, completed),
+    completeGeneration: (companyId, dataType, generation, syncId, connectionId, completed) => {
+      const replaced = datasets.publishGeneration(db, companyId, dataType, generation, syncId, completed);
+      connections.setLastSync(db, connectionId, companyId, completed);
+      return replaced;
+    },
     upsertRecords: (companyId, dataType, generation, connectionId, records) => datasets.upsertRecords(db, companyId, dataType, generation, connectionId, records),
     pruneGenerations: (companyId, dataType, keep, limit) => datasets.pruneGenerations(db, companyId, dataType, keep, limit),
     countRecords: (companyId, dataType, generation) => datasets.countRecords(db, companyId, dataType, generation),
@@ -64,12 +70,15 @@ export function createSqliteStore(db: Db): Store {
     listRecords: (companyId, dataType, generation, request) => datasets.listRecords(db, companyId, dataType, generation, request),
     scheduleCandidates: () => datasets.scheduleCandidates(db),
     getPull: (id) => pulls.getPull(db, id),
+    getPulls: (ids) => pulls.getPulls(db, ids),
     openPulls: (companyId) => pulls.openPulls(db, companyId),
     openPull: (companyId, dataType) => pulls.openPull(db, companyId, dataType),
     insertPull: (pull) => pulls.insertPull(db, pull),
+    queuePulls: (list) => pulls.queuePulls(db, list),
     claimPulls: (now, until, limit) => pulls.claimPulls(db, now, until, limit),
     leasePull: (id, now, until) => pulls.leasePull(db, id, now, until),
     updatePull: (id, fields, lease) => pulls.updatePull(db, id, fields, lease),
+    updatePullReturning: (id, fields, lease) => pulls.updatePullReturning(db, id, fields, lease),
     releaseOpenPullLeases: () => pulls.releaseOpenPullLeases(db),
     latestPullConnectionId: (companyId, dataType) => pulls.latestPullConnectionId(db, companyId, dataType),
     insertPush: (row) => pushes.insertPush(db, row),

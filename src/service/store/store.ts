@@ -10,10 +10,10 @@ import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { ConsumerRow, EventInput, EventRow } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
-import type { ConnectionError, ConnectionRow, ConnectionStatus } from './connections.js';
+import type { ConnectionError, ConnectionRow, ConnectionStatus, ConnectionWithTokens } from './connections.js';
 import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
-import type { PullRow, PullStatus } from './pulls.js';
+import type { NewPull, PullFields, PullRow } from './pulls.js';
 import type { PushRow } from './pushes.js';
 import type { SyncSetting } from './sync-settings.js';
 import type { AttemptOutcome, AttemptRow, ClaimRequest, ClaimResult, DeliveryRow } from './webhook-deliveries.js';
@@ -54,6 +54,8 @@ export interface ConnectionStore {
   storeTokens(connectionId: string, sealed: Buffer, updated: string): void;
   loadSealedTokens(connectionId: string): Buffer | undefined;
   getConnectionById(id: string): ConnectionRow | undefined;
+  /** getConnectionById and loadSealedTokens in one read: a pull's first look at both. */
+  getConnectionWithTokens(id: string): ConnectionWithTokens | undefined;
   /** A revoked grant: the connection needs reauthorization before it can sync again. */
   deauthorize(id: string, error: ConnectionError): void;
   setLastSync(connectionId: string, companyId: string, when: string): void;
@@ -78,6 +80,12 @@ export interface DatasetStore {
   reserveGeneration(companyId: string, dataType: string, syncId: string, requested: string): number;
   /** Makes a completed pull's generation the one readers see. Returns the generation it replaced. */
   publishGeneration(companyId: string, dataType: string, generation: number, syncId: string, completed: string): number | null;
+  /**
+   * publishGeneration, then setLastSync of the pull's connection and company, in one call:
+   * a completed pull's last writes. Call with the company locked (a pull's ending
+   * transaction reads it first), as every writer of both takes it.
+   */
+  completeGeneration(companyId: string, dataType: string, generation: number, syncId: string, connectionId: string, completed: string): number | null;
   /** Upserts one page of records into a generation; callers wrap it in the page's transaction. */
   upsertRecords(companyId: string, dataType: string, generation: number, connectionId: string, records: RecordInput[]): void;
   /** Deletes up to `limit` records of older generations; returns how many went. */
@@ -102,11 +110,19 @@ export interface DatasetStore {
 /** Pull operations (syncs) and their leases. */
 export interface PullStore {
   getPull(id: string): PullRow | undefined;
+  /** The pulls of these ids that exist, oldest first. */
+  getPulls(ids: string[]): PullRow[];
   /** The queued or running pulls of a company, by data type. */
   openPulls(companyId: string): Map<string, PullRow>;
   /** The queued or running pull of this data set, if any: one at a time per (company, data type). */
   openPull(companyId: string, dataType: string): PullRow | undefined;
-  insertPull(pull: { id: string; companyId: string; connectionId: string; dataType: string; status: PullStatus; generation: number; requested: string; statusDescription?: string }): PullRow;
+  insertPull(pull: NewPull & { generation: number }): PullRow;
+  /**
+   * Queues new pulls, in the order given: reserves each one's generation of its data set
+   * (as reserveGeneration) and inserts it (as insertPull), all or none. A data set appears
+   * at most once. A company's data sets cost one statement, not two each.
+   */
+  queuePulls(pulls: NewPull[]): PullRow[];
   /**
    * Leases up to `limit` open pulls whose lease is free at `now` and whose retry time has
    * come, oldest first, until `until`, in one commit (none when there is nothing to
@@ -123,7 +139,12 @@ export interface PullStore {
    * the pull's lease_until and the pull is open: a worker's hold on it (pulls.ts), so a
    * worker that lost the pull to another changes nothing.
    */
-  updatePull(id: string, fields: Partial<Omit<PullRow, 'seq' | 'id'>>, lease?: string): boolean;
+  updatePull(id: string, fields: PullFields, lease?: string): boolean;
+  /**
+   * As updatePull, answering the pull as written (undefined where updatePull answers
+   * false): a pull's final write, whose row its events report, without reading it again.
+   */
+  updatePullReturning(id: string, fields: PullFields, lease?: string): PullRow | undefined;
   /** Leases of pulls still open: void when the only worker of this database starts (a killed one left them). */
   releaseOpenPullLeases(): void;
   /** The connection the latest pull of a company's data type used. */

@@ -5,6 +5,8 @@ import { isErrored } from './pull-status.js';
 import { connectionPayload, dataTypeReadPayload, readCompletedPayload, writePayload } from '../events/payloads.js';
 import { recordEvent, type EventContext } from '../events/record.js';
 import { FERRY_EVENTS } from '../events/catalogue.js';
+import type { AsyncStore } from '../store/async-store.js';
+import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionError } from '../store/connections.js';
 import type { PullRow } from '../store/pulls.js';
 import type { PushRow } from '../store/pushes.js';
@@ -20,21 +22,38 @@ export const backgroundEvents = (deps: SyncDeps): BackgroundEvents => ({
   store: deps.store, clock: deps.clock, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}), ...(deps.changed ? { changed: deps.changed } : {}),
 });
 
+/** A pull as its ending transaction wrote it, and what that transaction has read already. */
+export interface EndedPull {
+  /** The pull's final row, as its final write answered it. */
+  pull: PullRow;
+  /** Its company, read earlier in this transaction (which locks it on PostgreSQL). */
+  company: CompanyRow;
+  /** Complete: the records of its generation, the visible one now; otherwise null. */
+  records: number | null;
+}
+
+/** The pull, its company (locked) and its records, read in the caller's transaction; undefined if either is gone. */
+async function readEnded(store: AsyncStore, pullId: string): Promise<EndedPull | undefined> {
+  const pull = await store.getPull(pullId);
+  const company = pull && await store.getCompany(pull.company_id);
+  if (!pull || !company) return undefined;
+  const dataset = pull.status === 'Complete' ? await store.getDataset(pull.company_id, pull.data_type) : undefined;
+  const records = dataset?.visible_generation ? await store.countRecords(pull.company_id, pull.data_type, dataset.visible_generation) : null;
+  return { pull, company, records };
+}
+
 /**
  * After a pull's final state is written, in its transaction: its own event, and
  * read.completed once none of the company's pulls is open. Reading the company locks it
  * (on PostgreSQL; on SQLite the transaction is alone anyway), so pulls of one company
- * ending at once take turns here and the last one sees the others ended.
+ * ending at once take turns here and the last one sees the others ended. Given the pull's
+ * id, it reads the rest; a pull's own run gives what its transaction holds already.
  */
-export async function pullEnded(ctx: BackgroundEvents, pullId: string): Promise<void> {
+export async function pullEnded(ctx: BackgroundEvents, ended: string | EndedPull): Promise<void> {
   const { store } = ctx;
-  const pull = await store.getPull(pullId);
-  const company = pull && await store.getCompany(pull.company_id);
-  if (!pull || !company) return;
-  const dataset = await store.getDataset(pull.company_id, pull.data_type);
-  const records = pull.status === 'Complete' && dataset?.visible_generation
-    ? await store.countRecords(pull.company_id, pull.data_type, dataset.visible_generation)
-    : null;
+  const known = typeof ended === 'string' ? await readEnded(store, ended) : ended;
+  if (!known) return;
+  const { pull, company, records } = known;
   await recordEvent(ctx, {
     clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
     payload: dataTypeReadPayload(company, pull, records),
@@ -42,13 +61,15 @@ export async function pullEnded(ctx: BackgroundEvents, pullId: string): Promise<
   if ((await store.openPulls(company.id)).size > 0) return;
   // This round: the pulls whose own events came after the last read.completed, the latest per data type.
   const previous = await store.lastCompanyEvent(company.id, 'read.completed');
-  const latest = new Map<string, PullRow>();
+  const ids = new Set<string>();
   for (const type of [FERRY_EVENTS.dataTypeReadCompleted, FERRY_EVENTS.dataTypeReadFailed]) {
     for (const row of await store.companyEventsAfter(company.id, type, previous?.seq ?? 0)) {
-      const ended = await store.getPull((JSON.parse(row.body) as { payload: { pullOperationId: string } }).payload.pullOperationId);
-      if (ended && (latest.get(ended.data_type)?.seq ?? 0) < ended.seq) latest.set(ended.data_type, ended);
+      ids.add((JSON.parse(row.body) as { payload: { pullOperationId: string } }).payload.pullOperationId);
     }
   }
+  const latest = new Map<string, PullRow>();
+  // Oldest first: a later pull of a data type replaces an earlier one.
+  for (const found of await store.getPulls([...ids])) latest.set(found.data_type, found);
   const pulls = [...latest.values()].sort((a, b) => a.data_type.localeCompare(b.data_type));
   const payload = readCompletedPayload(company, pulls, previous?.generated ?? null);
   if (!previous) await recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed.initial', payload });

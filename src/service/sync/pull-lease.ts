@@ -6,7 +6,7 @@
 // for one lease length at most.
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { AsyncStore } from '../store/async-store.js';
-import type { PullRow } from '../store/pulls.js';
+import type { PullFields, PullRow } from '../store/pulls.js';
 import type { SyncDeps } from './deps.js';
 
 /**
@@ -18,7 +18,7 @@ export const DEFAULT_LEASE_SECONDS = 30;
 /** Leases are kept to the second: below this, the heartbeat's renewals could not keep ahead of them. */
 export const MIN_LEASE_SECONDS = 3;
 
-export type PullFields = Partial<Omit<PullRow, 'seq' | 'id'>>;
+export type { PullFields };
 
 /** Thrown inside a pull's transaction (rolling it back) when the pull is no longer this worker's. */
 export class LeaseLost extends Error {
@@ -54,6 +54,19 @@ export class HeldPull {
       this.lost = true;
       throw new LeaseLost(this.id);
     }
+  }
+
+  /**
+   * The pull's final write: as update, answering the pull as written, so the events that
+   * report its end need not read it again. Call inside hold().
+   */
+  async end(store: AsyncStore, fields: PullFields): Promise<PullRow> {
+    const written = this.lost ? undefined : await store.updatePullReturning(this.id, fields, this.lease);
+    if (!written) {
+      this.lost = true;
+      throw new LeaseLost(this.id);
+    }
+    return written;
   }
 
   renew(store: AsyncStore, until: string): Promise<void> {

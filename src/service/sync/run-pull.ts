@@ -9,10 +9,11 @@ import { isoSeconds } from '../../lib/clock.js';
 import type { Validation } from '../errors.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
 import type { AsyncStore } from '../store/async-store.js';
+import type { CompanyRow } from '../store/companies.js';
 import type { RecordInput } from '../store/datasets.js';
 import type { PullRow, PullStatus } from '../store/pulls.js';
 import type { FieldType } from '../query/types.js';
-import { freshTokens, readTokens } from '../tokens.js';
+import { freshTokens, openTokens } from '../tokens.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';
 import type { SyncDeps } from './deps.js';
 import { collectFields } from './fields.js';
@@ -42,29 +43,28 @@ export async function runPull(deps: SyncDeps, pull: PullRow, held: HeldPull): Pr
 async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promise<PullStatus> {
   const { store, clock, sealer, adapter } = deps;
   const now = () => isoSeconds(clock.now());
-  /** The pull's final state and its events; inside the caller's transaction and held.hold(). */
-  const end = async (tx: AsyncStore, status: PullStatus, fields: PullFields = {}) => {
-    await held.update(tx, { status, completed: now(), lease_until: null, ...fields });
-    await pullEnded(eventsOf(deps), pull.id);
-  };
+  /** The pull ended before its first page: its final state and its events, in one transaction. */
   const finish = async (status: PullStatus, fields: PullFields = {}): Promise<PullStatus> => {
     await held.hold(() => store.transaction(async (tx) => {
-      await lockCompany(tx, pull);
-      await end(tx, status, fields);
+      const company = await lockCompany(tx, pull);
+      const ended = await held.end(tx, { status, completed: now(), lease_until: null, ...fields });
+      if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records: null });
     }));
     return status;
   };
 
-  const connection = await store.getConnectionById(pull.connection_id);
-  if (!connection) return finish('Cancelled', { status_description: 'The connection was deleted.' });
+  // The connection and its tokens in one read; the tokens are opened only for a Linked connection.
+  const found = await store.getConnectionWithTokens(pull.connection_id);
+  if (!found) return finish('Cancelled', { status_description: 'The connection was deleted.' });
+  const { connection } = found;
   if (connection.status === 'Deauthorized') {
     return finish('AuthError', { status_description: 'The connection needs reauthorization.', error_message: 'Reauthorization required: the platform revoked the grant.' });
   }
   if (connection.status !== 'Linked') {
     return finish('PrerequisiteNotMet', { status_description: `The connection is ${connection.status}, not Linked.` });
   }
-  let tokens = await readTokens(store, sealer, connection.id);
-  if (!tokens) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
+  const tokensRead = openTokens(sealer, connection.id, found.sealed);
+  if (!tokensRead) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
   const source = await pullSource(store, clock, pull.company_id, connection.integration_key, pull.data_type);
   if ('unavailable' in source) return finish('PrerequisiteNotMet', { status_description: source.unavailable });
@@ -75,10 +75,10 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
   let fetched = pull.fetched;
   let progress = pull.progress;
   try {
-    tokens = await freshTokens(store, sealer, adapter, connection, now);
+    let tokens = await freshTokens(store, sealer, adapter, connection, now, { stored: tokensRead });
     const fetchPage = async (at: string | undefined) => {
       try {
-        return await adapter.fetchPage(connection.integration_key, tokens!, source.platformType, at, deps.pageSize ?? 1000);
+        return await adapter.fetchPage(connection.integration_key, tokens, source.platformType, at, deps.pageSize ?? 1000);
       } catch (err) {
         // An access token that expired mid-sync (not a revoked grant): refresh once and go on.
         if (!(err instanceof PlatformAuthError) || err.revoked) throw err;
@@ -113,15 +113,25 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
       // Store calls only: the next page's fetch was started above and is awaited after the commit.
       // The lease is checked first: a page of a pull this worker lost is not written at all.
       const replaced = await held.hold(() => store.transaction(async (tx) => {
-        if (completed) await lockCompany(tx, pull);
-        await held.update(tx, { status: 'Fetching', cursor: cursor ?? null, fetched, progress, attempts: 0, validation: JSON.stringify(validation) });
+        if (!completed) {
+          await held.update(tx, { status: 'Fetching', cursor: cursor ?? null, fetched, progress, attempts: 0, validation: JSON.stringify(validation) });
+          await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
+          await tx.rememberFields(pull.data_type, fields);
+          return null;
+        }
+        // The last page: the pull's final state (one write, checking the lease), its records, the
+        // generation published and the events, in one commit (one commit a page, the last one included).
+        const company = await lockCompany(tx, pull);
+        const ended = await held.end(tx, {
+          status: 'Complete', cursor: null, fetched, progress: 100, attempts: 0, validation: JSON.stringify(validation), completed, lease_until: null,
+        });
         await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
         await tx.rememberFields(pull.data_type, fields);
-        if (!completed) return null;
-        // The last page publishes its generation in the same commit (one commit a page, the last one included).
-        const previous = await tx.publishGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, completed);
-        await tx.setLastSync(connection.id, pull.company_id, completed);
-        await end(tx, 'Complete', { progress: 100, completed });
+        const previous = await tx.completeGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, connection.id, completed);
+        // `fetched` counts the records of every page committed into this pull's own generation:
+        // when this page holds them all, its distinct ids are the generation's records.
+        const records = fetched === rows.length ? new Set(rows.map((r) => r.id)).size : await tx.countRecords(pull.company_id, pull.data_type, pull.generation);
+        if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records });
         return previous;
       }));
       if (!completed) continue;
@@ -140,10 +150,12 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
 /**
  * A pull's ending transaction takes its company's lock before anything else (getCompany does,
  * inside a PostgreSQL transaction), in the order every writer of a company takes them, so
- * it never deadlocks with the company being deleted or another pull of it ending.
+ * it never deadlocks with the company being deleted or another pull of it ending. The
+ * company as read is what the pull's events report; undefined once it was deleted (the
+ * pull went with it, so the pull's write then finds its lease gone).
  */
-async function lockCompany(tx: AsyncStore, pull: PullRow): Promise<void> {
-  await tx.getCompany(pull.company_id);
+function lockCompany(tx: AsyncStore, pull: PullRow): Promise<CompanyRow | undefined> {
+  return tx.getCompany(pull.company_id);
 }
 
 async function handleFailure(deps: SyncDeps, pull: PullRow, held: HeldPull, connectionId: string, err: unknown): Promise<PullStatus> {
@@ -154,10 +166,10 @@ async function handleFailure(deps: SyncDeps, pull: PullRow, held: HeldPull, conn
   /** The pull's final state (this worker's to write, or nothing is), then what `also` records, then its events: one transaction. */
   const ended = async (status: PullStatus, fields: PullFields, also?: () => Promise<void>): Promise<PullStatus> => {
     await held.hold(() => store.transaction(async (tx) => {
-      await lockCompany(tx, pull);
-      await held.update(tx, { status, completed: isoSeconds(now), lease_until: null, ...fields });
+      const company = await lockCompany(tx, pull);
+      const ended = await held.end(tx, { status, completed: isoSeconds(now), lease_until: null, ...fields });
       await also?.();
-      await pullEnded(eventsOf(deps), pull.id);
+      if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records: null });
     }));
     return status;
   };

@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
-import type { ConnectionRow } from '../connections.js';
-import { planPage, type PagePlan, type PageRequest } from '../paging.js';
-import { runPgPagePlan } from './paging.js';
+import { CONNECTION_WITH_TOKENS, splitSealed, type ConnectionRow } from '../connections.js';
+import type { PagePlan, PageRequest } from '../paging.js';
+import { planPgPage, runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
 
 type ConnectionMethods = 'insertConnection' | 'getConnection' | 'listConnections' | 'connectionsByCompany' | 'setConnectionStatus' | 'deleteConnection'
-  | 'storeTokens' | 'loadSealedTokens' | 'getConnectionById' | 'deauthorize' | 'setLastSync' | 'takeRefreshLease' | 'renewRefreshLease' | 'releaseRefreshLease'
+  | 'storeTokens' | 'loadSealedTokens' | 'getConnectionById' | 'getConnectionWithTokens' | 'deauthorize' | 'setLastSync' | 'takeRefreshLease' | 'renewRefreshLease' | 'releaseRefreshLease'
   | 'markLinked' | 'connectionsPage';
 
 export const pgConnectionFields: FieldResolver = (path) => {
@@ -26,10 +26,9 @@ export const pgConnectionFields: FieldResolver = (path) => {
   }
 };
 
+/** The count and the page in one statement (planPgPage): listing a company's connections is one round trip, in a transaction or not. */
 export function connectionsPage(companyId: string, request: PageRequest): PagePlan {
-  return planPage({
-    columns: '*', from: 'connections', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgConnectionFields, defaultOrder: 'seq', dialect: 'postgres',
-  }, request);
+  return planPgPage({ table: 'connections', key: 'seq', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgConnectionFields }, request);
 }
 
 /**
@@ -70,6 +69,7 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
     },
     loadSealedTokens: async (connectionId) => (await row<{ sealed: Buffer }>(db, 'SELECT sealed FROM connection_tokens WHERE connection_id = ?', [connectionId]))?.sealed,
     getConnectionById: (id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ?', [id]),
+    getConnectionWithTokens: async (id) => splitSealed(await row<ConnectionRow & { ferry_sealed: Buffer | null }>(db, CONNECTION_WITH_TOKENS, [id])),
     deauthorize: async (id, error) => {
       const text = JSON.stringify(error);
       await run(db, `UPDATE connections SET status = 'Deauthorized', errors = ${APPEND_ERROR} WHERE id = ?`, [text, text, id]);

@@ -5,8 +5,24 @@ import type { DatasetRow, ScheduleCandidate } from '../datasets.js';
 import { row, rows, type Queryable } from './query.js';
 import * as records from './records.js';
 
-type DatasetMethods = Pick<AsyncStore, 'getDataset' | 'listDatasets' | 'reserveGeneration' | 'publishGeneration' | 'upsertRecords'
+type DatasetMethods = Pick<AsyncStore, 'getDataset' | 'listDatasets' | 'reserveGeneration' | 'publishGeneration' | 'completeGeneration' | 'upsertRecords'
   | 'pruneGenerations' | 'countRecords' | 'getRecord' | 'recordFields' | 'rememberFields' | 'recordsPage' | 'listRecords' | 'scheduleCandidates'>;
+
+/** Makes the generation visible; answers the one it replaced, read under the row lock the update takes. */
+const PUBLISH = `UPDATE datasets d SET visible_generation = ?, latest_successful_sync_id = ?, last_successful_sync = ?
+  FROM old WHERE d.company_id = old.company_id AND d.data_type = old.data_type
+  RETURNING old.visible_generation`;
+const OLD = 'old AS (SELECT company_id, data_type, visible_generation FROM datasets WHERE company_id = ? AND data_type = ? FOR UPDATE)';
+
+/**
+ * publishGeneration and setLastSync (pg/connections.ts) in one statement. The company's row
+ * is updated before the connection's (EXISTS makes it wait), and the caller holds the
+ * company's lock already, so no other writer of the company holds what the rest updates.
+ */
+const COMPLETE = `WITH company AS (UPDATE companies SET last_sync = ? WHERE id = ? RETURNING id),
+    connection AS (UPDATE connections SET last_sync = ? WHERE id = ? AND EXISTS (SELECT 1 FROM company) RETURNING id),
+    ${OLD}
+  ${PUBLISH}`;
 
 export function datasetMethods(db: Queryable): DatasetMethods {
   return {
@@ -20,13 +36,13 @@ export function datasetMethods(db: Queryable): DatasetMethods {
         RETURNING next_generation`, [companyId, dataType, syncId, requested]);
       return reserved!.next_generation - 1;
     },
-    // One statement: the generation replaced is read under the row lock the update takes.
     publishGeneration: async (companyId, dataType, generation, syncId, completed) => {
-      const replaced = await row<{ visible_generation: number | null }>(db, `WITH old AS (
-          SELECT company_id, data_type, visible_generation FROM datasets WHERE company_id = ? AND data_type = ? FOR UPDATE)
-        UPDATE datasets d SET visible_generation = ?, latest_successful_sync_id = ?, last_successful_sync = ?
-        FROM old WHERE d.company_id = old.company_id AND d.data_type = old.data_type
-        RETURNING old.visible_generation`, [companyId, dataType, generation, syncId, completed]);
+      const replaced = await row<{ visible_generation: number | null }>(db, `WITH ${OLD} ${PUBLISH}`, [companyId, dataType, generation, syncId, completed]);
+      return replaced?.visible_generation ?? null;
+    },
+    completeGeneration: async (companyId, dataType, generation, syncId, connectionId, completed) => {
+      const replaced = await row<{ visible_generation: number | null }>(db, COMPLETE,
+        [completed, companyId, completed, connectionId, companyId, dataType, generation, syncId, completed]);
       return replaced?.visible_generation ?? null;
     },
     upsertRecords: (companyId, dataType, generation, connectionId, page) => records.upsertRecords(db, companyId, dataType, generation, connectionId, page),

@@ -7,10 +7,11 @@ import type { FieldResolver } from '../../query/types.js';
 import { isFinished } from '../../sync/pull-status.js';
 import type { AsyncStore } from '../async-store.js';
 import { planPage } from '../paging.js';
-import { pullFields, type PullRow } from '../pulls.js';
+import { checkDistinctDataSets, pullFields, type PullFields, type PullRow } from '../pulls.js';
 import { row, rows, run, type Queryable } from './query.js';
 
-type PullMethods = Pick<AsyncStore, 'getPull' | 'openPulls' | 'openPull' | 'insertPull' | 'claimPulls' | 'leasePull' | 'updatePull'
+type PullMethods = Pick<AsyncStore, 'getPull' | 'getPulls' | 'openPulls' | 'openPull' | 'insertPull' | 'queuePulls' | 'claimPulls' | 'leasePull' | 'updatePull'
+  | 'updatePullReturning'
   | 'releaseOpenPullLeases' | 'latestPullConnectionId' | 'pullsPage'>;
 
 /**
@@ -30,6 +31,18 @@ const pgPullFields = pgDates(pullFields);
 const UPDATABLE = new Set<string>(['company_id', 'connection_id', 'data_type', 'status', 'status_description', 'error_message', 'requested',
   'completed', 'progress', 'generation', 'cursor', 'fetched', 'attempts', 'not_before', 'lease_until', 'validation']);
 
+/** The UPDATE behind updatePull and updatePullReturning, and its parameters; undefined when there is nothing to set. */
+function pullUpdate(id: string, fields: PullFields, lease: string | undefined): { sql: string; params: unknown[] } | undefined {
+  const entries = Object.entries(fields);
+  if (entries.length === 0) return undefined;
+  for (const [key] of entries) if (!UPDATABLE.has(key)) throw new Error(`No pull column ${JSON.stringify(key)} to update.`);
+  const held = lease === undefined ? '' : " AND lease_until = ? AND status IN ('Queued', 'Fetching', 'Mapping')";
+  return {
+    sql: `UPDATE pull_operations SET ${entries.map(([key]) => `${key} = ?`).join(', ')} WHERE id = ?${held}`,
+    params: [...entries.map(([, value]) => value), id, ...(lease === undefined ? [] : [lease])],
+  };
+}
+
 /**
  * Select and lease in one statement. The pulls another claim has locked are skipped, not
  * waited for: workers claiming at once each lease other pulls, where a plain read would
@@ -45,9 +58,29 @@ const CLAIM = `WITH free AS (
   )
   SELECT * FROM leased ORDER BY seq`;
 
+/**
+ * reserveGeneration and insertPull for a whole list in one statement: the data sets' rows
+ * are upserted in the list's order, and each pull takes the generation its upsert reserved.
+ */
+const QUEUE = `WITH input AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[])
+      WITH ORDINALITY AS x (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, n)
+  ), reserved AS (
+    INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested)
+    SELECT company_id, data_type, 2, id, requested FROM input ORDER BY n
+    ON CONFLICT (company_id, data_type) DO UPDATE SET next_generation = datasets.next_generation + 1,
+    latest_sync_id = excluded.latest_sync_id, last_requested = excluded.last_requested
+    RETURNING company_id, data_type, next_generation
+  )
+  INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
+  SELECT i.id, i.company_id, i.connection_id, i.data_type, i.status, i.status_description, i.requested, i.completed, i.progress, r.next_generation - 1
+  FROM input i JOIN reserved r ON r.company_id = i.company_id AND r.data_type = i.data_type ORDER BY i.n
+  RETURNING *`;
+
 export function pullMethods(db: Queryable): PullMethods {
   return {
     getPull: (id) => row<PullRow>(db, 'SELECT * FROM pull_operations WHERE id = ?', [id]),
+    getPulls: async (ids) => (ids.length === 0 ? [] : rows<PullRow>(db, 'SELECT * FROM pull_operations WHERE id = ANY(?::text[]) ORDER BY seq', [ids])),
     openPulls: async (companyId) => {
       const open = await rows<PullRow>(db, `SELECT * FROM pull_operations WHERE company_id = ? AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq`, [companyId]);
       const byType = new Map<string, PullRow>();
@@ -62,6 +95,17 @@ export function pullMethods(db: Queryable): PullMethods {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`, [pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status,
         pull.statusDescription ?? null, pull.requested, finished ? pull.requested : null, finished ? 100 : 0, pull.generation]))!;
     },
+    queuePulls: async (pulls) => {
+      checkDistinctDataSets(pulls);
+      if (pulls.length === 0) return [];
+      const column = <T>(value: (pull: (typeof pulls)[number]) => T): T[] => pulls.map(value);
+      const finished = pulls.map((pull) => isFinished(pull.status));
+      const inserted = await rows<PullRow>(db, QUEUE, [column((p) => p.id), column((p) => p.companyId), column((p) => p.connectionId), column((p) => p.dataType),
+        column((p) => p.status), column((p) => p.statusDescription ?? null), column((p) => p.requested),
+        pulls.map((p, i) => (finished[i] ? p.requested : null)), finished.map((done) => (done ? 100 : 0))]);
+      const byId = new Map(inserted.map((pull) => [pull.id, pull]));
+      return pulls.map((pull) => byId.get(pull.id)!);
+    },
     pullsPage: (companyId, request) => planPage({
       columns: '*', from: 'pull_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgPullFields, defaultOrder: 'seq DESC', dialect: 'postgres',
     }, request),
@@ -71,12 +115,12 @@ export function pullMethods(db: Queryable): PullMethods {
       AND status IN ('Queued', 'Fetching', 'Mapping')`, [until, id, now])) === 1,
     // With `lease`: the row lock makes a write racing a takeover wait for it, then re-check the lease and change nothing.
     updatePull: async (id, fields, lease) => {
-      const entries = Object.entries(fields);
-      if (entries.length === 0) return false;
-      for (const [key] of entries) if (!UPDATABLE.has(key)) throw new Error(`No pull column ${JSON.stringify(key)} to update.`);
-      const held = lease === undefined ? '' : " AND lease_until = ? AND status IN ('Queued', 'Fetching', 'Mapping')";
-      return (await run(db, `UPDATE pull_operations SET ${entries.map(([key]) => `${key} = ?`).join(', ')} WHERE id = ?${held}`,
-        [...entries.map(([, value]) => value), id, ...(lease === undefined ? [] : [lease])])) === 1;
+      const update = pullUpdate(id, fields, lease);
+      return update !== undefined && (await run(db, update.sql, update.params)) === 1;
+    },
+    updatePullReturning: async (id, fields, lease) => {
+      const update = pullUpdate(id, fields, lease);
+      return update && row<PullRow>(db, `${update.sql} RETURNING *`, update.params);
     },
     releaseOpenPullLeases: async () => {
       await run(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')");
