@@ -15,6 +15,9 @@ import { linkedCompany, readAll, waitFor, type Linked } from '../helpers/sync.js
 import { type Harness, startTestStack } from '../helpers/stack.js';
 
 const INVOICES = 20_000;
+/** Pages of 100 answered at once before the proxy slows the rest (slowProxy), and by how much. */
+const SLOW_AFTER = 20;
+const SLOW_MS = 300;
 
 describe('ferry export killed mid-way, then --resume', () => {
   let h: Harness;
@@ -47,10 +50,26 @@ describe('ferry export killed mid-way, then --resume', () => {
     }
   };
 
+  /**
+   * Data pages past `SLOW_AFTER` are answered `SLOW_MS` late by a proxy, so the export is
+   * mid-way when the test sees its checkpoint, however fast the service is (unslowed, 20,000
+   * invoices take a fraction of a second, which a poll of the part file can miss). Holding
+   * them instead would fill the export's window, and its first page's second read (which
+   * checkpoints wait for) would never go out.
+   */
+  async function slowProxy() {
+    let slow = true;
+    const proxy = await startPageProxy(h.baseUrl, {
+      before: ({ page }) => (slow && page !== undefined && page > SLOW_AFTER ? new Promise<void>((resolve) => setTimeout(resolve, SLOW_MS)) : undefined),
+    });
+    return { proxy, release: () => (slow = false), via: ['--base-url', proxy.url, ...remote.slice(2)] };
+  }
+
   /** Starts the export as a child; resolves once the part file has grown past `bytes` and a checkpoint past page 1 is out, then sends `signal`. */
   async function interrupt(out: string, args: string[], bytes: number, signal: NodeJS.Signals) {
     const part = join(work, `.${out.split('/').at(-1)}.ferry-part`);
-    const child = spawn(process.execPath, [FERRY_BIN, ...remote, 'export', 'invoices', '--company', company.companyId, '--out', out, ...args], {
+    const slowed = await slowProxy();
+    const child = spawn(process.execPath, [FERRY_BIN, ...slowed.via, 'export', 'invoices', '--company', company.companyId, '--out', out, ...args], {
       env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -60,8 +79,11 @@ describe('ferry export killed mid-way, then --resume', () => {
       await waitFor(`the part file past ${bytes} bytes`, async () => existsSync(part) && statSync(part).size > bytes && checkpointedPages(part), 30_000, 2);
     } finally {
       child.kill(signal);
+      slowed.release();
     }
-    return { code: await exited, stderr: () => stderr, part };
+    const code = await exited;
+    await slowed.proxy.close();
+    return { code, stderr: () => stderr, part };
   }
 
   it('SIGKILL: no file under the final name; --resume completes it byte for byte, no duplicates', async () => {
@@ -129,14 +151,17 @@ describe('ferry export killed mid-way, then --resume', () => {
     expect(whole.code, whole.stderr).toBe(0);
     const out = join(work, 'killed.csv');
     const part = join(work, '.killed.csv.ferry-part');
-    const child = spawn(process.execPath, [FERRY_BIN, ...remote, 'export', 'invoices', '--all-companies', '--page-size', '100', '--out', out], { env: cleanEnv(), stdio: 'ignore' });
+    const slowed = await slowProxy();
+    const child = spawn(process.execPath, [FERRY_BIN, ...slowed.via, 'export', 'invoices', '--all-companies', '--page-size', '100', '--out', out], { env: cleanEnv(), stdio: 'ignore' });
     const exited = new Promise((resolve) => child.on('close', resolve));
     try {
       await waitFor('the part file to grow', async () => existsSync(part) && statSync(part).size > 300_000, 30_000, 2);
     } finally {
       child.kill('SIGKILL');
+      slowed.release();
     }
     await exited;
+    await slowed.proxy.close();
     expect(existsSync(out)).toBe(false);
     const resumed = await runFerry([...remote, 'export', 'invoices', '--all-companies', '--page-size', '100', '--out', out, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
