@@ -38,6 +38,16 @@ describe('report rendering', () => {
     expect(svg).toMatch(/<path d="M48\.0,\d+\.\d( H[\d.]+ V[\d.]+){3}"/);
   });
 
+  it('keeps the check cells\' green and red off the verdict box (the browser test reads it; this says why)', () => {
+    const style = readFileSync(join(REPORT_TEMPLATES, 'report.html'), 'utf8').match(/<style>([\s\S]*?)<\/style>/)![1]!.replace(/\/\*[\s\S]*?\*\//g, '');
+    const rules = [...style.matchAll(/([^{}]+)\{([^{}]*)\}/g)].map((m) => ({ selectors: m[1]!.split(',').map((s) => s.trim()), body: m[2]! }));
+    const colours = (selector: string) => rules.filter((r) => r.selectors.includes(selector) && /(^|;)\s*color\s*:/.test(r.body));
+    for (const verdict of ['.verdict.pass', '.verdict.fail']) expect(colours(verdict), verdict).toHaveLength(1);
+    // A rule that colours .pass or .fail text is the verdict's own or a table cell's.
+    const loose = rules.flatMap((r) => r.selectors.filter((s) => /\.(pass|fail)\b/.test(s) && !/^(td|\.verdict)\./.test(s) && /(^|;)\s*color\s*:/.test(r.body)));
+    expect(loose).toEqual([]);
+  });
+
   it('renders the shipped templates completely, self-contained and escaped', () => {
     const plan = templatePlan();
     plan.client = { id: 'client-1', name: 'Acme <script>alert(1)</script> & Co' };

@@ -185,12 +185,12 @@ export function renderHtml(data: ReportJson, template: string): string {
   const values = reportValues(data);
   const e = (text: string | number | undefined) => escapeHtml(text === undefined ? '–' : String(text));
   values.chart = chartSvg(data.companies);
-  values.stepRows = data.steps.map((st) => `<tr><td>${st.step}. ${e(st.title)}</td><td class="${e(st.state)}">${e(stateWord(st.state))}</td><td>${e(st.at ?? '–')}</td><td>${e(st.by ?? '–')}</td><td>${e(st.notes || '–')}</td></tr>`).join('\n');
+  values.stepRows = data.steps.map((st) => `<tr><td>${st.step}. ${e(st.title)}</td><td class="${e(st.state)} nowrap">${e(stateWord(st.state))}</td><td class="nowrap">${e(st.at ?? '–')}</td><td>${e(st.by ?? '–')}</td><td>${e(st.notes || '–')}</td></tr>`).join('\n');
   const failures = data.companies.filter((o) => o.verdict === 'fail');
   values.failureList = failures.length === 0
     ? '<p>None: every company checked passed.</p>'
     : `<ul>\n${failures.map((o) => `<li><strong>${e(o.companyName)}</strong> (row ${o.row}${o.companyId ? `, <code>${e(o.companyId)}</code>` : ''}): ${e(o.reasons.join('; ') || 'failed')}</li>`).join('\n')}\n</ul>`;
-  values.companyRows = data.companies.map((o) => `<tr><td class="num">${o.row}</td><td>${e(o.companyName)}${o.pilot ? ' <span class="muted">(pilot)</span>' : ''}</td><td><code>${e(o.companyId ?? '–')}</code></td><td>${e(o.migratedAt)}</td><td class="${o.verdict === 'pass' ? 'pass' : 'fail'}">${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'}</td><td class="num">${e(o.durations.syncSeconds)}</td><td class="num">${e(o.durations.checkSeconds)}</td><td class="num">${e(o.records)}</td></tr>`).join('\n');
+  values.companyRows = data.companies.map((o) => `<tr><td class="num">${o.row}</td><td>${e(o.companyName)}${o.pilot ? ' <span class="muted">(pilot)</span>' : ''}</td><td class="nowrap"><code>${e(o.companyId ?? '–')}</code></td><td class="nowrap">${e(o.migratedAt)}</td><td class="${o.verdict === 'pass' ? 'pass' : 'fail'} nowrap">${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'}</td><td class="num">${e(o.durations.syncSeconds)}</td><td class="num">${e(o.durations.checkSeconds)}</td><td class="num">${e(o.records)}</td></tr>`).join('\n');
   return render(template, values, escapeHtml);
 }
 
