@@ -24,6 +24,15 @@ export interface IssuedTenant extends Omit<SandboxTenant, 'created'> {
   tokens: Record<string, string>;
 }
 
+/** An OAuth app registered on a sandbox platform (its secret is shown only when it is created). */
+export interface SandboxApp {
+  clientId: string;
+  platform: string;
+  name: string;
+  callbackUrls: string[];
+  created: string;
+}
+
 /** Every call ferry makes to the sandbox platforms' admin routes. */
 export interface SandboxApi {
   url: string;
@@ -34,8 +43,15 @@ export interface SandboxApi {
   /** The platform-side refresh that a client's legacy application would make. */
   legacyRefresh(tenantId: string): Promise<{ tenantId: string; outcome: string }>;
   legacyRefreshes(tenantId: string, since: string, signal?: AbortSignal): Promise<Lookup>;
-  /** An OAuth app, and whether `callbackUrl` is registered on it. */
-  app(appClientId: string, callbackUrl: string, signal?: AbortSignal): Promise<Lookup>;
+  /** Registers an OAuth app; the answer carries its client secret, which is never shown again. */
+  createApp(body: { platform: string; name?: string; callbackUrls?: string[] }): Promise<SandboxApp & { clientSecret: string }>;
+  apps(platform?: string): Promise<SandboxApp[]>;
+  /** Registers a callback URL on an app (again is a no-op); answers the app's callback URLs. */
+  addCallback(clientId: string, url: string): Promise<string[]>;
+  /** Removes a callback URL from an app (one it does not have is a 404); answers the app's callback URLs. */
+  removeCallback(clientId: string, url: string): Promise<string[]>;
+  /** An OAuth app, and (given `callbackUrl`) whether that URL is registered on it. */
+  app(appClientId: string, callbackUrl?: string, signal?: AbortSignal): Promise<Lookup>;
 }
 
 /** A sandbox bound to every interface reports 0.0.0.0; reach it on the service's host instead. */
@@ -92,6 +108,13 @@ export async function sandboxApi(connection: Connection): Promise<SandboxApi> {
     createTenants: async (body) => (await call<{ results: IssuedTenant[] }>('POST', '/admin/tenants', body)).results,
     legacyRefresh: (tenantId) => call('POST', `/admin/tenants/${id(tenantId)}/legacy-refresh`, {}),
     legacyRefreshes: (tenantId, since, signal) => lookup(`/admin/tenants/${id(tenantId)}/legacy-refreshes?since=${id(since)}`, signal),
-    app: (appClientId, callbackUrl, signal) => lookup(`/admin/apps/${id(appClientId)}?callbackUrl=${id(callbackUrl)}`, signal),
+    createApp: (body) => call('POST', '/admin/apps', body),
+    apps: async (platform) => (await call<{ results: SandboxApp[] }>('GET', `/admin/apps${platform ? `?platform=${id(platform)}` : ''}`)).results,
+    addCallback: async (clientId, callbackUrl) =>
+      (await call<{ callbackUrls: string[] }>('POST', `/admin/apps/${id(clientId)}/callbackUrls`, { url: callbackUrl })).callbackUrls,
+    removeCallback: async (clientId, callbackUrl) =>
+      (await call<{ callbackUrls: string[] }>('DELETE', `/admin/apps/${id(clientId)}/callbackUrls?url=${id(callbackUrl)}`)).callbackUrls,
+    app: (appClientId, callbackUrl, signal) =>
+      lookup(`/admin/apps/${id(appClientId)}${callbackUrl === undefined ? '' : `?callbackUrl=${id(callbackUrl)}`}`, signal),
   };
 }

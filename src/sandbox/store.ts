@@ -130,6 +130,7 @@ export function openSandboxStore(file: string) {
     listApps: db.prepare(`SELECT client_id AS clientId, platform, name, secret_hash AS secretHash, created FROM apps
       WHERE (@platform IS NULL OR platform = @platform) ORDER BY rowid`),
     addCallback: db.prepare('INSERT OR IGNORE INTO app_callbacks (client_id, url, created) VALUES (?, ?, ?)'),
+    removeCallback: db.prepare('DELETE FROM app_callbacks WHERE client_id = ? AND url = ?'),
     listCallbacks: db.prepare('SELECT url FROM app_callbacks WHERE client_id = ? ORDER BY created, rowid'),
     insertTenant: db.prepare(`INSERT INTO tenants (id, platform, org_id, name, seed, invoices, fields, legacy_refresh_hash, created)
       VALUES (@id, @platform, @orgId, @name, @seed, @invoices, @fields, @legacyRefreshHash, @created)`),
@@ -182,6 +183,8 @@ export function openSandboxStore(file: string) {
     addCallback(clientId: string, url: string, at: number): void {
       q.addCallback.run(clientId, url, at);
     },
+    /** Whether the URL was registered (and now is not). */
+    removeCallback: (clientId: string, url: string) => q.removeCallback.run(clientId, url).changes > 0,
     listCallbacks: (clientId: string) => (q.listCallbacks.all(clientId) as Array<{ url: string }>).map((r) => r.url),
 
     insertTenant(t: TenantRow): void {

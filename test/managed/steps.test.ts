@@ -124,6 +124,14 @@ describe('ferry managed (in-process, real stack)', () => {
 
     expect((await step(plan, 7, '--confirm')).code).toBe(2);
 
+    // On the sandbox, step 1 looks the app up: an unknown one fails, naming the command that lists the apps.
+    const unknownApp = await step(plan, 1, '--confirm', '--app-client-id', 'NO-SUCH-APP');
+    expect(unknownApp.code).toBe(1);
+    expect(unknownApp.stderr).toContain('error: Step 1 failed: The sandbox has no app NO-SUCH-APP.');
+    expect(unknownApp.stderr).toContain('hint: See the apps with: ferry sandbox apps list --platform qhyg (or make one: ferry sandbox apps create --platform qhyg)');
+    const listed = await run(['sandbox', 'apps', 'list', '--platform', 'qhyg', '--json']);
+    expect(JSON.parse(listed.stdout).map((a: { clientId: string }) => a.clientId)).toContain(fixture.appClientId);
+
     // A file with a bad row fails step 1 with the engine's validation.
     const bad = join(work, 'flags', 'bad.csv');
     const good = readFileSync(fixture.companies, 'utf8').trim().split('\n');
@@ -143,13 +151,20 @@ describe('ferry managed (in-process, real stack)', () => {
     expect(two.stderr).toMatch(/--date next tuesday is not a date/);
     const contact = await step(plan, 2, '--confirm', '--date', '2026-12-01', '--contact', 'just a name');
     expect(contact.code).toBe(2);
-    expect(contact.stderr).toMatch(/is not "Name <email>"/);
+    expect(contact.stderr).toContain('--contact "just a name" is neither "Name <email>" nor an e-mail address');
+    expect(contact.stderr).toContain('hint: Examples: --contact "Jo Bloggs <jo@acme.example>" or --contact jo@acme.example');
 
     // --redo: a done step (1-4) done again, e.g. a new date.
     expect((await step(plan, 2, '--confirm', '--date', '2026-12-01', '--contact', 'Jo <jo@acme.example>')).code).toBe(0);
     expect((await step(plan, 2, '--confirm', '--date', '2027-01-15', '--redo')).code).toBe(0);
     expect(planOf(plan).schedule.date).toBe('2027-01-15');
     expect(planOf(plan).contacts).toEqual([{ name: 'Jo', email: 'jo@acme.example' }]);
+
+    // A bare e-mail is a contact with no name, shown as the e-mail; given for a named contact, it keeps the name.
+    const bare = await step(plan, 2, '--confirm', '--redo', '--contact', 'ops@example.com', '--contact', 'JO@acme.example', '--json');
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(JSON.parse(bare.stdout).step.notes).toBe('2027-01-15 · Jo <JO@acme.example>, ops@example.com');
+    expect(planOf(plan).contacts).toEqual([{ name: 'Jo', email: 'JO@acme.example' }, { name: '', email: 'ops@example.com' }]);
   });
 
   it('step 3 fails until the callback URL is registered on the client\'s app, then passes', async () => {
@@ -162,11 +177,14 @@ describe('ferry managed (in-process, real stack)', () => {
     const missing = await step(plan, 3, '--confirm');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`error: Step 3 failed: ${url} is not registered on the client's app ${fixture.appClientId}`);
-    expect(missing.stderr).toContain(`hint: Ask the client to add ${url} to the callback (redirect) URLs of app ${fixture.appClientId} at QuickBooks Online`);
+    const command = `ferry sandbox apps callbacks add ${fixture.appClientId} ${url}`;
+    expect(missing.stderr).toContain(`hint: Add it to the sandbox app: ${command}, then run: ferry managed step 3 --confirm`);
     expect(planOf(plan).steps[2].state).toBe('failed');
 
-    const added = await sandboxCall(stack.sandboxUrl, 'POST', `/admin/apps/${fixture.appClientId}/callbackUrls`, { url });
-    expect(added.status).toBe(201);
+    // The hint's command, as given, registers it.
+    const added = await run(command.split(' ').slice(1));
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout.trim()).toBe(url);
     const ok = await step(plan, 3, '--confirm', '--json');
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ step: { state: 'done' }, details: { callbackUrl: url, checkedWithPlatform: true } });
@@ -229,8 +247,8 @@ describe('ferry managed (in-process, real stack)', () => {
       { when: 'Check the platform details and validate the company file?', send: 'y\r' },
       { when: 'Go on to step 2?', send: 'y\r' },
       { when: 'Migration date (YYYY-MM-DD)', send: '2026-12-01\r' },
-      { when: 'Contact at the client (Name <email>)', send: 'Jo Bloggs <jo@acme.example>\r' },
-      { when: 'Another contact', send: 'Ann Other <ann@acme.example>\r' },
+      { when: 'Contact at the client (Name <email>, or an e-mail)', send: 'Jo Bloggs <jo@acme.example>\r' },
+      { when: 'Another contact', send: 'ann@acme.example\r' },
       { when: 'Another contact', send: '\r' },
       { when: 'Record this schedule and these contacts?', send: 'y\r' },
       { when: 'Go on to step 3?', send: 'y\r' },
@@ -245,7 +263,7 @@ describe('ferry managed (in-process, real stack)', () => {
     expect(after.steps.map((s: { state: string }) => s.state)).toEqual(['done', 'done', 'done', 'pending', 'pending', 'pending']);
     expect(after.steps[0].by).toBe('Pat');
     expect(after.platform.appClientId).toBe(fixture.appClientId);
-    expect(after.contacts).toEqual([{ name: 'Jo Bloggs', email: 'jo@acme.example' }, { name: 'Ann Other', email: 'ann@acme.example' }]);
+    expect(after.contacts).toEqual([{ name: 'Jo Bloggs', email: 'jo@acme.example' }, { name: '', email: 'ann@acme.example' }]);
 
     // Later: run again, confirm step 4, stop before the pilot.
     const later = await interactive([...target, 'managed', 'run', '--file', plan, '--by', 'Pat'], [

@@ -258,6 +258,26 @@ describe('OAuth', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('removes an app\'s callback URL (DELETE ?url=), refusing an unknown app, a URL it lacks and a bad URL', async () => {
+    const created = await sb.call('POST', '/admin/apps', { body: { platform: 'gbol', callbackUrls: ['https://a.example.com/cb', 'https://b.example.com/cb'] } });
+    const { clientId } = created.body;
+    const remove = (url: string, app = clientId) => sb.call('DELETE', `/admin/apps/${app}/callbackUrls?url=${encodeURIComponent(url)}`);
+    // Normalised as when added: the host's case and an empty path do not matter.
+    const removed = await remove('HTTPS://A.EXAMPLE.COM/cb');
+    expect(removed.status).toBe(200);
+    expect(removed.body.callbackUrls).toEqual(['https://b.example.com/cb']);
+    expect((await sb.call('GET', `/admin/apps/${clientId}?callbackUrl=${encodeURIComponent('https://a.example.com/cb')}`)).body.callbackUrlRegistered).toBe(false);
+    const again = await remove('https://a.example.com/cb');
+    expect(again.status).toBe(404);
+    expect(again.body.message).toContain('https://a.example.com/cb');
+    expect((await remove('https://b.example.com/cb', 'NOSUCHAPP')).status).toBe(404);
+    const bad = await remove('not a url');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('url');
+    expect((await sb.call('DELETE', `/admin/apps/${clientId}/callbackUrls`)).status).toBe(400);
+    expect((await sb.call('GET', `/admin/apps/${clientId}/callbackUrls`)).body.results).toEqual(['https://b.example.com/cb']);
+  });
+
   it('logs the legacy application refreshing, which revokes a grant the service has rotated', async () => {
     const { tenant } = await xero({ invoices: 1 });
     const before = sb.clock.now().toISOString();

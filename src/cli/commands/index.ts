@@ -15,6 +15,9 @@ import * as sandboxSettings from './sandbox/settings.js';
 import * as sandboxServe from './sandbox/serve.js';
 import * as tenantsCreate from './sandbox/tenants-create.js';
 import * as tenantsList from './sandbox/tenants-list.js';
+import * as appsCreate from './sandbox/apps-create.js';
+import * as appsList from './sandbox/apps-list.js';
+import * as appsCallbacks from './sandbox/apps-callbacks.js';
 import * as migrateTokens from './migrate/tokens.js';
 import * as serve from './serve.js';
 import * as worker from './worker.js';
@@ -66,6 +69,9 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   tenantsCreate.register,
   tenantsList.register,
   legacyRefresh.register,
+  appsCreate.register,
+  appsList.register,
+  appsCallbacks.register,
   sandboxSettings.register,
   sandboxServe.register,
   companiesCreate.register,

@@ -3,6 +3,7 @@
 // each company's outcome as it comes so that a killed step resumes where it stopped.
 import { integrationLookup } from '../platform-knowledge.js';
 import { createReadStream } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AdaptiveLimit, limitOptions, type LimitStats } from '../../client/adaptive-limit.js';
 import type { SandboxApi } from '../../client/sandbox-api.js';
@@ -14,7 +15,7 @@ import { resultsByRow } from '../migrate/read-results.js';
 import type { IntegrationInfo } from '../migrate/types.js';
 import { checkCompanies, type CheckResult, type CheckTarget } from '../verify/check.js';
 import type { RowInfo } from './company-rows.js';
-import { stepOf, workDir, type CompanyOutcome, type Plan } from './plan.js';
+import { stepOf, workDir, type CompanyOutcome, type Plan, type PlanStep, type StepProgress } from './plan.js';
 import { legacyRefreshes, optionalSandbox } from '../verify/platform-lookups.js';
 import type { StepEnv, StepInputs } from './step-env.js';
 
@@ -61,13 +62,69 @@ export interface BatchResult {
   throughput: { migration?: PhaseThroughput; checks?: PhaseThroughput };
 }
 
+/** Saves of the plan for the migration's progress alone: often enough to follow, rarely enough to cost nothing. */
+export const PROGRESS_SAVE_MS = 500;
+
+/** The running step's progress in the plan (StepProgress): counted here, saved with the plan. */
+interface LiveProgress {
+  readonly counts: StepProgress;
+  /** Saves the plan unless it was saved less than PROGRESS_SAVE_MS ago (the next save carries the counts). */
+  saveSoon(): void;
+  /** A company's outcome: counted as checked, and as passed or failed. */
+  outcome(verdict: 'pass' | 'fail'): void;
+}
+
+function liveProgress(env: StepEnv, step: PlanStep, by: string, total: number, now: () => number = Date.now): LiveProgress & { end(): void } {
+  const startedAt = new Date(now()).toISOString();
+  const counts: StepProgress = {
+    phase: 'holding-back', total, earlier: 0, heldBack: 0, toMigrate: 0, migrated: 0, migrationFailed: 0, checked: 0, passed: 0, failed: 0,
+    by, startedAt, updatedAt: startedAt, pid: process.pid, host: hostname(),
+  };
+  step.progress = counts;
+  let savedAt = 0;
+  // Every save of the plan (the step's own, after each check) carries the counts as they are.
+  const save = () => {
+    savedAt = now();
+    counts.updatedAt = new Date(savedAt).toISOString();
+    env.save();
+  };
+  save();
+  return {
+    counts,
+    saveSoon: () => {
+      if (now() - savedAt >= PROGRESS_SAVE_MS) save();
+    },
+    outcome: (verdict) => {
+      counts.checked += 1;
+      if (verdict === 'pass') counts.passed += 1;
+      else counts.failed += 1;
+      counts.updatedAt = new Date(now()).toISOString();
+    },
+    end: () => {
+      delete step.progress;
+      env.save();
+    },
+  };
+}
+
 /**
  * Holds back, migrates (bulk engine) and checks a batch of rows, saving each company's
  * outcome as it comes. Each phase has its own adaptive limit (a check and a migrated row
  * take very different times), pinned by --concurrency and capped by --max-rate alike.
+ * The batch's progress is in the plan while it runs (step 5 for the pilot, 6 otherwise).
  */
 export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: string, batch: Batch): Promise<BatchResult> {
+  const live = liveProgress(env, stepOf(env.plan, batch.pilot ? 5 : 6), inputs.by, batch.rows.length);
+  try {
+    return await runBatch(env, inputs, file, batch, live);
+  } finally {
+    live.end();
+  }
+}
+
+async function runBatch(env: StepEnv, inputs: StepInputs, file: string, batch: Batch, live: LiveProgress): Promise<BatchResult> {
   const { plan, signal } = env;
+  const { counts } = live;
   const connection = await env.connection();
   const { client } = connection;
   const sandbox: SandboxApi | undefined = await optionalSandbox(connection);
@@ -80,6 +137,8 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
     return o?.verdict === 'pass' && o.key === row.key && o.companyId !== undefined;
   };
   const todo = batch.rows.filter((r) => !passedBefore(r));
+  counts.earlier = batch.rows.length - todo.length;
+  counts.checked = counts.passed = counts.earlier;
   if (todo.length < batch.rows.length) env.log(`${batch.rows.length - todo.length} compan${batch.rows.length - todo.length === 1 ? 'y' : 'ies'} passed in an earlier run: not checked again.`);
 
   // 1. Companies whose legacy application refreshed after syncing was confirmed disabled are
@@ -98,14 +157,19 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
     const row = todo.find((r) => r.row === rowNumber)!;
     const outcome = { ...baseOutcome(row, batch.pilot), migration: 'not-imported' as const, reasons: [reason], checkedAt: new Date().toISOString() };
     upsertOutcome(plan, outcome);
+    live.outcome('fail');
     env.log(`${outcome.companyName}: not imported: ${reason}`);
   }
+  counts.heldBack = heldBack.size;
   if (heldBack.size > 0) env.save();
 
   // 2. The bulk engine migrates the rest (no sync: the check queues a fresh one).
   const toMigrate = todo.filter((r) => !heldBack.has(r.row));
   const work = workDir(env.planPath);
   const resultsPath = join(work, `${batch.name}.results.csv`);
+  counts.phase = 'migrating';
+  counts.toMigrate = toMigrate.length;
+  live.saveSoon();
   if (toMigrate.length > 0) {
     const { runMigration, JournalMismatchError } = await import('../migrate/engine.js');
     const started = Date.now();
@@ -118,7 +182,12 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
         resultsPath, journalPath: `${resultsPath}.journal`, signal,
       }, {
         client, limit: phaseLimit(),
-        onProgress: (p, limit) => progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${p.failed} failed · ${limitText(limit)}`),
+        onProgress: (p, limit) => {
+          progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${p.failed} failed · ${limitText(limit)}`);
+          counts.migrated = p.done - p.failed;
+          counts.migrationFailed = p.failed;
+          live.saveSoon();
+        },
       });
     } catch (err) {
       progress.fail('Migration stopped.');
@@ -144,6 +213,7 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
       if (result?.companyId) outcome.companyId = result.companyId;
       outcome.checkedAt = new Date().toISOString();
       upsertOutcome(plan, outcome);
+      live.outcome('fail');
       continue;
     }
     const target: CheckTarget = { companyId: result.companyId, platformKey: plan.platform.key, legacySince: since };
@@ -151,6 +221,7 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
     if (tenant) target.tenantId = tenant;
     targets.push({ row, target });
   }
+  counts.phase = 'checking';
   env.save();
   if (targets.length === 0) return { outcomes: plan.outcomes.filter((o) => batch.rows.some((r) => r.row === o.row)), checks: [], throughput };
   const byCompany = new Map(targets.map((t) => [t.target.companyId, t.row]));
@@ -183,6 +254,7 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
     if (typeof connectionCreated === 'string') outcome.migratedAt = connectionCreated;
     if (check.records !== undefined) outcome.records = check.records;
     upsertOutcome(plan, outcome);
+    live.outcome(check.verdict);
     env.save();
     done += 1;
     if (check.verdict === 'fail') {

@@ -29,6 +29,36 @@ export interface PlanStep {
   notes: string;
   /** What to do about a failed step (absent otherwise). */
   hint?: string;
+  /** Steps 5 and 6 while they run (absent otherwise). */
+  progress?: StepProgress;
+}
+
+/**
+ * How far a running step 5 or 6 has got, saved in the plan as it goes (at most every
+ * 500 ms while migrating, with each company's outcome while checking), so that another
+ * process (`ferry managed status --watch`) can follow it. Removed when the run ends.
+ */
+export interface StepProgress {
+  phase: 'holding-back' | 'migrating' | 'checking';
+  /** The step's companies, those that passed in an earlier run included. */
+  total: number;
+  /** Passed in an earlier run: not migrated or checked again (counted as checked and passed). */
+  earlier: number;
+  heldBack: number;
+  /** Companies the bulk engine works on in this run, and how many it has finished. */
+  toMigrate: number;
+  migrated: number;
+  migrationFailed: number;
+  /** Companies with an outcome (held back and failed migrations count as checked and failed). */
+  checked: number;
+  passed: number;
+  failed: number;
+  by: string;
+  startedAt: string;
+  updatedAt: string;
+  /** The process doing the step, so a reader on the same host can tell a killed run from a live one. */
+  pid: number;
+  host: string;
 }
 
 export interface Contact {
@@ -153,14 +183,22 @@ export async function fingerprint(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** "Jo Bloggs <jo@example.com>" → a contact; undefined when it is not that shape. */
+const EMAIL = '[^<>\\s@"]+@[^<>\\s@"]+\\.[^<>\\s@"]+';
+const NAMED = new RegExp(`^\\s*([^<>]+?)\\s*<\\s*(${EMAIL})\\s*>\\s*$`);
+const BARE = new RegExp(`^\\s*(?:(${EMAIL})|<\\s*(${EMAIL})\\s*>)\\s*$`);
+
+/** `Name <email>`, or a bare e-mail (`ops@acme.example`), stored with an empty name rather than a made-up one. */
 export function parseContact(text: string): Contact | undefined {
-  const match = /^\s*([^<>]+?)\s*<\s*([^<>\s@]+@[^<>\s@]+\.[^<>\s@]+)\s*>\s*$/.exec(text);
-  return match ? { name: match[1]!, email: match[2]! } : undefined;
+  const named = NAMED.exec(text);
+  // "Jo Bloggs" <jo@…>, as mail programs quote names, is Jo Bloggs.
+  if (named) return { name: named[1]!.replace(/^"(.*)"$/, '$1').trim(), email: named[2]! };
+  const bare = BARE.exec(text);
+  return bare ? { name: '', email: (bare[1] ?? bare[2])! } : undefined;
 }
 
+/** `Name <email>`, or the e-mail alone when no name was given. */
 export function contactText(contact: Contact): string {
-  return `${contact.name} <${contact.email}>`;
+  return contact.name ? `${contact.name} <${contact.email}>` : contact.email;
 }
 
 /** The command that does a step, with the flags it still needs. */

@@ -17,6 +17,7 @@ export async function stepCallbackUrl(env: StepEnv, inputs: StepInputs): Promise
   plan.service = { baseUrl: connection.baseUrl, callbackUrl: url };
   env.log(`The service's callback URL for ${plan.platform.name}: ${url}`);
   if (connection.embedded) env.log('note: the embedded service listens on a new port each run; use ferry serve (or the real service) for a callback URL that lasts.');
+  // Only the sandbox can be asked; so a failure below is on the sandbox, and its hint names the sandbox's commands.
   const sandbox = await optionalSandbox(connection);
   if (!sandbox) {
     return { state: 'done', notes: `${url}: confirmed by ${inputs.by} (the platform cannot be asked)`, details: { callbackUrl: url, checkedWithPlatform: false } };
@@ -24,15 +25,15 @@ export async function stepCallbackUrl(env: StepEnv, inputs: StepInputs): Promise
   const app = await appCallback(sandbox, plan.platform.appClientId, url, signal);
   if (!app.found) {
     return failed(`The platform has no app ${plan.platform.appClientId}.`,
-      `Check the client's app client id, then: ferry managed step 1 --confirm --redo --app-client-id ID`, { callbackUrl: url, checkedWithPlatform: true });
+      `See the apps with: ferry sandbox apps list --platform ${plan.platform.key}, then: ferry managed step 1 --confirm --redo --app-client-id ID`, { callbackUrl: url, checkedWithPlatform: true });
   }
   if (app.platform !== plan.platform.key) {
     return failed(`App ${plan.platform.appClientId} belongs to platform ${app.platform}, not ${plan.platform.key}.`,
-      'Check the client\'s app client id (ferry managed step 1 --confirm --redo --app-client-id ID).', { callbackUrl: url, checkedWithPlatform: true });
+      `See the apps with: ferry sandbox apps list --platform ${plan.platform.key}, then: ferry managed step 1 --confirm --redo --app-client-id ID`, { callbackUrl: url, checkedWithPlatform: true });
   }
   if (!app.registered) {
     return failed(`${url} is not registered on the client's app ${plan.platform.appClientId} (it has ${app.callbackUrls.length ? app.callbackUrls.join(', ') : 'no callback URLs'}).`,
-      `Ask the client to add ${url} to the callback (redirect) URLs of app ${plan.platform.appClientId} at ${plan.platform.name}, then run: ferry managed step 3 --confirm`,
+      `Add it to the sandbox app: ferry sandbox apps callbacks add ${plan.platform.appClientId} ${url}, then run: ferry managed step 3 --confirm`,
       { callbackUrl: url, checkedWithPlatform: true, registered: app.callbackUrls });
   }
   return { state: 'done', notes: `${url}: registered on app ${plan.platform.appClientId} (checked with the platform)`, details: { callbackUrl: url, checkedWithPlatform: true } };

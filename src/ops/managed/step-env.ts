@@ -69,7 +69,7 @@ export function missingInputs(step: StepNumber, plan: Plan, inputs: StepInputs):
       missing.push({ flag: '--platform KEY', message: 'Platform key (ferry integrations list --route managed)', kind: 'text', set: (i, v) => (i.platform = String(v)) });
     }
     if (!inputs.appClientId && !plan.platform.appClientId) {
-      missing.push({ flag: '--app-client-id ID', message: "Client id of the client's OAuth app at the platform", kind: 'text', set: (i, v) => (i.appClientId = String(v)) });
+      missing.push({ flag: '--app-client-id ID', message: "Client id of the client's OAuth app at the platform (on the sandbox: ferry sandbox apps list)", kind: 'text', set: (i, v) => (i.appClientId = String(v)) });
     }
     if (!inputs.companies && !plan.companies.file) {
       missing.push({ flag: '--companies FILE.csv', message: 'Company CSV (companyName, externalId and the token columns)', kind: 'text', set: (i, v) => (i.companies = String(v)) });
@@ -80,7 +80,7 @@ export function missingInputs(step: StepNumber, plan: Plan, inputs: StepInputs):
       missing.push({ flag: '--date YYYY-MM-DD', message: 'Migration date (YYYY-MM-DD)', kind: 'text', set: (i, v) => (i.date = String(v)) });
     }
     if ((inputs.contacts ?? []).length === 0 && plan.contacts.length === 0) {
-      missing.push({ flag: '--contact "Name <email>"', message: 'Contact at the client (Name <email>)', kind: 'contacts', set: (i, v) => (i.contacts = Array.isArray(v) ? v : [v]) });
+      missing.push({ flag: '--contact "Name <email>"', message: 'Contact at the client (Name <email>, or an e-mail)', kind: 'contacts', set: (i, v) => (i.contacts = Array.isArray(v) ? v : [v]) });
     }
   }
   return missing;

@@ -1,11 +1,13 @@
-// Step 1: the platform details. Looks the platform up in the registry, validates the
-// company file as the bulk migration would (a dry run: nothing is written) and picks the pilot.
+// Step 1: the platform details. Looks the platform up in the registry (and the client's
+// app, where the platform can be asked), validates the company file as the bulk migration
+// would (a dry run: nothing is written) and picks the pilot.
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as api from '../../client/api.js';
 import { knowIntegration, type KnownIntegration, type TargetIntegration } from '../platform-knowledge.js';
 import { accountOf } from '../migrate/account.js';
 import { ApiRequestError } from '../../client/errors.js';
+import { optionalSandbox } from '../verify/platform-lookups.js';
 import { integrationsOf, listRows, pilotRef } from './company-rows.js';
 import { companiesPath, fingerprint, storedCompaniesPath, workDir } from './plan.js';
 import { failed, pilotLabel, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
@@ -34,6 +36,21 @@ export async function stepPlatformDetails(env: StepEnv, inputs: StepInputs): Pro
     const note = `${integration.name} has a self-service route: ferry migrate tokens is the simpler way for the client; the managed migration goes on if you want it.`;
     env.log(`note: ${note}`);
     notes.push(note);
+  }
+
+  // On the sandbox the app can be looked up now, rather than at step 3 (which checks it in any case,
+  // so a sandbox that cannot be reached from here does not stop this step).
+  const sandbox = await optionalSandbox(connection);
+  const app = sandbox && await sandbox.app(appClientId, undefined, signal).catch((err: unknown) => {
+    if (signal.aborted) throw err;
+    return undefined;
+  });
+  if (app) {
+    const appPlatform = app.status === 200 ? String(app.body?.platform ?? '') : undefined;
+    if (app.status === 404 || (appPlatform !== undefined && appPlatform !== integration.key)) {
+      return failed(app.status === 404 ? `The sandbox has no app ${appClientId}.` : `App ${appClientId} belongs to platform ${appPlatform}, not ${integration.key}.`,
+        `See the apps with: ferry sandbox apps list --platform ${integration.key} (or make one: ferry sandbox apps create --platform ${integration.key}), then: ferry managed step 1 --confirm --app-client-id ID`);
+    }
   }
 
   if (!existsSync(file)) return failed(`The company file ${file} does not exist.`, 'Give the CSV with --companies FILE.csv (ferry templates show KEY shows its columns).');

@@ -1,7 +1,10 @@
-// Step 2: the migration date and the client's contacts.
+// Step 2: the migration date and the client's contacts (each `Name <email>` or a bare
+// e-mail, merged by e-mail).
 import { inputError } from '../errors.js';
 import { contactText, parseContact, type Contact } from './plan.js';
 import type { StepEnv, StepInputs, StepResult } from './step-env.js';
+
+const CONTACT_EXAMPLES = 'Examples: --contact "Jo Bloggs <jo@acme.example>" or --contact jo@acme.example (repeat --contact for more).';
 
 export async function stepSchedule(env: StepEnv, inputs: StepInputs): Promise<StepResult> {
   const { plan } = env;
@@ -12,12 +15,13 @@ export async function stepSchedule(env: StepEnv, inputs: StepInputs): Promise<St
   const contacts: Contact[] = [...plan.contacts];
   for (const text of inputs.contacts ?? []) {
     const contact = parseContact(text);
-    if (!contact) throw inputError(`--contact ${JSON.stringify(text)} is not "Name <email>".`, 'Example: --contact "Jo Bloggs <jo@acme.example>" (repeat --contact for more).');
+    if (!contact) throw inputError(`--contact ${JSON.stringify(text)} is neither "Name <email>" nor an e-mail address.`, CONTACT_EXAMPLES);
     const same = contacts.findIndex((c) => c.email.toLowerCase() === contact.email.toLowerCase());
-    if (same >= 0) contacts[same] = contact;
+    // A bare e-mail for a contact already named keeps the name.
+    if (same >= 0) contacts[same] = { ...contact, name: contact.name || contacts[same]!.name };
     else contacts.push(contact);
   }
-  if (contacts.length === 0) throw inputError('Missing --contact "Name <email>".', 'Name at least one contact at the client.');
+  if (contacts.length === 0) throw inputError('Missing --contact "Name <email>" (or a bare e-mail).', `Name at least one contact at the client. ${CONTACT_EXAMPLES}`);
   plan.schedule.date = date;
   plan.contacts = contacts;
   if (Date.parse(date) < Date.now() - 86_400_000) env.log(`note: ${date} is in the past.`);

@@ -1,5 +1,5 @@
 // /admin: the test and support surface, on the same server and without auth (a sandbox
-// has nothing to protect). OAuth apps and their callback URLs, tenants with fresh token
+// has nothing to protect). OAuth apps and their callback URLs (added and removed), tenants with fresh token
 // field values, tokens minted in a chosen state, the legacy application's refreshes,
 // and the runtime settings.
 import { randomBytes } from 'node:crypto';
@@ -158,6 +158,18 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
     input.done();
     store.addCallback(row.clientId, url, clock.now().getTime());
     return reply.code(201).send({ clientId: row.clientId, callbackUrls: store.listCallbacks(row.clientId) });
+  });
+
+  // The URL goes in the query (?url=), as DELETE bodies are dropped by some clients and proxies.
+  app.delete<{ Params: { clientId: string }; Querystring: { url?: string } }>('/admin/apps/:clientId/callbackUrls', async (request) => {
+    const row = appOf(request.params.clientId);
+    const asked = request.query.url;
+    if (asked === undefined || asked.trim() === '') throw fail.badRequest('The request is not valid.', [{ field: 'url', message: 'url (a query parameter) is required.' }]);
+    const errors: FieldError[] = [];
+    const url = callbackUrl(asked.trim(), 'url', errors);
+    if (errors.length > 0) throw fail.badRequest('The request is not valid.', errors);
+    if (!store.removeCallback(row.clientId, url)) throw fail.notFound(`App ${row.clientId} has no callback URL ${url}.`);
+    return { clientId: row.clientId, callbackUrls: store.listCallbacks(row.clientId) };
   });
 
   app.post('/admin/tenants', async (request, reply) => {

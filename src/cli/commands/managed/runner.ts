@@ -103,7 +103,7 @@ export async function runStep(n: StepNumber, flags: StepFlags, ctx: CommandConte
         }
         const contacts: string[] = [];
         for (;;) {
-          const answer = await askLine(m.flag, contacts.length ? 'Another contact (Name <email>), empty to finish' : m.message);
+          const answer = await askLine(m.flag, contacts.length ? 'Another contact (Name <email>, or an e-mail), empty to finish' : m.message);
           if (answer !== '') contacts.push(answer);
           else if (contacts.length > 0) return contacts;
         }

@@ -1,4 +1,5 @@
-// `ferry managed status`: the six steps as a checklist, the next action and its command.
+// `ferry managed status`: the six steps as a checklist, the next action and its command;
+// with --watch it follows the plan while steps 5 and 6 run elsewhere (watch-status.ts).
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Registrar } from '../../program.js';
@@ -8,6 +9,7 @@ import { PLAN_FILE_HELP } from './options.js';
 
 export interface ManagedStatusOptions {
   file?: string;
+  watch?: boolean;
 }
 
 export function register(program: Command, registrar: Registrar): void {
@@ -15,8 +17,10 @@ export function register(program: Command, registrar: Registrar): void {
     .command('status')
     .description('Show the six steps as a checklist, with the next action and the exact command for it')
     .option('--file <plan.json>', PLAN_FILE_HELP)
+    .option('--watch', 'follow the plan until step 6 is done: redrawn in place on a terminal; piped, a line per change (--json: a document per change)')
     .addHelpText('after', examples(
       'ferry managed status',
+      'ferry managed status --watch --file acme/plan.json   # while step 6 runs in another terminal',
       'ferry managed status --file acme/plan.json --json | jq .next.command',
       'ferry managed status | awk -F\'\\t\' \'$1 == "step" && $4 != "done"\'   # piped: tab-separated',
     ))
@@ -27,5 +31,10 @@ export async function runManagedStatus(options: ManagedStatusOptions, ctx: Comma
   const { planPathOf, planFlag, readPlan } = await import('../../../ops/managed/plan.js');
   const { printStatus } = await import('./print-status.js');
   const planPath = planPathOf(options.file);
+  if (options.watch) {
+    const { watchStatus } = await import('./watch-status.js');
+    await watchStatus(ctx.io, planPath, planFlag(planPath), ctx.signal, { read: () => readPlan(planPath) });
+    return;
+  }
   printStatus(ctx.io, readPlan(planPath), planPath, planFlag(planPath));
 }
