@@ -1,7 +1,8 @@
 // `ferry demo`: the whole main job on the embedded service, stage by stage, by calling the
 // same run functions the commands use: sandbox tenants → `migrate tokens` → `sync --wait`
 // → `export invoices` → a summary, then what to try next. A fresh temp data dir by
-// default (removed at the end); --data-dir keeps everything.
+// default (removed at the end); --data-dir keeps everything. --managed rehearses the
+// support team's managed migration instead (demo-managed.ts).
 import { wholeNumber } from '../flags.js';
 import * as api from '../../client/api.js';
 import type { Command } from 'commander';
@@ -13,8 +14,11 @@ import { examples } from './group.js';
 
 export interface DemoOptions {
   companies: number;
-  invoices: number;
-  platform: string;
+  /** Default 200 (--managed: 20, as every company is synced and checked end to end). */
+  invoices?: number;
+  /** Default gbol (--managed: qhyg). */
+  platform?: string;
+  managed?: boolean;
 }
 
 export interface DemoSummary {
@@ -35,21 +39,29 @@ export interface DemoSummary {
 export function register(program: Command, registrar: Registrar): void {
   program.command('demo')
     .description('The whole job on the embedded service in a minute: sandbox tenants → migrate tokens → sync → export invoices')
+    .option('--managed', "rehearse the support team's six-step managed migration instead, with one company held back")
     .option('--companies <n>', 'sandbox organisations to migrate', wholeNumber('--companies', 1, 200), 20)
-    .option('--invoices <n>', 'invoices per organisation', wholeNumber('--invoices', 1, 10_000), 200)
-    .option('--platform <key>', 'a self-service platform to migrate from', 'gbol')
+    .option('--invoices <n>', 'invoices per organisation (default 200; --managed: 20)', wholeNumber('--invoices', 1, 10_000))
+    .option('--platform <key>', 'the platform to migrate from: self-service (default gbol), or with --managed managed-only (default qhyg)')
     .addHelpText('after', `${examples(
       'ferry demo',
       'ferry demo --data-dir ./ferry-demo     # keep the data, then explore it with --data-dir ./ferry-demo',
       'ferry demo --companies 50 --json | jq .seconds',
+      'ferry demo --managed --data-dir ./rehearsal   # then: ferry managed status --file rehearsal/managed/plan.json',
     )}
 By default everything happens in a fresh temporary data dir, removed at the end.
+--managed: a client, its app at the platform with the service's callback URL, sandbox
+companies, a plan and the six steps (on a terminal you answer what ferry managed run
+asks; otherwise each is ferry managed step N --confirm), then the handover report.
+After step 4 the client's old application refreshes one company's token, so step 6
+holds it back and the report shows why. The plan, company file and report are under
+DIR/managed/ with --data-dir.
 `)
     .action(registrar.action(runDemo));
 }
 
 /** An IO for the stages: their data output is the demo's business, their progress shows as it goes. */
-function stageIO(io: IO, env: NodeJS.ProcessEnv): IO {
+export function stageIO(io: IO, env: NodeJS.ProcessEnv): IO {
   const silent = io.quiet || io.mode === 'json';
   return {
     ...io,
@@ -65,9 +77,14 @@ function stageIO(io: IO, env: NodeJS.ProcessEnv): IO {
   };
 }
 
-export async function runDemo(options: DemoOptions, ctx: CommandContext): Promise<void> {
+export async function runDemo(flags: DemoOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
   if (ctx.flags.baseUrl || ctx.flags.profile) throw new UsageError('ferry demo runs on the embedded service.', 'Drop --base-url/--profile (give --data-dir to keep the demo\'s data).');
+  if (flags.managed) {
+    const { runManagedDemo } = await import('./demo-managed.js');
+    return runManagedDemo({ companies: flags.companies, invoices: flags.invoices ?? 20, platform: flags.platform ?? 'qhyg' }, ctx);
+  }
+  const options = { companies: flags.companies, invoices: flags.invoices ?? 200, platform: flags.platform ?? 'gbol' };
   const { mkdtempSync, mkdirSync, rmSync, createReadStream } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join, resolve } = await import('node:path');
