@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/lib/clock.js';
 import type { PlatformAdapter, PlatformPage } from '../../src/service/integrations/adapter.js';
 import type { Tokens } from '../../src/service/integrations/verifier.js';
+import { ReadOnlyPlatform } from '../helpers/read-only-platform.js';
 import { FERRY_EVENTS } from '../../src/service/events/catalogue.js';
 import { createSealer } from '../../src/service/secrets.js';
 import { sqliteAsyncStore, type AsyncStore } from '../../src/service/store/async-store.js';
@@ -80,11 +81,13 @@ class Gate {
 }
 
 /** A platform serving RECORDS invoices, inv-0… in order; its cursor is the offset of the next page. */
-class FakePlatform implements PlatformAdapter {
+class FakePlatform extends ReadOnlyPlatform {
   private readonly gates = new Map<number, Gate>();
   refreshes = 0;
 
-  constructor(private readonly refresh = false) {}
+  constructor(private readonly refresh = false) {
+    super();
+  }
 
   /** Holds the fetch of the page that starts at `offset`. */
   holdAt(offset: number): Gate {
@@ -93,11 +96,11 @@ class FakePlatform implements PlatformAdapter {
     return gate;
   }
 
-  needsRefresh(): boolean {
+  override needsRefresh(): boolean {
     return this.refresh;
   }
 
-  async ensureFresh(_key: string, tokens: Tokens): Promise<Tokens> {
+  override async ensureFresh(_key: string, tokens: Tokens): Promise<Tokens> {
     this.refreshes += 1;
     return { ...tokens, accessToken: `access-${this.refreshes}` };
   }
@@ -108,26 +111,6 @@ class FakePlatform implements PlatformAdapter {
     const end = Math.min(RECORDS, start + pageSize);
     const records = Array.from({ length: end - start }, (_, i) => ({ id: `inv-${start + i}`, invoiceNumber: `N${start + i}`, modifiedDate: T0 }));
     return { records, total: RECORDS, ...(end < RECORDS ? { next: String(end) } : {}) };
-  }
-
-  verify(): never {
-    throw new Error('not used');
-  }
-
-  push(): never {
-    throw new Error('not used');
-  }
-
-  update(): never {
-    throw new Error('not used');
-  }
-
-  remove(): never {
-    throw new Error('not used');
-  }
-
-  pushStatus(): never {
-    throw new Error('not used');
   }
 }
 

@@ -12,6 +12,7 @@ import { isoSeconds } from '../../src/lib/clock.js';
 import { FERRY_EVENTS } from '../../src/service/events/catalogue.js';
 import { PlatformFetchError, type PlatformAdapter, type PlatformPage } from '../../src/service/integrations/adapter.js';
 import type { Tokens } from '../../src/service/integrations/verifier.js';
+import { ReadOnlyPlatform } from '../helpers/read-only-platform.js';
 import { createSealer } from '../../src/service/secrets.js';
 import { sqliteAsyncStore, type AsyncStore } from '../../src/service/store/async-store.js';
 import { openDatabase } from '../../src/service/store/db.js';
@@ -47,18 +48,12 @@ const openPg: Open = async () => {
 };
 
 /** A platform serving the given pages of invoices (ids as given, repeats included); the cursor is the next page's index. */
-class PagedPlatform implements PlatformAdapter {
+class PagedPlatform extends ReadOnlyPlatform {
   /** From this page on, fetches fail (as a platform that went down), so the pull waits to be retried. */
   failFrom = Infinity;
 
-  constructor(private readonly pages: string[][]) {}
-
-  needsRefresh(): boolean {
-    return false;
-  }
-
-  async ensureFresh(_key: string, tokens: Tokens): Promise<Tokens> {
-    return tokens;
+  constructor(private readonly pages: string[][]) {
+    super();
   }
 
   async fetchPage(_key: string, _tokens: Tokens, _type: string, cursor: string | undefined): Promise<PlatformPage> {
@@ -66,26 +61,6 @@ class PagedPlatform implements PlatformAdapter {
     if (index >= this.failFrom) throw new PlatformFetchError('The platform is down for a while.');
     const records = this.pages[index]!.map((id) => ({ id, invoiceNumber: `N-${id}`, modifiedDate: T0 }));
     return { records, ...(index + 1 < this.pages.length ? { next: String(index + 1) } : {}) };
-  }
-
-  verify(): never {
-    throw new Error('not used');
-  }
-
-  push(): never {
-    throw new Error('not used');
-  }
-
-  update(): never {
-    throw new Error('not used');
-  }
-
-  remove(): never {
-    throw new Error('not used');
-  }
-
-  pushStatus(): never {
-    throw new Error('not used');
   }
 }
 
