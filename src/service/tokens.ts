@@ -9,7 +9,7 @@ export async function readTokens(store: AsyncStore, sealer: Sealer, connectionId
   return openTokens(sealer, connectionId, await store.loadSealedTokens(connectionId));
 }
 
-/** Tokens read sealed (getConnectionWithTokens), opened once they are wanted. */
+/** Tokens read sealed (getPullConnection), opened once they are wanted. */
 export function openTokens(sealer: Sealer, connectionId: string, sealed: Buffer | undefined): Tokens | undefined {
   return sealed ? sealer.open<Tokens>(sealed, connectionId) : undefined;
 }

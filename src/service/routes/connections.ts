@@ -114,9 +114,9 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
         const before = await tx.getConnection(connection.company_id, connection.id);
         if (!before) throw errors.connectionNotFound(connection.company_id, connection.id);
         await writeTokens(tx, sealer, connection.id, verdict.tokens, now);
-        await tx.markLinked(connection.id, verdict.connectionInfo);
+        // The row as written (markLinked returns it): found under the company's lock just above.
+        const row = (await tx.markLinked(connection.id, verdict.connectionInfo))!;
         // Linked for the first time, or again after it was unlinked or deauthorized.
-        const row = (await tx.getConnection(connection.company_id, connection.id))!;
         await connectionEvent(request, company, row, before.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
         return row;
       });

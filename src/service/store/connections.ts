@@ -96,19 +96,25 @@ export interface ConnectionWithTokens {
   sealed: Buffer | undefined;
 }
 
-/** What getConnectionById and loadSealedTokens read, in one statement (both stores run it). */
-export const CONNECTION_WITH_TOKENS = `SELECT c.*, t.sealed AS ferry_sealed FROM connections c
-  LEFT JOIN connection_tokens t ON t.connection_id = c.id WHERE c.id = ?`;
-
-/** A row of CONNECTION_WITH_TOKENS as getConnectionWithTokens answers it. */
-export function splitSealed(row: (ConnectionRow & { ferry_sealed: Buffer | null }) | undefined): ConnectionWithTokens | undefined {
-  if (!row) return undefined;
-  const { ferry_sealed: sealed, ...connection } = row;
-  return { connection, sealed: sealed ?? undefined };
+export interface PullConnection extends ConnectionWithTokens {
+  /** The client owning the connection's company: a pull's data configs are keyed by it. */
+  clientId: string;
 }
 
-export function getConnectionWithTokens(db: Db, id: string): ConnectionWithTokens | undefined {
-  return splitSealed(prepared(db, CONNECTION_WITH_TOKENS).get(id) as (ConnectionRow & { ferry_sealed: Buffer | null }) | undefined);
+/** What getConnectionById and loadSealedTokens read, and the company's client id: all a pull reads before it fetches, in one statement (both stores run it). */
+export const PULL_CONNECTION = `SELECT c.*, t.sealed AS ferry_sealed, co.client_id AS ferry_client_id FROM connections c
+  JOIN companies co ON co.id = c.company_id
+  LEFT JOIN connection_tokens t ON t.connection_id = c.id WHERE c.id = ?`;
+
+/** A row of PULL_CONNECTION as getPullConnection answers it. */
+export function splitPullConnection(row: (ConnectionRow & { ferry_sealed: Buffer | null; ferry_client_id: string }) | undefined): PullConnection | undefined {
+  if (!row) return undefined;
+  const { ferry_client_id: clientId, ferry_sealed: sealed, ...connection } = row;
+  return { connection, sealed: sealed ?? undefined, clientId };
+}
+
+export function getPullConnection(db: Db, id: string): PullConnection | undefined {
+  return splitPullConnection(prepared(db, PULL_CONNECTION).get(id) as Parameters<typeof splitPullConnection>[0]);
 }
 
 export interface ConnectionError {
@@ -146,8 +152,8 @@ export function releaseRefreshLease(db: Db, id: string, held: number): void {
   prepared(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ? AND refresh_lock_until = ?').run(id, held);
 }
 
-/** Linked with fresh tokens: errors cleared, the platform's connection info kept. */
-export function markLinked(db: Db, id: string, connectionInfo: unknown): void {
-  prepared(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?')
-    .run('Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id);
+/** Linked with fresh tokens: errors cleared, the platform's connection info kept. The row as written; undefined when there is none. */
+export function markLinked(db: Db, id: string, connectionInfo: unknown): ConnectionRow | undefined {
+  return prepared(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ? RETURNING *')
+    .get('Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id) as ConnectionRow | undefined;
 }

@@ -44,7 +44,7 @@ export function createSqliteStore(db: Db): Store {
     storeTokens: (connectionId, sealed, updated) => connections.storeTokens(db, connectionId, sealed, updated),
     loadSealedTokens: (connectionId) => connections.loadSealedTokens(db, connectionId),
     getConnectionById: (id) => connections.getConnectionById(db, id),
-    getConnectionWithTokens: (id) => connections.getConnectionWithTokens(db, id),
+    getPullConnection: (id) => connections.getPullConnection(db, id),
     deauthorize: (id, error) => connections.deauthorize(db, id, error),
     setLastSync: (connectionId, companyId, when) => connections.setLastSync(db, connectionId, companyId, when),
     takeRefreshLease: (id, now, until) => connections.takeRefreshLease(db, id, now, until),

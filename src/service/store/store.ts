@@ -10,7 +10,7 @@ import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { ConsumerRow, EventInput, EventRow } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
-import type { ConnectionError, ConnectionRow, ConnectionStatus, ConnectionWithTokens } from './connections.js';
+import type { ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { NewPull, PullFields, PullRow } from './pulls.js';
@@ -54,8 +54,8 @@ export interface ConnectionStore {
   storeTokens(connectionId: string, sealed: Buffer, updated: string): void;
   loadSealedTokens(connectionId: string): Buffer | undefined;
   getConnectionById(id: string): ConnectionRow | undefined;
-  /** getConnectionById and loadSealedTokens in one read: a pull's first look at both. */
-  getConnectionWithTokens(id: string): ConnectionWithTokens | undefined;
+  /** getConnectionById, loadSealedTokens and the company's client id in one read: a pull's first look, all it needs before it fetches. */
+  getPullConnection(id: string): PullConnection | undefined;
   /** A revoked grant: the connection needs reauthorization before it can sync again. */
   deauthorize(id: string, error: ConnectionError): void;
   setLastSync(connectionId: string, companyId: string, when: string): void;
@@ -68,8 +68,8 @@ export interface ConnectionStore {
   renewRefreshLease(id: string, held: number, until: number): boolean;
   /** Frees the lease if it is still `held`: never the next holder's. */
   releaseRefreshLease(id: string, held: number): void;
-  /** Linked with fresh tokens: errors cleared, the platform's connection info kept. */
-  markLinked(id: string, connectionInfo: unknown): void;
+  /** Linked with fresh tokens: errors cleared, the platform's connection info kept. The row as written (undefined when there is none). */
+  markLinked(id: string, connectionInfo: unknown): ConnectionRow | undefined;
 }
 
 /** Data sets: generations (snapshots) of synced records, and the schedule. */

@@ -70,12 +70,11 @@ async function custom(store: AsyncStore, clientId: string, integrationKey: strin
   };
 }
 
-export async function pullSource(store: AsyncStore, clock: Clock, companyId: string, integrationKey: string, dataType: string): Promise<PullSourceResult> {
-  const company = await store.getCompany(companyId);
-  if (!company) return { unavailable: 'The company was deleted.' };
+/** `clientId` owns the pull's company (the pull read it with its connection, getPullConnection). */
+export async function pullSource(store: AsyncStore, clock: Clock, clientId: string, integrationKey: string, dataType: string): Promise<PullSourceResult> {
   return dataType.startsWith(CUSTOM_PREFIX)
-    ? custom(store, company.client_id, integrationKey, dataType.slice(CUSTOM_PREFIX.length), clock)
-    : supplemental(store, company.client_id, integrationKey, dataType);
+    ? custom(store, clientId, integrationKey, dataType.slice(CUSTOM_PREFIX.length), clock)
+    : supplemental(store, clientId, integrationKey, dataType);
 }
 
 /** A stored record as the records table keeps it (a custom record's modifiedDate is nested). */

@@ -53,8 +53,9 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
     return status;
   };
 
-  // The connection and its tokens in one read; the tokens are opened only for a Linked connection.
-  const found = await store.getConnectionWithTokens(pull.connection_id);
+  // The connection, its tokens and its company's client id in one read; the tokens are opened
+  // only for a Linked connection. A connection goes with its company, so none found covers both.
+  const found = await store.getPullConnection(pull.connection_id);
   if (!found) return finish('Cancelled', { status_description: 'The connection was deleted.' });
   const { connection } = found;
   if (connection.status === 'Deauthorized') {
@@ -66,7 +67,7 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
   const tokensRead = openTokens(sealer, connection.id, found.sealed);
   if (!tokensRead) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
-  const source = await pullSource(store, clock, pull.company_id, connection.integration_key, pull.data_type);
+  const source = await pullSource(store, clock, found.clientId, connection.integration_key, pull.data_type);
   if ('unavailable' in source) return finish('PrerequisiteNotMet', { status_description: source.unavailable });
   const validation: Validation = pull.validation ? (JSON.parse(pull.validation) as Validation) : { errors: [], warnings: [] };
 

@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
-import { CONNECTION_WITH_TOKENS, splitSealed, type ConnectionRow } from '../connections.js';
+import { PULL_CONNECTION, splitPullConnection, type ConnectionRow } from '../connections.js';
 import type { PagePlan, PageRequest } from '../paging.js';
 import { planPgPage, runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
 
 type ConnectionMethods = 'insertConnection' | 'getConnection' | 'listConnections' | 'connectionsByCompany' | 'setConnectionStatus' | 'deleteConnection'
-  | 'storeTokens' | 'loadSealedTokens' | 'getConnectionById' | 'getConnectionWithTokens' | 'deauthorize' | 'setLastSync' | 'takeRefreshLease' | 'renewRefreshLease' | 'releaseRefreshLease'
+  | 'storeTokens' | 'loadSealedTokens' | 'getConnectionById' | 'getPullConnection' | 'deauthorize' | 'setLastSync' | 'takeRefreshLease' | 'renewRefreshLease' | 'releaseRefreshLease'
   | 'markLinked' | 'connectionsPage';
 
 export const pgConnectionFields: FieldResolver = (path) => {
@@ -69,7 +69,7 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
     },
     loadSealedTokens: async (connectionId) => (await row<{ sealed: Buffer }>(db, 'SELECT sealed FROM connection_tokens WHERE connection_id = ?', [connectionId]))?.sealed,
     getConnectionById: (id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ?', [id]),
-    getConnectionWithTokens: async (id) => splitSealed(await row<ConnectionRow & { ferry_sealed: Buffer | null }>(db, CONNECTION_WITH_TOKENS, [id])),
+    getPullConnection: async (id) => splitPullConnection(await row<ConnectionRow & { ferry_sealed: Buffer | null; ferry_client_id: string }>(db, PULL_CONNECTION, [id])),
     deauthorize: async (id, error) => {
       const text = JSON.stringify(error);
       await run(db, `UPDATE connections SET status = 'Deauthorized', errors = ${APPEND_ERROR} WHERE id = ?`, [text, text, id]);
@@ -91,10 +91,8 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
     releaseRefreshLease: async (id, held) => {
       await run(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ? AND refresh_lock_until = ?', [id, held]);
     },
-    markLinked: async (id, connectionInfo) => {
-      await run(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ?',
-        ['Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id]);
-    },
+    markLinked: (id, connectionInfo) => row<ConnectionRow>(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ? RETURNING *',
+      ['Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id]),
     connectionsPage,
   };
 }
