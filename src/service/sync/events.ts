@@ -5,7 +5,6 @@ import { isErrored } from './pull-status.js';
 import { connectionPayload, dataTypeReadPayload, readCompletedPayload, writePayload } from '../events/payloads.js';
 import { recordEvent, type EventContext } from '../events/record.js';
 import { FERRY_EVENTS } from '../events/catalogue.js';
-import type { AsyncStore } from '../store/async-store.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionError } from '../store/connections.js';
 import type { PullRow } from '../store/pulls.js';
@@ -32,28 +31,16 @@ export interface EndedPull {
   records: number | null;
 }
 
-/** The pull, its company (locked) and its records, read in the caller's transaction; undefined if either is gone. */
-async function readEnded(store: AsyncStore, pullId: string): Promise<EndedPull | undefined> {
-  const pull = await store.getPull(pullId);
-  const company = pull && await store.getCompany(pull.company_id);
-  if (!pull || !company) return undefined;
-  const dataset = pull.status === 'Complete' ? await store.getDataset(pull.company_id, pull.data_type) : undefined;
-  const records = dataset?.visible_generation ? await store.countRecords(pull.company_id, pull.data_type, dataset.visible_generation) : null;
-  return { pull, company, records };
-}
-
 /**
  * After a pull's final state is written, in its transaction: its own event, and
  * read.completed once none of the company's pulls is open. Reading the company locks it
  * (on PostgreSQL; on SQLite the transaction is alone anyway), so pulls of one company
- * ending at once take turns here and the last one sees the others ended. Given the pull's
- * id, it reads the rest; a pull's own run gives what its transaction holds already.
+ * ending at once take turns here and the last one sees the others ended. The pull's run
+ * hands over what its transaction holds already, so nothing is read again.
  */
-export async function pullEnded(ctx: BackgroundEvents, ended: string | EndedPull): Promise<void> {
+export async function pullEnded(ctx: BackgroundEvents, ended: EndedPull): Promise<void> {
   const { store } = ctx;
-  const known = typeof ended === 'string' ? await readEnded(store, ended) : ended;
-  if (!known) return;
-  const { pull, company, records } = known;
+  const { pull, company, records } = ended;
   await recordEvent(ctx, {
     clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
     payload: dataTypeReadPayload(company, pull, records),

@@ -72,11 +72,12 @@ describePostgres('races between processes on one database', () => {
         const { company, connection } = await linkedCompany(a, `Company ${i}`);
         companies.push({ company, pulls: [await queuePull(a, clock, connection, 'invoices'), await queuePull(a, clock, connection, 'customers')] });
       }
-      // As run-pull.ts ends a pull: its final state, then its events, in one transaction.
+      // As run-pull.ts ends a pull: its company (locked), its final state, then its events, in one transaction.
       const end = (store: AsyncStore, pull: PullRow) => store.transaction(async (tx) => {
-        await tx.updatePull(pull.id, { status: 'Complete', completed: isoSeconds(clock.now()), progress: 100, lease_until: null });
+        const company = (await tx.getCompany(pull.company_id))!;
+        const ended = (await tx.updatePullReturning(pull.id, { status: 'Complete', completed: isoSeconds(clock.now()), progress: 100, lease_until: null }))!;
         await turn();
-        await pullEnded({ store, clock }, pull.id);
+        await pullEnded({ store, clock }, { pull: ended, company, records: null });
       });
       await Promise.all(companies.flatMap(({ pulls: [invoices, customers] }) => [end(a, invoices!), end(b, customers!)]));
       return Promise.all(companies.map(async ({ company }) => {
