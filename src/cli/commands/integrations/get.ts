@@ -29,11 +29,8 @@ export async function runIntegrationsGet(_options: object, ctx: CommandContext, 
   } catch (err) {
     const { ApiRequestError } = await import('../../../client/errors.js');
     if (err instanceof ApiRequestError && err.status === 404) {
-      const all: IntegrationRecord[] = [];
-      for await (const row of api.integrationRecords(client, undefined, ctx.signal)) all.push(row);
-      const { closeMatches, describeCandidates } = await import('../../suggest.js');
-      const near = closeMatches(key ?? '', all);
-      Object.assign(err, { hint: near.length ? `Did you mean ${describeCandidates(near)}? Every key: ferry integrations list` : 'Every key: ferry integrations list' });
+      const { unknownPlatformHint } = await import('../../platform-hint.js');
+      Object.assign(err, { hint: await unknownPlatformHint(client, key ?? '', ctx.signal) });
     }
     throw err;
   }

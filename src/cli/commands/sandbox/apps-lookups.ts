@@ -15,11 +15,8 @@ export async function platformFor(connection: Connection, key: string, signal?: 
     return await api.integration(connection.client, wanted, signal);
   } catch (err) {
     if (!(err instanceof ApiRequestError && err.status === 404)) throw err;
-    const all = await api.integrations(connection.client, signal);
-    const { closeMatches, describeCandidates } = await import('../../suggest.js');
-    const near = closeMatches(wanted, all);
-    throw new UsageError(`--platform ${key} is not a platform key.`,
-      `${near.length ? `Did you mean ${describeCandidates(near)}? ` : ''}Every key: ferry integrations list`);
+    const { unknownPlatformHint } = await import('../../platform-hint.js');
+    throw new UsageError(`--platform ${key} is not a platform key.`, await unknownPlatformHint(connection.client, wanted, signal));
   }
 }
 
