@@ -2,6 +2,7 @@
 // message that names the flag and what it takes.
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../lib/duration.js';
+import { parseHostPort } from '../lib/host-port.js';
 
 /** A whole number: at least `min` (when given), up to `max` (when given). */
 export function wholeNumber(flag: string, min?: number, max?: number) {
@@ -10,6 +11,15 @@ export function wholeNumber(flag: string, min?: number, max?: number) {
     const n = Number(value);
     if (!/^\d+$/.test(value) || (min !== undefined && n < min) || (max !== undefined && n > max)) throw new InvalidArgumentError(`${flag} must be ${takes}.`);
     return n;
+  };
+}
+
+/** A repeatable HOST[:PORT] flag: each value checked, all of them kept in order. */
+export function hostPortList(flag: string) {
+  return (value: string, previous: string[] = []): string[] => {
+    const parsed = parseHostPort(value);
+    if (typeof parsed === 'string') throw new InvalidArgumentError(`${flag} ${parsed}.`);
+    return [...previous, value];
   };
 }
 

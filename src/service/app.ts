@@ -41,6 +41,7 @@ import { eventsOf } from './events/record.js';
 import { RateLimitWatch } from './events/rate-limit-watch.js';
 import { loadGauge, measureLoad } from './sync/request-load.js';
 import type { LoopDeps } from './webhooks/loop.js';
+import { TargetPolicy, type WebhookTargets } from './webhooks/target-policy.js';
 import { startBackground } from './background.js';
 
 declare module 'fastify' {
@@ -95,7 +96,12 @@ export interface ServiceOptions {
   /** Run the webhook delivery loop (default true; tests on a fake clock drive deliverOnce themselves). */
   startWebhooks?: boolean;
   /** Timeouts, backoff and concurrency of webhook deliveries (tests shorten them). */
-  webhookTuning?: Omit<LoopDeps, 'store' | 'clock' | 'sealer' | 'changed' | 'onError'>;
+  webhookTuning?: Omit<LoopDeps, 'store' | 'clock' | 'sealer' | 'changed' | 'onError' | 'targets'>;
+  /**
+   * Where webhook consumers may point and deliveries connect: public addresses only unless
+   * the operator opts in (`--webhook-allow-private`, `--webhook-allow HOST[:PORT]`).
+   */
+  webhookTargets?: WebhookTargets;
   /** The event stream's heartbeat interval in ms (default 15 s; tests shorten it). */
   eventHeartbeatMs?: number;
 }
@@ -117,6 +123,7 @@ export interface Service {
 
 export async function createService(options: ServiceOptions): Promise<Service> {
   const clock = options.clock ?? systemClock;
+  const webhookTargets = new TargetPolicy(options.webhookTargets);
   privateDataDir(options.dataDir, options.onNotice);
   // Before anything opens: a key that cannot be settled on stops the start with nothing changed.
   const secretKey = loadSecretKey(options.dataDir, options.env, { keyFile: options.secretKeyFile, onNotice: options.onNotice });
@@ -148,6 +155,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     wakeWorker: () => background.wakeSync(),
     wakeDeliveries: () => background.wakeDeliveries(),
     events: new EventBus(store),
+    webhookTargets,
   };
   const background = startBackground({
     opened, secretKey, sealer: ctx.sealer, clock, events: ctx.events,
@@ -155,6 +163,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(load ? { load } : {}),
     ...(options.webhookTuning ? { webhookTuning: options.webhookTuning } : {}),
+    webhookTargets,
     sync: syncing, webhooks: options.startWebhooks ?? true, onError: backgroundError,
     // Once the sync thread is gone, this thread's commits checkpoint the WAL again.
     onSyncExit: () => {

@@ -8,6 +8,7 @@ import type { Sealer } from './secrets.js';
 import type { OpenedStore } from './store/open-store.js';
 import { startSyncWorker, type SyncWorker } from './sync/worker-host.js';
 import { DeliveryLoop, type LoopDeps } from './webhooks/loop.js';
+import type { TargetPolicy } from './webhooks/target-policy.js';
 
 export interface BackgroundOptions {
   opened: OpenedStore;
@@ -27,7 +28,9 @@ export interface BackgroundOptions {
   concurrency?: number;
   /** The request thread's load (sync/request-load.ts): syncs give way to requests in the same process. */
   load?: Int32Array;
-  webhookTuning?: Omit<LoopDeps, 'store' | 'clock' | 'sealer' | 'changed' | 'onError' | 'shared'>;
+  webhookTuning?: Omit<LoopDeps, 'store' | 'clock' | 'sealer' | 'changed' | 'onError' | 'shared' | 'targets'>;
+  /** Where webhook deliveries may connect (the operator's opt-ins; default public addresses only). */
+  webhookTargets?: TargetPolicy;
   onError: (err: unknown, context: string) => void;
   /** The sync thread has ended (stopped or not). */
   onSyncExit?: () => void;
@@ -67,6 +70,7 @@ export function startBackground(options: BackgroundOptions): Background {
     webhooks = new DeliveryLoop({
       ...options.webhookTuning, store: opened.store, clock: options.clock, sealer: options.sealer,
       changed: options.events.changed, shared, onError: options.onError,
+      ...(options.webhookTargets ? { targets: options.webhookTargets } : {}),
     }, options.events);
     webhooks.start();
   }

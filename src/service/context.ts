@@ -7,6 +7,7 @@ import type { PlatformAdapter } from './integrations/adapter.js';
 import type { TokenVerifier } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
 import type { AsyncStore } from './store/async-store.js';
+import type { TargetPolicy } from './webhooks/target-policy.js';
 
 export interface ServiceContext {
   store: AsyncStore;
@@ -27,4 +28,6 @@ export interface ServiceContext {
   events: EventBus;
   /** Tells the webhook delivery loop there is work that no event announced (a replay). */
   wakeDeliveries(): void;
+  /** Where webhook consumers may point (public addresses unless the operator opted in to more). */
+  webhookTargets: TargetPolicy;
 }

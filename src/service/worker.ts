@@ -9,6 +9,7 @@ import { EventBus } from './events/bus.js';
 import { Outage } from './outage.js';
 import { createSealer, keyCheckValue, loadSecretKey, SecretKeyError } from './secrets.js';
 import { openStore } from './store/open-store.js';
+import { TargetPolicy, type WebhookTargets } from './webhooks/target-policy.js';
 
 export interface WorkerProcessOptions {
   dataDir: string;
@@ -24,6 +25,8 @@ export interface WorkerProcessOptions {
   leaseSeconds?: number;
   /** Pulls run at once (DEFAULT_WORKER_CONCURRENCY unless set). */
   concurrency?: number;
+  /** Where webhook deliveries may connect (default: public addresses only). */
+  webhookTargets?: WebhookTargets;
   onNotice?: (message: string) => void;
   onInternalError?: (err: unknown, context: string) => void;
 }
@@ -41,6 +44,7 @@ export interface RunningWorker {
 
 export async function startWorker(options: WorkerProcessOptions): Promise<RunningWorker> {
   const clock = options.clock ?? systemClock;
+  const webhookTargets = new TargetPolicy(options.webhookTargets);
   // A worker opens the tokens the API instances sealed: it never makes a key of its own.
   if (!options.secretKeyFile && !(options.env ?? process.env).FERRY_SECRET_KEY && !existsSync(join(options.dataDir, 'secret.key'))) {
     throw new SecretKeyError('a worker needs the token-encryption key the API instances use: give --secret-key-file PATH or set FERRY_SECRET_KEY.', 'unusable');
@@ -60,6 +64,7 @@ export async function startWorker(options: WorkerProcessOptions): Promise<Runnin
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
     concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+    webhookTargets,
     sync: true, webhooks: true, onError,
   });
   // No requests here to tell when the database is back: a cheap look every few seconds does.

@@ -2,11 +2,15 @@
 // real `ferry serve`, delivering to a real receiver on 127.0.0.1: the secret shown once,
 // the checks made before any request, the service's 400s, the delivery log, a replay under
 // the same webhook-id, a test event waited for (Delivered, retried, Failed on a 410), and
-// the delete confirmation.
+// the delete confirmation. The service delivers to the receiver's port on 127.0.0.1 only
+// because it was started with --webhook-allow; other private targets are its 400s, and the
+// embedded service (no --base-url) allows none.
+import { rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
+import { tempDir } from '../helpers/service.js';
 import { ferry as ferryInProcess } from '../helpers/in-process.js';
 import { startTestStack, type ServeProcess } from '../helpers/stack.js';
 import { createClient, waitFor } from '../helpers/sync.js';
@@ -25,6 +29,7 @@ class Receiver {
   readonly answers = new Map<string, number[]>();
   private server!: Server;
   url = '';
+  port = 0;
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
@@ -39,7 +44,8 @@ class Receiver {
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+    this.port = (this.server.address() as { port: number }).port;
+    this.url = `http://127.0.0.1:${this.port}`;
   }
 
   at(path: string): Received[] {
@@ -58,9 +64,9 @@ let target: string[];
 let key: string;
 
 beforeAll(async () => {
-  serve = await startTestStack('process');
   receiver = new Receiver();
   await receiver.start();
+  serve = await startTestStack('process', { args: ['--webhook-allow', `127.0.0.1:${receiver.port}`] });
   key = await createClient(serve.api, serve.adminKey, 'Webhooks Ltd', 'Paid');
   target = serve.target(serve.keyFile('client.key', key));
 });
@@ -140,6 +146,27 @@ describe('ferry webhooks create', () => {
     const many = await ferry('--json', 'webhooks', 'create', '--url', `${receiver.url}/x`, '--events', 'company.created', ...tags);
     expect(many.code).toBe(1);
     expect(JSON.parse(many.stderr).error).toMatchObject({ status: 400, exitCode: 1, validation: [expect.objectContaining({ itemId: 'companyTags' })] });
+  });
+
+  it('a private URL is the service\'s 400 (exit 1): the reason, and what to do instead', async () => {
+    for (const [url, reason] of [['http://127.0.0.1:9/hooks', '127.0.0.1 is a loopback address'], [`http://localhost:${receiver.port}/hooks`, 'localhost is this machine'], ['http://169.254.169.254/latest', '169.254.169.254 is a link-local address']]) {
+      const run = await ferry('webhooks', 'create', '--url', url!, '--events', 'company.created');
+      expect(run.code, url).toBe(1);
+      expect(run.stderr).toMatch(/HTTP 400 from POST \/webhooks/);
+      expect(run.stderr).toContain(`- url: url must reach a public address: ${reason}`);
+      expect(run.stderr).toContain('`ferry listen --forward-to URL`');
+    }
+  });
+
+  it('the embedded service (no --base-url) refuses a private URL too', async () => {
+    const dataDir = tempDir('ferry-embedded-');
+    try {
+      const run = await runFerry(['--data-dir', dataDir, 'webhooks', 'create', '--url', receiver.url, '--events', 'company.created'], { timeoutMs: 90_000 });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain('- url: url must reach a public address: 127.0.0.1 is a loopback address');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('a refused key is exit 4', async () => {
@@ -291,6 +318,18 @@ describe('ferry webhooks delete', () => {
 });
 
 describe('help', () => {
+  it('ferry serve and ferry worker show the webhook target flags; a bad --webhook-allow is a usage error naming it', async () => {
+    for (const command of ['serve', 'worker']) {
+      const help = await ferryInProcess([command, '--help']);
+      expect(help.stdout).toContain('--webhook-allow-private');
+      expect(help.stdout).toContain('--webhook-allow <host[:port]>');
+      expect(help.stdout).toMatch(/\$ ferry \w+ .*--webhook-allow/);
+      const bad = await ferryInProcess([command, '--webhook-allow', 'http://hooks.internal/']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--webhook-allow must be a host name or address with an optional port');
+    }
+  });
+
   it('every command has help with examples', async () => {
     for (const verb of ['create', 'list', 'delete', 'deliveries', 'replay', 'test']) {
       const run = await ferryInProcess(['webhooks', verb, '--help']);

@@ -18,7 +18,8 @@ let receiver: Receiver;
 const call = (method: string, path: string, body?: unknown, apiKey = key) => t.call(method, path, { apiKey, ...(body === undefined ? {} : { body }) });
 
 beforeAll(async () => {
-  t = await startTestStack('service');
+  // The receiver listens on 127.0.0.1: the operator's opt-in.
+  t = await startTestStack('service', { webhookTargets: { allowPrivate: true } });
   key = (await t.createClient('Hooks Ltd', 'Paid')).apiKey;
   otherKey = (await t.createClient('Other Ltd', 'Paid')).apiKey;
   receiver = await startReceiver();

@@ -2,10 +2,12 @@
 // with backoff until the receiver is up, each event once per webhook-id; a 410 disables;
 // receivers that hang, reset, redirect or answer 2 MB are recorded with the reason and
 // retried; a day of failures gives up; order per company and consumer holds.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventsOf, recordEvent } from '../../src/service/events/record.js';
 import { DEFAULT_BACKOFF } from '../../src/service/webhooks/backoff.js';
 import { deliverOnce, type DeliveryDeps, type DeliveryPassResult } from '../../src/service/webhooks/deliver-once.js';
+import { targetAgent } from '../../src/service/webhooks/target-agent.js';
+import { TargetPolicy } from '../../src/service/webhooks/target-policy.js';
 import { atRest } from '../helpers/at-rest.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 import { FakeClock } from '../helpers/sync.js';
@@ -17,6 +19,9 @@ let key: string;
 let clientId: string;
 let deps: DeliveryDeps;
 const receivers: Receiver[] = [];
+// The receivers listen on 127.0.0.1: the operator's opt-in, for the routes and the deliveries.
+const local = new TargetPolicy({ allowPrivate: true });
+const agent = targetAgent(local);
 
 async function receiver(mode?: Mode): Promise<Receiver> {
   const r = await startReceiver(mode);
@@ -52,17 +57,21 @@ async function drain(): Promise<DeliveryPassResult[]> {
 
 beforeEach(async () => {
   clock = new FakeClock();
-  t = await startTestStack('service', { clock, startWebhooks: false });
+  t = await startTestStack('service', { clock, startWebhooks: false, webhookTargets: { allowPrivate: true } });
   const client = await t.createClient('Deliveries Ltd', 'Paid');
   key = client.apiKey;
   clientId = client.id;
   // random 1: every wait is the longest its step allows, so the test knows when a retry is due.
-  deps = { store: t.service.store, clock, sealer: t.service.context.sealer, changed: t.service.context.events.changed, random: () => 1, attempt: { timeoutMs: 300 } };
+  deps = { store: t.service.store, clock, sealer: t.service.context.sealer, changed: t.service.context.events.changed, random: () => 1, attempt: { timeoutMs: 300, dispatcher: agent } };
 });
 
 afterEach(async () => {
   await t.stop();
   await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+afterAll(async () => {
+  await agent.close();
 });
 
 describe('deliveries on a fake clock', () => {
@@ -76,7 +85,7 @@ describe('deliveries on a fake clock', () => {
     expect(await deliverOnce(deps)).toMatchObject({ claimed: 3, retried: 3 });
     const failed = await deliveries(id);
     for (const d of failed) {
-      expect(d).toMatchObject({ status: 'Pending', attempts: 1, lastAttempt: { statusCode: null, error: 'connection refused' } });
+      expect(d).toMatchObject({ status: 'Pending', attempts: 1, lastAttempt: { statusCode: null, error: 'could not connect' } });
       // The first retry waits at most the base delay (5 s).
       expect(Date.parse(d.nextAttempt) - clock.now().getTime()).toBe(DEFAULT_BACKOFF.baseMs);
     }
@@ -101,7 +110,7 @@ describe('deliveries on a fake clock', () => {
     const log = await deliveries(id);
     expect(log.map((d) => [d.status, d.attempts])).toEqual([['Delivered', 3], ['Delivered', 3], ['Delivered', 3]]);
     const detail = await call('GET', `/webhooks/${id}/deliveries/${log[0].id}`);
-    expect(detail.body.attemptLog.map((a: any) => a.error ?? a.statusCode)).toEqual(['connection refused', 'connection refused', 204]);
+    expect(detail.body.attemptLog.map((a: any) => a.error ?? a.statusCode)).toEqual(['could not connect', 'could not connect', 204]);
   });
 
   it('disables a consumer at once on a 410, and says so with a ferry.webhook.disabled event', async () => {
@@ -147,7 +156,7 @@ describe('deliveries on a fake clock', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
     const last = async (r: Receiver) => (await deliveries(ids.get(r)!))[0];
     expect(await last(hang)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: null, error: 'no complete answer within 0.3 s' } });
-    expect(await last(reset)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: null, error: 'connection reset by the receiver' } });
+    expect(await last(reset)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: null, error: 'no complete answer: the connection broke off' } });
     expect(await last(redirect)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: 307, error: 'redirect not followed' } });
     expect(await last(big)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: 500, error: 'answer longer than 64 KiB, cut off' } });
     // A 2xx is delivered whatever follows it; the long answer is only noted.

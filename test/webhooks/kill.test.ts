@@ -21,7 +21,7 @@ it('delivers all 500 events after a kill -9 and a restart on the same data dir',
   const receiver: Receiver = await startReceiver({ kind: 'status', status: 503 });
   cleanups.push(() => receiver.close());
 
-  const first: ServeProcess = await startTestStack('process', { dataDir });
+  const first: ServeProcess = await startTestStack('process', { dataDir, args: ['--webhook-allow-private'] });
   let firstAlive = true;
   cleanups.push(() => (firstAlive ? first.stop('SIGKILL') : undefined));
   const apiKey = await createClient(first.api, first.adminKey, 'Kill Ltd', 'Paid');
@@ -43,7 +43,7 @@ it('delivers all 500 events after a kill -9 and a restart on the same data dir',
   expect(receiver.received).toHaveLength(0);
 
   receiver.mode = { kind: 'ok' };
-  const second = await startTestStack('process', { dataDir });
+  const second = await startTestStack('process', { dataDir, args: ['--webhook-allow-private'] });
   cleanups.push(() => second.stop());
   await waitFor('every event delivered', async () => new Set(receiver.received.map((r) => r.id)).size >= COMPANIES, 90_000, 100);
 

@@ -9,6 +9,9 @@ import { startTestStack, type TestService } from '../helpers/stack.js';
 import { waitFor } from '../helpers/sync.js';
 import { countsById, startReceiver, type Receiver } from './support.js';
 
+/** The receivers listen on 127.0.0.1: the operator's opt-in. */
+const local = { webhookTargets: { allowPrivate: true } };
+
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -28,7 +31,7 @@ async function consumer(t: TestService, apiKey: string, url: string, eventTypes 
 
 describe('the delivery loop', () => {
   it('delivers everything to 49 consumers promptly while the 50th hangs', async () => {
-    const t = await startTestStack('service');
+    const t = await startTestStack('service', local);
     cleanups.push(() => t.stop());
     const { apiKey } = await t.createClient('Fifty Ltd', 'Paid');
     const healthy = await receiver();
@@ -63,7 +66,7 @@ describe('the delivery loop', () => {
   });
 
   it('retries on its timer and delivers once the receiver is up', async () => {
-    const t = await startTestStack('service', { webhookTuning: { backoff: { baseMs: 1_000, factor: 1, capMs: 1_000, giveUpMs: 60_000 } } });
+    const t = await startTestStack('service', { ...local, webhookTuning: { backoff: { baseMs: 1_000, factor: 1, capMs: 1_000, giveUpMs: 60_000 } } });
     cleanups.push(() => t.stop());
     const { apiKey } = await t.createClient('Timer Ltd', 'Paid');
     const r = await receiver();
@@ -85,7 +88,7 @@ describe('the delivery loop', () => {
     const dataDir = tempDir('ferry-webhooks-');
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const r = await receiver({ kind: 'hang' });
-    const first = await startTestStack('service', { dataDir });
+    const first = await startTestStack('service', { ...local, dataDir });
     const { apiKey } = await first.createClient('Restart Ltd', 'Paid');
     const made = await consumer(first, apiKey, r.url);
     r.secret = made.secret;
@@ -97,7 +100,7 @@ describe('the delivery loop', () => {
     expect(rows).toEqual([{ status: 'Pending', attempts: 0, lease_until: null }]);
 
     r.mode = { kind: 'ok' };
-    const second = await startTestStack('service', { dataDir });
+    const second = await startTestStack('service', { ...local, dataDir });
     cleanups.push(() => second.stop());
     await waitFor('the delivery after restart', async () => r.received.length === 1);
     expect(r.received[0]!.verified).toBe(true);

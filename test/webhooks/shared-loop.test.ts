@@ -16,6 +16,7 @@ import { createPgStore } from '../../src/service/store/pg/pg-store.js';
 import { openPostgres } from '../../src/service/store/pg/pool.js';
 import { newConsumerSecret } from '../../src/service/webhooks/sign.js';
 import { DeliveryLoop } from '../../src/service/webhooks/loop.js';
+import { TargetPolicy } from '../../src/service/webhooks/target-policy.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/service.js';
 import { waitFor } from '../helpers/sync.js';
@@ -102,7 +103,8 @@ function scenarios(name: string, open: () => Promise<Opened>): void {
   }
 
   const loop = (store: AsyncStore, shared: boolean) => {
-    const made = new DeliveryLoop({ store, clock: systemClock, sealer, shared }, noWakes);
+    // The receiver listens on 127.0.0.1: the operator's opt-in.
+    const made = new DeliveryLoop({ store, clock: systemClock, sealer, shared, targets: new TargetPolicy({ allowPrivate: true }) }, noWakes);
     made.start();
     return made;
   };

@@ -1,6 +1,6 @@
 // `ferry serve`: the bundled service in the foreground until SIGINT/SIGTERM, then a
 // graceful stop (no new connections, in-flight requests finish) and exit 0.
-import { wholeNumber } from '../flags.js';
+import { hostPortList, wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
@@ -22,6 +22,33 @@ export interface ServeOptions {
   database?: string;
   /** false with --no-worker: the API only, syncs, pushes and webhook deliveries left to `ferry worker`. */
   worker: boolean;
+  webhookAllowPrivate?: boolean;
+  webhookAllow: string[];
+}
+
+/** `--webhook-allow-private` and `--webhook-allow`, on `ferry serve` and `ferry worker`. */
+export function webhookTargetOptions(command: Command): Command {
+  return command
+    .option('--webhook-allow-private', 'let webhook consumers point at private, loopback and other non-public addresses (local development, private networks)')
+    .option('--webhook-allow <host[:port]>', 'let webhook consumers point at this host (any port, or this one) whatever it resolves to; repeatable', hostPortList('--webhook-allow'), []);
+}
+
+export const WEBHOOK_TARGETS_HELP = `Webhooks go to public addresses only, unless opted in: a consumer URL whose host is a
+loopback, private (RFC 1918), shared (100.64.0.0/10), link-local, unique-local, multicast
+or reserved address (in any spelling) or localhost is refused with a 400 naming url, and
+every delivery resolves the receiver's name once, checks every address and connects only
+to those (refused: "address not allowed" in the delivery log). --webhook-allow-private lifts
+this for every address (local development, a private network whose clients are trusted);
+--webhook-allow HOST[:PORT] for one host. Give every process on a database the same choice.
+To receive events on your own machine, \`ferry listen --forward-to URL\` needs neither.
+`;
+
+/** The flags as the service takes them, and a note for the person running it when any is given. */
+export function webhookTargetsOf(options: { webhookAllowPrivate?: boolean; webhookAllow: string[] }): { webhookTargets: { allowPrivate: boolean; allow: string[] }; note?: string } {
+  const webhookTargets = { allowPrivate: options.webhookAllowPrivate ?? false, allow: options.webhookAllow };
+  if (webhookTargets.allowPrivate) return { webhookTargets, note: 'webhook deliveries may reach private addresses (--webhook-allow-private)' };
+  if (webhookTargets.allow.length > 0) return { webhookTargets, note: `webhook deliveries may also reach ${webhookTargets.allow.join(', ')} (--webhook-allow)` };
+  return { webhookTargets };
 }
 
 /**
@@ -44,7 +71,7 @@ export function httpUrlFlag(flag: string, example: string) {
 }
 
 export function register(program: Command, registrar: Registrar): void {
-  program.command('serve')
+  webhookTargetOptions(program.command('serve')
     .description('Run the bundled service in the foreground')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port'), 8080)
@@ -56,7 +83,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--no-worker', 'serve the API only: syncs, pushes and webhook deliveries run in `ferry worker` processes')
     .option('--secret-key-file <path>', 'file holding the token-encryption key (64 hex characters or base64 of 32 bytes); ahead of FERRY_SECRET_KEY and <data-dir>/secret.key')
     .option('--sandbox-host <host>', 'address of the sandbox platforms (their admin routes need the admin key; default 127.0.0.1)')
-    .option('--sandbox-url <url>', 'use the sandbox platforms of a `ferry sandbox serve` at URL instead of starting them here', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090'))
+    .option('--sandbox-url <url>', 'use the sandbox platforms of a `ferry sandbox serve` at URL instead of starting them here', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090')))
     .addHelpText('after', examples(
       'ferry serve --port 8080 --data-dir ./ferry-data',
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
@@ -66,6 +93,8 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --database postgres://ferry@db:5432/ferry --no-worker --sandbox-url http://127.0.0.1:9090   # one of several API instances',
       'ferry sandbox serve --port 9090 --service-url http://127.0.0.1:8080 --data-dir ./sandbox-data &',
       'ferry serve --port 8080 --sandbox-url http://127.0.0.1:9090 --data-dir ./ferry-data   # the sandbox as its own process',
+      'ferry serve --webhook-allow-private   # local development: webhooks may go to 127.0.0.1 and the LAN',
+      'ferry serve --webhook-allow hooks.internal --webhook-allow 10.0.0.5:8080   # these private receivers only',
     ))
     .addHelpText('after', `State lives in --data-dir (global; default $XDG_DATA_HOME/ferry). The first start writes the
 admin key to <data-dir>/admin.key (mode 0600). Ctrl-C or SIGTERM stops accepting connections,
@@ -84,7 +113,8 @@ all the same token-encryption key and the same --sandbox-url; see docs/scaling.m
 The sandbox platforms run in a thread of this process over the same data dir, unless
 --sandbox-url names a \`ferry sandbox serve\` process; that sandbox asks this service
 (its --service-url) whether a key is an admin key. Either may start first.
-`)
+
+${WEBHOOK_TARGETS_HELP}`)
     .action(registrar.action(runServe));
 }
 
@@ -94,6 +124,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
     throw new UsageError('--sandbox-host and --sandbox-url do not go together.', '--sandbox-host places the sandbox this process starts; with --sandbox-url it starts none.');
   }
   const dataDir = resolveDataDir(ctx.flags, io.env);
+  const { webhookTargets, note: targetsNote } = webhookTargetsOf(options);
   // Loaded here, not at the top: `ferry --help` stays free of the service's modules.
   const database = options.database ?? (io.env.FERRY_DATABASE_URL || undefined);
   if (!options.worker && !database) {
@@ -117,6 +148,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       secretKeyFile: options.secretKeyFile,
       ...(database ? { database } : {}),
       ...(options.worker ? {} : { startWorker: false, startWebhooks: false }),
+      webhookTargets,
       env: io.env,
       onNotice: (message) => io.err(message, { force: true }),
       onInternalError: (err, correlationId) => io.err(`internal error ${correlationId}: ${(err as Error)?.message ?? err}`, { force: true }),
@@ -141,6 +173,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       `admin key in ${dataDir}/admin.key`,
       ...(options.worker ? [] : ['no worker (syncs, pushes and webhook deliveries run in `ferry worker`)']),
       ...(options.maintenance ? ['maintenance mode (every request gets 503)'] : []),
+      ...(targetsNote ? [targetsNote] : []),
     ];
     io.err(notes.join('; '));
   });

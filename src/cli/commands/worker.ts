@@ -10,7 +10,7 @@ import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
 import type { Registrar } from '../program.js';
 import { examples } from './group.js';
-import { httpUrlFlag } from './serve.js';
+import { httpUrlFlag, WEBHOOK_TARGETS_HELP, webhookTargetOptions, webhookTargetsOf } from './serve.js';
 
 /** As sync/pull-lease.ts: below it a lease could run out between two heartbeats. */
 const MIN_LEASE_SECONDS = 3;
@@ -22,19 +22,22 @@ export interface WorkerOptions {
   secretKeyFile?: string;
   lease?: number;
   concurrency?: number;
+  webhookAllowPrivate?: boolean;
+  webhookAllow: string[];
 }
 
 export function register(program: Command, registrar: Registrar): void {
-  program.command('worker')
+  webhookTargetOptions(program.command('worker')
     .description('Run syncs, pushes and webhook deliveries for a PostgreSQL database, beside `ferry serve --no-worker` instances')
     .option('--database <url>', 'the PostgreSQL database the API instances use (default FERRY_DATABASE_URL)')
     .option('--sandbox-url <url>', 'the `ferry sandbox serve` the API instances use', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090'))
     .option('--public-url <url>', 'base of the links in event payloads (the API instances\' --public-url)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--secret-key-file <path>', 'file holding the token-encryption key, the same as every API instance\'s; ahead of FERRY_SECRET_KEY and <data-dir>/secret.key')
     .option('--lease <seconds>', 'how long a pull stays claimed without renewal: how soon another worker takes over a killed one\'s pulls (default 30)', wholeNumber('--lease', MIN_LEASE_SECONDS))
-    .option('--concurrency <n>', 'pulls this worker runs at once (default 16)', wholeNumber('--concurrency', 1, 256))
+    .option('--concurrency <n>', 'pulls this worker runs at once (default 16)', wholeNumber('--concurrency', 1, 256)))
     .addHelpText('after', examples(
       'ferry worker --database postgres://ferry@db:5432/ferry --sandbox-url http://127.0.0.1:9090 --secret-key-file /etc/ferry/secret.key',
+      'ferry worker --sandbox-url http://sandbox:9090 --webhook-allow hooks.internal:8443   # as the API instances: deliveries may reach that private host',
       'FERRY_DATABASE_URL=postgres://ferry@db/ferry FERRY_SECRET_KEY=… ferry worker --sandbox-url http://sandbox:9090 --json',
     ))
     .addHelpText('after', `Run as many workers as the sync load needs: each claims pulls, pushes and webhook deliveries
@@ -46,7 +49,8 @@ their last written page: no record is lost or written twice.
 Every process on the database needs the same token-encryption key; a worker with another
 one is refused at start. With SQLite (no --database), \`ferry serve\` runs this work itself.
 See docs/scaling.md.
-`)
+
+${WEBHOOK_TARGETS_HELP}`)
     .action(registrar.action(runWorker));
 }
 
@@ -62,6 +66,7 @@ export async function runWorker(options: WorkerOptions, ctx: CommandContext): Pr
       'Start them with: ferry sandbox serve --port 9090 --service-url http://<an API instance>');
   }
   const dataDir = resolveDataDir(ctx.flags, io.env);
+  const { webhookTargets, note: targetsNote } = webhookTargetsOf(options);
   // Loaded here, not at the top: `ferry --help` stays free of the service's modules.
   const [{ startWorker }, { SecretKeyError }, { DATABASE_UNAVAILABLE, describeTarget, parseTarget }] = await Promise.all([
     import('../../service/worker.js'), import('../../service/secrets.js'), import('../../service/store/pg/unavailable.js'),
@@ -74,6 +79,7 @@ export async function runWorker(options: WorkerOptions, ctx: CommandContext): Pr
       ...(options.secretKeyFile ? { secretKeyFile: options.secretKeyFile } : {}),
       ...(options.lease ? { leaseSeconds: options.lease } : {}),
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      webhookTargets,
       onNotice: (message) => io.err(message, { force: true }),
       onInternalError: (err, context) => io.err(`internal error (${context}): ${(err as Error)?.message ?? err}`, { force: true }),
     });
@@ -85,7 +91,7 @@ export async function runWorker(options: WorkerOptions, ctx: CommandContext): Pr
   const where = describeTarget(parseTarget(database, io.env));
   printResult(io, { event: 'working', database: where, sandboxUrl: options.sandboxUrl, dataDir, pid: process.pid }, () => {
     io.out(`working on ${where}`);
-    io.err(`sandbox platforms ${options.sandboxUrl}; data dir ${dataDir}; Ctrl-C stops after the work in flight`);
+    io.err([`sandbox platforms ${options.sandboxUrl}`, `data dir ${dataDir}`, ...(targetsNote ? [targetsNote] : []), 'Ctrl-C stops after the work in flight'].join('; '));
   });
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();

@@ -1,6 +1,8 @@
 // /webhooks: an account's webhook consumers (create, list, get, delete), and each one's
 // delivery log (list, one delivery with its attempts, replay, a test event). The signing
-// secret is answered once, at creation, and kept sealed with the consumer id bound in.
+// secret is answered once, at creation, and kept sealed with the consumer id bound in. A
+// consumer's url is held to the target policy at creation, and again by a test or a replay
+// (the operator may have withdrawn an opt-in since); the delivery loop checks every connection.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { isoSeconds } from '../../lib/clock.js';
@@ -13,7 +15,7 @@ import { envelope, parsePageRequest } from '../http/paging.js';
 import { defineRoute } from '../http/route.js';
 import type { ConsumerRow } from '../store/events.js';
 import type { AttemptRow, DeliveryRow } from '../store/webhook-deliveries.js';
-import { parseConsumerInput } from '../webhooks/consumer-input.js';
+import { parseConsumerInput, targetProblem } from '../webhooks/consumer-input.js';
 import { newConsumerSecret } from '../webhooks/sign.js';
 
 /** As the public API: an account has at most 50 consumers. */
@@ -67,6 +69,12 @@ function refuseDisabled(consumer: ConsumerRow): void {
   if (consumer.disabled) throw errors.conflict(`Webhook consumer ${consumer.id} is disabled; nothing is delivered to it. Create a new consumer to receive events again.`);
 }
 
+/** Sending on demand to a url the policy refuses now: a 400 naming `url`, as at creation. */
+function refuseTarget(ctx: ServiceContext, consumer: ConsumerRow): void {
+  const problem = targetProblem(new URL(consumer.url), ctx.webhookTargets);
+  if (problem) throw errors.badRequest(`Webhook consumer ${consumer.id} cannot be sent to: ${problem}`, [{ itemId: 'url', message: problem, validatorName: 'WebhookConsumer' }]);
+}
+
 /** `status=Failed` is the query `status=Failed`, so the page links (which keep `query`) keep it too. */
 function deliveryListQuery(request: FastifyRequest): { url: string; query: Record<string, string | string[] | undefined> } {
   const query = { ...queryOf(request) };
@@ -88,7 +96,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
   defineRoute(app, '/webhooks', {
     GET: async (request) => ({ results: (await store.listConsumers(request.auth.client.id)).map(consumerRecord) }),
     POST: async (request, reply) => {
-      const input = parseConsumerInput(objectBody(request));
+      const input = parseConsumerInput(objectBody(request), ctx.webhookTargets);
       const clientId = request.auth.client.id;
       const id = randomUUID();
       const secret = newConsumerSecret();
@@ -140,6 +148,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
       const replayed = await store.transaction(async (tx) => {
         const { consumer, delivery } = await ownedDelivery(ctx, request);
         refuseDisabled(consumer);
+        refuseTarget(ctx, consumer);
         return tx.replayDelivery(consumer.id, delivery.id, randomUUID(), isoSeconds(clock.now()));
       });
       ctx.wakeDeliveries();
@@ -152,6 +161,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
       const delivery = await store.transaction(async (tx) => {
         const consumer = await ownedConsumer(ctx, request);
         refuseDisabled(consumer);
+        refuseTarget(ctx, consumer);
         const { seq } = await recordEvent(eventsOf(ctx), {
           clientId: consumer.client_id, eventType: FERRY_EVENTS.webhookTest, onlyConsumer: consumer.id,
           payload: { id: consumer.id, message: 'A test event from ferry: if its signature checks out, this consumer receives deliveries.' },

@@ -3,8 +3,15 @@
 // (undici's request() does not, and the Location is not ours to trust); at most
 // `maxAnswerBytes` of the answer are read before the connection is dropped. The status
 // code decides: 2xx delivered, 410 gone, anything else (and any network failure) a retry.
+// Every attempt goes through a dispatcher of target-agent.ts (the strict one unless given):
+// a target the policy refuses is a failed attempt like any other, retried on the backoff.
+// The log says of a failure what the receiver's owner acts on and no more: "could not
+// connect" whatever kept the connection from being made, "no complete answer", "TLS
+// failure", or the status code; a refused target says only that, with no latency, so the
+// log maps nothing of the network the service runs in.
 import { request, type Dispatcher } from 'undici';
 import { parseRetryAfter } from './backoff.js';
+import { strictAgent, TargetRefusedError } from './target-agent.js';
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -12,6 +19,7 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
 export interface AttemptOptions {
   timeoutMs?: number;
   maxAnswerBytes?: number;
+  /** A target-agent.ts agent (default: the strict one, public addresses only). */
   dispatcher?: Dispatcher;
 }
 
@@ -33,25 +41,20 @@ export interface AttemptRequest {
   now: Date;
 }
 
-/** Network failures in words; the code alone for anything unexpected, never a message that might carry a URL. */
+export const TARGET_REFUSED = 'address not allowed: this service delivers to public addresses only';
+
+/** Failures before the request went out: the receiver could not be reached. */
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ETIMEDOUT', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Network failures in words a receiver's owner acts on; never a message that might carry a URL or an address. */
 function networkError(err: unknown, timeoutMs: number): string {
-  const code = (err as { code?: string } | null)?.code ?? (err as { cause?: { code?: string } } | null)?.cause?.code;
-  switch (code) {
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'ECONNRESET':
-    case 'EPIPE':
-    case 'UND_ERR_SOCKET': return 'connection reset by the receiver';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT': return `no complete answer within ${timeoutMs / 1000} s`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN': return 'host not found';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH': return 'host unreachable';
-    default:
-      if (code && /CERT|TLS|SSL/.test(code)) return `TLS failure (${code})`;
-      return `network error (${code ?? (err as Error | null)?.name ?? 'unknown'})`;
-  }
+  const { code: own, syscall, cause } = (err ?? {}) as { code?: string; syscall?: string; cause?: { code?: string } };
+  const code = own ?? cause?.code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return `no complete answer within ${timeoutMs / 1000} s`;
+  if (code && /CERT|TLS|SSL/.test(code)) return 'TLS failure';
+  if ((code && CONNECT_FAILURES.has(code)) || syscall === 'connect' || syscall === 'getaddrinfo') return 'could not connect';
+  // Connected, then a reset, a close or an answer that is not HTTP.
+  return 'no complete answer: the connection broke off';
 }
 
 /** Reads at most `limit` bytes; true when the answer was longer (and the rest dropped). */
@@ -89,7 +92,7 @@ export async function attemptDelivery(attempt: AttemptRequest, options: AttemptO
       signal,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      dispatcher: options.dispatcher ?? strictAgent(),
     });
     statusCode = response.statusCode;
     const outcome = classify(statusCode);
@@ -98,14 +101,15 @@ export async function attemptDelivery(attempt: AttemptRequest, options: AttemptO
     let error: string | null = statusCode >= 300 && statusCode < 400 ? 'redirect not followed' : null;
     try {
       if (await readCapped(response.body, maxAnswer)) error = [error, `answer longer than ${maxAnswer / 1024} KiB, cut off`].filter(Boolean).join('; ');
-    } catch (err) {
+    } catch {
       // The status line decides; an answer that breaks off after it is only noted.
       if (attempt.signal?.aborted) return { outcome: 'stopped', statusCode, error: null, latencyMs: elapsed() };
-      error = [error, `answer cut off: ${deadline.signal.aborted ? `not complete within ${timeoutMs / 1000} s` : networkError(err, timeoutMs)}`].filter(Boolean).join('; ');
+      error = [error, `answer cut off: ${deadline.signal.aborted ? `not complete within ${timeoutMs / 1000} s` : 'the connection broke off'}`].filter(Boolean).join('; ');
     }
     return { outcome, statusCode, error, latencyMs: elapsed(), ...(retryAfterMs !== undefined && outcome === 'retry' ? { retryAfterMs } : {}) };
   } catch (err) {
     if (attempt.signal?.aborted) return { outcome: 'stopped', statusCode, error: null, latencyMs: elapsed() };
+    if (err instanceof TargetRefusedError) return { outcome: 'retry', statusCode: null, error: TARGET_REFUSED, latencyMs: 0 };
     const error = deadline.signal.aborted ? `no complete answer within ${timeoutMs / 1000} s` : networkError(err, timeoutMs);
     return { outcome: 'retry', statusCode, error, latencyMs: elapsed() };
   } finally {

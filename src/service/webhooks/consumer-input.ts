@@ -1,7 +1,9 @@
 // The body of POST /webhooks, checked: every problem is a validation item naming its field,
-// and the message says them all, so a client fixes the request in one go.
+// and the message says them all, so a client fixes the request in one go. The url must be
+// one the target policy lets deliveries reach (target-policy.ts).
 import { errors, type ValidationItem } from '../errors.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
+import type { TargetPolicy } from './target-policy.js';
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_COMPANY_TAGS = 10;
@@ -15,7 +17,15 @@ export interface ConsumerInput {
   disabled: boolean;
 }
 
-function urlProblem(value: unknown): string | undefined {
+/** Why the service refuses to deliver to `url` (`urlRefusal`'s reason), and what to do instead. */
+export function targetProblem(url: URL, targets: TargetPolicy): string | undefined {
+  const refusal = targets.urlRefusal(url);
+  if (!refusal) return undefined;
+  return `url must reach a public address: ${refusal}. To receive events on your own machine, run \`ferry listen --forward-to URL\`; `
+    + 'the operator of this service can allow private targets (ferry serve --webhook-allow-private, or --webhook-allow HOST[:PORT]).';
+}
+
+function urlProblem(value: unknown, targets: TargetPolicy): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') return 'url is required: the receiver\'s absolute http(s) URL.';
   if (value.length > MAX_URL_LENGTH) return `url must be at most ${MAX_URL_LENGTH} characters.`;
   let url: URL;
@@ -27,14 +37,14 @@ function urlProblem(value: unknown): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must be an http or https URL.';
   // Receivers check the signature instead; credentials here would be shown in every listing.
   if (url.username !== '' || url.password !== '') return 'url must not carry credentials (user:password@).';
-  return undefined;
+  return targetProblem(url, targets);
 }
 
-export function parseConsumerInput(body: Record<string, unknown>): ConsumerInput {
+export function parseConsumerInput(body: Record<string, unknown>, targets: TargetPolicy): ConsumerInput {
   const items: ValidationItem[] = [];
   const problem = (itemId: string, message: string) => items.push({ itemId, message, validatorName: 'WebhookConsumer' });
 
-  const badUrl = urlProblem(body.url);
+  const badUrl = urlProblem(body.url, targets);
   if (badUrl) problem('url', badUrl);
 
   let eventTypes: string[] = [];

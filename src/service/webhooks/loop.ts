@@ -7,10 +7,12 @@
 // every pass and frees the leases: every lease when this is the only loop of its database
 // (and at start too: a killed process left them); when loops share it, only its own, which
 // its cut-off attempts free as they end.
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { isoSeconds } from '../../lib/clock.js';
 import { DEFAULT_MAX_IN_FLIGHT, startPass, InFlight, type DeliveryDeps } from './deliver-once.js';
 import { Recorder } from './outcome.js';
+import { targetAgent } from './target-agent.js';
+import { TargetPolicy } from './target-policy.js';
 
 export interface WakeSource {
   subscribe(listener: () => void): () => void;
@@ -24,6 +26,8 @@ export type LoopDeps = Omit<DeliveryDeps, 'inFlight' | 'signal' | 'onSettled' | 
    * start are theirs, left to run out, and a stop frees only this loop's.
    */
   shared?: boolean;
+  /** Where deliveries may connect (default: public addresses only). */
+  targets?: TargetPolicy;
 };
 
 const DEFAULT_MAX_IDLE_MS = 5_000;
@@ -45,10 +49,10 @@ export class DeliveryLoop {
   private readonly maxIdleMs: number;
   private readonly shared: boolean;
 
-  constructor({ maxIdleMs, shared, ...deps }: LoopDeps, private readonly events: WakeSource) {
+  constructor({ maxIdleMs, shared, targets, ...deps }: LoopDeps, private readonly events: WakeSource) {
     this.maxIdleMs = maxIdleMs ?? DEFAULT_MAX_IDLE_MS;
     this.shared = shared ?? false;
-    this.agent = deps.attempt?.dispatcher ? undefined : new Agent({ keepAliveTimeout: 4_000 });
+    this.agent = deps.attempt?.dispatcher ? undefined : targetAgent(targets ?? new TargetPolicy());
     this.deps = {
       ...deps,
       attempt: { ...deps.attempt, ...(this.agent ? { dispatcher: this.agent } : {}) },
