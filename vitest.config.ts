@@ -22,6 +22,7 @@ const LEFT_OUT = [
   'test/sync/leases.test.ts',
   'test/webhooks/shared-loop.test.ts',
   'test/webhooks/backoff.test.ts',
+  'test/webhooks/target-policy.test.ts',
   'test/service/data-status.test.ts',
   // The modes of ferry.db and its -wal and -shm files in the data dir.
   'test/service/file-modes.test.ts',

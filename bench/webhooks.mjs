@@ -111,7 +111,8 @@ try {
 
   // 2. ferry: recorded in a transaction, delivered from the outbox.
   const dataDir = join(work, 'data');
-  service = await createService({ dataDir, rateLimit: 0 });
+  // The receivers listen on 127.0.0.1: the operator's opt-in (--webhook-allow-private).
+  service = await createService({ dataDir, rateLimit: 0, webhookTargets: { allowPrivate: true } });
   const auth = basic(service.adminKey);
   const call = async (method, url, payload) => {
     const response = await service.app.inject({ method, url, headers: { authorization: auth }, payload });
