@@ -7,7 +7,6 @@
 // open, the database's version (which any commit from any process moves) is read every
 // `watchMs`, and when it moved, one read finds which of the keys streaming here are still
 // live. So the cost is one shared read per process per tick, however many streams.
-import { openFileLimit } from '../../lib/open-files.js';
 import { errors } from '../errors.js';
 import type { AsyncStore } from '../store/async-store.js';
 
@@ -23,8 +22,8 @@ export interface StreamLimits {
 /** When the open-file limit cannot be read. */
 const FALLBACK_TOTAL = 1000;
 
-/** Half the open-file limit: the other half stays for requests, the database and files. */
-export function defaultStreamLimits(fileLimit = openFileLimit()): StreamLimits {
+/** In all, half the open-file limit (openFileLimit()): the other half stays for requests, the database and files. */
+export function defaultStreamLimits(fileLimit: number | undefined): StreamLimits {
   return { perKey: 10, perAccount: 50, total: fileLimit === undefined ? FALLBACK_TOTAL : Math.max(1, Math.floor(fileLimit / 2)) };
 }
 

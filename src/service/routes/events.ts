@@ -7,6 +7,7 @@
 // streams are capped per key, per account and per process, and a revoked key's streams
 // end within a second (events/open-streams.ts). docs/events.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { openFileLimit } from '../../lib/open-files.js';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ServiceContext } from '../context.js';
@@ -101,7 +102,7 @@ async function startAfter(ctx: ServiceContext, request: FastifyRequest): Promise
 
 export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, options: EventRouteOptions = {}): void {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  const streams = new OpenStreams({ ...defaultStreamLimits(), ...options.streamLimits }, ctx.store);
+  const streams = new OpenStreams({ ...defaultStreamLimits(openFileLimit()), ...options.streamLimits }, ctx.store);
   /** Open streams, ended when the service closes (app.close() waits for open connections). */
   const open = new Set<() => void>();
   app.addHook('preClose', async () => {
