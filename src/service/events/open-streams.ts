@@ -29,7 +29,8 @@ export function defaultStreamLimits(fileLimit: number | undefined): StreamLimits
 
 /** How long a refused reader is told to wait: slots free up only as other streams end. */
 const RETRY_AFTER_SECONDS = 5;
-export const KEY_WATCH_MS = 250;
+/** How often the keys of open streams are looked at, while the database's version moves. */
+const KEY_WATCH_MS = 250;
 
 export interface StreamSlot {
   /** Gives the slot back; once is enough, more do nothing. */
@@ -59,10 +60,6 @@ export class OpenStreams {
     private readonly store: Pick<AsyncStore, 'dataVersion' | 'liveApiKeyIds'>,
     private readonly watchMs = KEY_WATCH_MS,
   ) {}
-
-  get open(): number {
-    return this.total;
-  }
 
   /** A slot for a stream of `keyId`, owned by account `accountId`; throws the 429 or 503 of the cap that is full. */
   take(keyId: string, accountId: string): StreamSlot {

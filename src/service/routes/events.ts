@@ -7,9 +7,9 @@
 // streams are capped per key, per account and per process, and a revoked key's streams
 // end within a second (events/open-streams.ts). docs/events.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { openFileLimit } from '../../lib/open-files.js';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { openFileLimit } from '../../lib/open-files.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { assertOwns } from '../http/auth.js';
