@@ -97,10 +97,6 @@ export function companyEventsAfter(db: Db, companyId: string, eventType: string,
   return prepared(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? AND seq > ? ORDER BY seq').all(companyId, eventType, afterSeq) as EventRow[];
 }
 
-export function getEvent(db: Db, seq: number): EventRow | undefined {
-  return prepared(db, 'SELECT * FROM events WHERE seq = ?').get(seq) as EventRow | undefined;
-}
-
 export function insertConsumer(db: Db, row: ConsumerRow): void {
   prepared(db, `INSERT INTO webhook_consumers (id, client_id, url, event_types, company_tags, disabled, disabled_reason, secret, created)
     VALUES (@id, @client_id, @url, @event_types, @company_tags, @disabled, @disabled_reason, @secret, @created)`).run(row);

@@ -96,7 +96,6 @@ export function createSqliteStore(db: Db): Store {
     eventsAfter: (clientId, afterSeq, limit) => events.eventsAfter(db, clientId, afterSeq, limit),
     latestEventSeq: () => events.latestEventSeq(db),
     latestAccountEventSeq: (clientId) => events.latestAccountEventSeq(db, clientId),
-    getEvent: (seq) => events.getEvent(db, seq),
     lastCompanyEvent: (companyId, eventType) => events.lastCompanyEvent(db, companyId, eventType),
     companyEventsAfter: (companyId, eventType, afterSeq) => events.companyEventsAfter(db, companyId, eventType, afterSeq),
     insertConsumer: (row) => events.insertConsumer(db, row),

@@ -187,7 +187,6 @@ export interface EventStore {
   latestEventSeq(): number;
   /** The last number the account gave an event (0 before its first); on PostgreSQL an event is numbered when its transaction commits. */
   latestAccountEventSeq(clientId: string): number;
-  getEvent(seq: number): EventRow | undefined;
   lastCompanyEvent(companyId: string, eventType: string): EventRow | undefined;
   /** The company's events of one type after `afterSeq`, oldest first. */
   companyEventsAfter(companyId: string, eventType: string, afterSeq: number): EventRow[];

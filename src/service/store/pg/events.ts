@@ -50,7 +50,6 @@ export function eventMethods(db: Queryable): EventMethods {
       'SELECT * FROM events WHERE client_id = ? AND account_seq > ? ORDER BY account_seq LIMIT ?', [clientId, afterAccountSeq, limit]),
     latestEventSeq: async () => (await row<{ seq: number }>(db, 'SELECT coalesce(max(seq), 0) AS seq FROM events'))!.seq,
     latestAccountEventSeq: async (clientId) => (await row<{ last_seq: number }>(db, 'SELECT last_seq FROM event_counters WHERE client_id = ?', [clientId]))?.last_seq ?? 0,
-    getEvent: (seq) => row<EventRow>(db, 'SELECT * FROM events WHERE seq = ?', [seq]),
     lastCompanyEvent: (companyId, eventType) => row<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? ORDER BY seq DESC LIMIT 1',
       [companyId, eventType]),
     companyEventsAfter: (companyId, eventType, afterSeq) => rows<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? AND seq > ? ORDER BY seq',
