@@ -199,9 +199,10 @@ export async function eventTypes(client: ApiClient, signal?: AbortSignal): Promi
   return list.results;
 }
 /**
- * GET /events: the account's events after sequence number `after`, oldest first, at most
- * `limit` (0 to 500). `lastSequence` is where to continue; with `limit` 0 it is where the
- * stream is now (a reader that must miss nothing from here on passes it to streamEvents).
+ * GET /events: the account's events after its number `after` (an account numbers its own
+ * events), oldest first, at most `limit` (0 to 500). `lastSequence` is where to continue;
+ * with `limit` 0 it is where the stream is now (a reader that must miss nothing from here
+ * on passes it to streamEvents).
  */
 export const listEvents = (client: ApiClient, after: number, limit: number, signal?: AbortSignal) =>
   client.get<EventList>('/events', { query: { after, limit }, ...at(signal) });

@@ -9,7 +9,7 @@ import { SseParser } from './sse.js';
 import type { EventRecord } from './wire.js';
 
 export interface StreamedEvent {
-  /** The event's sequence number: pass it as `after` to resume after it. */
+  /** The event's number within the account (1, 2, 3 …, its own events only): pass it as `after` to resume after it. */
   sequence: number;
   event: EventRecord;
 }
@@ -19,7 +19,7 @@ export interface StreamEventsOptions {
   types?: string[];
   /** Only this company's events (it must be the caller's: 404 or 403 otherwise). */
   companyId?: string;
-  /** Start after this sequence number; without it the stream starts with the next event. */
+  /** Start after this number of the account's; without it the stream starts with the next event. */
   after?: number;
   /** Ends the stream: the generator then returns (it does not throw). */
   signal: AbortSignal;

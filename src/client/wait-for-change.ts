@@ -73,8 +73,9 @@ const RECONNECT_MAX_MS = 5000;
  * Opens the stream for a command's run. It first asks where the account's events stand
  * (`GET /events`, `lastSequence`) and starts the stream after that point, so an event
  * committed while the stream is connecting is still delivered; the caller starts its work
- * (queuing syncs, pushing) after this resolves. A broken stream reconnects after the last
- * event it delivered; a 404 ends it for good and the waits poll.
+ * (queuing syncs, pushing) after this resolves. A broken stream, or one refused with a 429
+ * (the key holds as many streams as the service allows), reconnects after the last event
+ * it delivered, the waits polling meanwhile; a 404 ends it for good and the waits poll.
  */
 export async function openChangeFeed(client: ApiClient, options: FeedOptions): Promise<ChangeFeed> {
   const controller = new AbortController();
@@ -123,7 +124,8 @@ export async function openChangeFeed(client: ApiClient, options: FeedOptions): P
           log?.('events: the target has no event stream; waiting by polling');
           return;
         }
-        if ((err instanceof ApiRequestError && err.status < 500) || err instanceof UnexpectedAnswerError) {
+        // A 429 (the key's open streams or its rate limit) passes: reconnect later, as from a drop.
+        if ((err instanceof ApiRequestError && err.status < 500 && err.status !== 429) || err instanceof UnexpectedAnswerError) {
           // Asking again will not help (a refused key, a filter this service does not know): the polls carry on alone.
           state = 'stopped';
           log?.(`events: the stream stopped (${describeError(err)}); waiting by polling`);

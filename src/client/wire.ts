@@ -228,7 +228,7 @@ export interface EventRecord {
   payload: Record<string, unknown>;
 }
 
-/** GET /events: the account's events after a sequence number, each with its own. */
+/** GET /events: the account's events after one of its numbers, each with its own (the account counts its own events only). */
 export interface EventList {
   results: Array<EventRecord & { sequence: number }>;
   /** Pass as `after` to continue: nothing of the account's lies between the last entry and it. */

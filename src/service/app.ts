@@ -39,6 +39,7 @@ import { Outage } from './outage.js';
 import { EventBus } from './events/bus.js';
 import { eventsOf } from './events/record.js';
 import { RateLimitWatch } from './events/rate-limit-watch.js';
+import type { StreamLimits } from './events/open-streams.js';
 import { loadGauge, measureLoad } from './sync/request-load.js';
 import type { LoopDeps } from './webhooks/loop.js';
 import { TargetPolicy, type WebhookTargets } from './webhooks/target-policy.js';
@@ -104,6 +105,8 @@ export interface ServiceOptions {
   webhookTargets?: WebhookTargets;
   /** The event stream's heartbeat interval in ms (default 15 s; tests shorten it). */
   eventHeartbeatMs?: number;
+  /** Caps on open event streams in this process: per key (10), per account (50), in all (half the open-file limit). */
+  streamLimits?: Partial<StreamLimits>;
 }
 
 export interface Service {
@@ -275,7 +278,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   registerAttachmentRoutes(app, ctx);
   registerSyncSettingsRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
-  registerEventRoutes(app, ctx, { heartbeatMs: options.eventHeartbeatMs });
+  registerEventRoutes(app, ctx, { heartbeatMs: options.eventHeartbeatMs, ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}) });
 
   return {
     app,

@@ -84,6 +84,12 @@ export const errors = {
   tooManyRequests: (retryAfterSeconds: number) => new ApiError(429, 'Too many requests. Retry later.', {
     headers: { 'Retry-After': String(retryAfterSeconds) },
   }),
+  /** `per`: `API key` or `account`. */
+  tooManyStreams: (per: string, limit: number, retryAfterSeconds: number) => new ApiError(429,
+    `Too many open event streams: at most ${limit} per ${per}. Close one, or retry later.`, { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+  streamsFull: (retryAfterSeconds: number) => new ApiError(503, 'Service unavailable: it holds as many event streams as it can. Retry later.', {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  }),
   platformUnavailable: (platformName: string) => new ApiError(503, `${platformName} could not be reached or answered with an error. Retry later.`, { headers: { 'Retry-After': '5' } }),
   internal: () => new ApiError(500, 'Internal server error. Retry later, and quote the correlation id to support if it persists.'),
   databaseUnavailable: () => new ApiError(503, 'Service unavailable: its database cannot be reached. Retry later.', { headers: { 'Retry-After': '5' } }),

@@ -2,7 +2,7 @@
 // a real `ferry serve`, forwarding to a real receiver on 127.0.0.1 that verifies every
 // signature with the `standardwebhooks` package (not ferry's own code). A receiver that is
 // down or failing is reported and listening goes on; SIGINT stops it with exit 130. Bad
-// flags and a target without the stream exit 2.
+// flags and a target without the stream exit 2; a key at its cap of open streams, 1.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FERRY_BIN, cleanEnv, runFerry } from '../helpers/cli.js';
 import { startPublicApiProxy } from '../helpers/public-api-proxy.js';
+import { openStream } from '../helpers/sse-reader.js';
 import { startTestStack, type ServeProcess } from '../helpers/stack.js';
 import { createClient } from '../helpers/sync.js';
 
@@ -201,7 +202,8 @@ describe('ferry listen --forward-to', () => {
       await createCompany('The admin account\'s, not shown');
       const line = await listen.until('the event line', () => listen.lines[0]);
       const [sequence, generated, eventType, company, status, latency, eventId] = line.split('\t');
-      expect(Number(sequence)).toBeGreaterThan(0);
+      // The account's own number: its first event, however many the admin account's came before.
+      expect(sequence).toBe('1');
       expect(generated).toMatch(/Z$/);
       expect([eventType, company, status]).toEqual(['company.created', companyId, '200']);
       expect(Number(latency)).toBeGreaterThanOrEqual(0);
@@ -230,6 +232,20 @@ describe('ferry listen --forward-to', () => {
     expect(unknown.stderr).toContain('nope.never');
     expect(unknown.stderr).toContain('read.completed');
     expect(unknown.stdout).toBe('');
+  });
+
+  it('on a key that holds as many streams as the service allows: the service\'s message, exit 1', async () => {
+    const key = await createClient(serve.api, serve.adminKey, 'Capped Listener Ltd', 'Paid');
+    const holders = await Promise.all(Array.from({ length: 10 }, () => openStream(serve.baseUrl, key, '/events/stream')));
+    try {
+      expect(holders.map((h) => h.status)).toEqual(Array(10).fill(200));
+      const run = await runFerry(['listen', ...serve.target(serve.keyFile('capped.key', key))]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('Too many open event streams: at most 10 per API key');
+      expect(run.stderr).not.toMatch(NODE_WARNING);
+    } finally {
+      for (const holder of holders) holder.close();
+    }
   });
 
   it('against a target without the live stream (the public API): says so and exits 2', async () => {

@@ -1,10 +1,12 @@
 // `ferry serve` as a real child process: the listening line, the admin key file, graceful
-// shutdown on SIGINT/SIGTERM, maintenance mode, and the admin commands against it.
+// shutdown on SIGINT/SIGTERM, maintenance mode, the rate limit and the caps on open event
+// streams, and the admin commands against it.
 import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
 import { basic, tempDir } from '../helpers/service.js';
+import { openStream } from '../helpers/sse-reader.js';
 import { type ServeProcess, startTestStack } from '../helpers/stack.js';
 
 describe('ferry serve', () => {
@@ -88,6 +90,38 @@ describe('ferry serve', () => {
     expect(second.status).toBe(429);
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     await limited.stop();
+  });
+
+  it('--max-streams-per-key, --max-streams-per-account and --max-streams cap open event streams; 0 is refused (exit 2)', async () => {
+    const dir = tempDir();
+    const capped = await startTestStack('process', { dataDir: dir, args: ['--max-streams-per-key', '1', '--max-streams-per-account', '2', '--max-streams', '3'] });
+    const baseUrl = capped.listening.baseUrl!;
+    const adminKey = readFileSync(join(dir, 'admin.key'), 'utf8').trim();
+    const readers: Array<Awaited<ReturnType<typeof openStream>>> = [];
+    try {
+      const made = await Promise.all([1, 2].map((n) => fetch(`${baseUrl}/admin/clients`, {
+        method: 'POST', headers: { authorization: basic(adminKey), 'content-type': 'application/json' }, body: JSON.stringify({ name: `Streams ${n}`, plan: 'Paid' }),
+      }).then((r) => r.json() as Promise<{ id: string; apiKey: string }>)));
+      const second = await fetch(`${baseUrl}/admin/clients/${made[0]!.id}/apiKeys`, { method: 'POST', headers: { authorization: basic(adminKey) } })
+        .then((r) => r.json() as Promise<{ apiKey: string }>);
+      const open = async (key: string) => {
+        const reader = await openStream(baseUrl, key, '/events/stream');
+        readers.push(reader);
+        return reader.status;
+      };
+      expect(await open(made[0]!.apiKey)).toBe(200);
+      expect(await open(made[0]!.apiKey)).toBe(429); // the key's one
+      expect(await open(second.apiKey)).toBe(200);
+      expect(await open(second.apiKey)).toBe(429); // the key's, and the account's two
+      expect(await open(made[1]!.apiKey)).toBe(200);
+      expect(await open(adminKey)).toBe(503); // the process's three
+    } finally {
+      for (const reader of readers) reader.close();
+      await capped.stop();
+    }
+    const zero = await runFerry(['serve', '--max-streams-per-key', '0', '--data-dir', tempDir()]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--max-streams-per-key must be a whole number of at least 1');
   });
 
   it('a port in use is a clear error', async () => {

@@ -10,6 +10,7 @@ import { latestEventSequence, listEvents } from '../../src/client/api.js';
 import { ApiRequestError, StreamUnavailableError } from '../../src/client/errors.js';
 import { MAX_RECONNECTS, streamEvents, type StreamedEvent } from '../../src/client/event-stream.js';
 import { SseParser, type SseMessage } from '../../src/client/sse.js';
+import { openStream } from '../helpers/sse-reader.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 
 function parseAll(chunks: Array<string | Uint8Array>): { messages: SseMessage[]; parser: SseParser } {
@@ -295,6 +296,40 @@ describe('streamEvents against ferry\'s service', () => {
     expect(got.map((g) => g.event.payload.id)).toEqual(made);
     const listed = await listEvents(client, after, 10);
     expect(listed.results.filter((e) => e.eventType === 'company.created').map(({ sequence, ...event }) => ({ sequence, event }))).toEqual(got);
+  });
+
+  it('the numbers are the account\'s own: the first event of a new account is 1, whatever others did', async () => {
+    const fresh = await t.createClient('Fresh', 'Paid');
+    const reader = new ApiClient({ baseUrl: t.baseUrl, apiKey: fresh.apiKey });
+    try {
+      expect(await latestEventSequence(reader)).toBe(0);
+      await t.call('POST', '/companies', { apiKey, body: { name: 'Someone else\'s' } });
+      expect(await latestEventSequence(reader)).toBe(0);
+      const controller = new AbortController();
+      const events = take(streamEvents(reader, { after: 0, signal: controller.signal }), 1);
+      await t.call('POST', '/companies', { apiKey: fresh.apiKey, body: { name: 'Its first' } });
+      expect((await events).map((e) => e.sequence)).toEqual([1]);
+      controller.abort();
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('a key at its cap of open streams: the 429 is thrown at once, with Retry-After and the service\'s words', async () => {
+    const capped = await t.createClient('Capped', 'Paid');
+    const holders = await Promise.all(Array.from({ length: 10 }, () => openStream(t.baseUrl, capped.apiKey, '/events/stream')));
+    const reader = new ApiClient({ baseUrl: t.baseUrl, apiKey: capped.apiKey });
+    try {
+      expect(holders.map((h) => h.status)).toEqual(Array(10).fill(200));
+      const err = await take(streamEvents(reader, { signal: new AbortController().signal }), 1).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiRequestError);
+      expect((err as ApiRequestError).status).toBe(429);
+      expect((err as ApiRequestError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect((err as Error).message).toMatch(/at most 10 per API key/);
+    } finally {
+      for (const holder of holders) holder.close();
+      await reader.close();
+    }
   });
 
   it('a company of another account: the 403 is thrown; an unknown company: the 404 is, not StreamUnavailableError', async () => {

@@ -1,13 +1,15 @@
 // The feed behind waits driven by events (src/client/wait-for-change.ts), on a real service
 // in-process: an event committed just after the feed opened is delivered; one that came
 // between two waits ends the next wait at once; irrelevant ones end nothing; a target
-// without the stream leaves waits to their timers. And pollUntil with a feed: rounds at
+// without the stream leaves waits to their timers; one refused for the key's open streams
+// polls meanwhile and gets in once a slot is free. And pollUntil with a feed: rounds at
 // events, and its full rounds still on schedule however busy the stream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/client.js';
 import { pollUntil } from '../../src/client/poll.js';
 import { openChangeFeed, type ChangeEvent, type ChangeFeed } from '../../src/client/wait-for-change.js';
 import { startPublicApiProxy, type PublicApiProxy } from '../helpers/public-api-proxy.js';
+import { openStream } from '../helpers/sse-reader.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 import { waitFor } from '../helpers/sync.js';
 
@@ -76,6 +78,30 @@ describe('the change feed', () => {
     await createCompany('Irrelevant');
     await waitFor('the event to arrive', async () => changes.mark() > since);
     expect((await waiting).events).toEqual([]);
+  });
+
+  it('a feed refused for the key\'s open streams (429) polls meanwhile, and delivers once a slot is free', async () => {
+    const { apiKey } = await t.createClient('Busy Streams Ltd', 'Paid');
+    const holders = await Promise.all(Array.from({ length: 10 }, () => openStream(t.baseUrl, apiKey, '/events/stream')));
+    expect(holders.map((h) => h.status)).toEqual(Array(10).fill(200));
+    const busy = new ApiClient({ baseUrl: t.baseUrl, apiKey });
+    const lines: string[] = [];
+    const changes = await openChangeFeed(busy, { types: ['company.created'], signal, log: (line) => lines.push(line) });
+    try {
+      await waitFor('the refusal', async () => lines.some((line) => line.includes('reconnecting')));
+      expect(changes.state).toBe('connecting');
+      // Committed while the feed is refused: delivered once it gets in, since it started before.
+      const since = changes.mark();
+      const created = await t.call('POST', '/companies', { apiKey, body: { name: 'While Refused' } });
+      holders.shift()!.close();
+      const woke = await changes.next(since, (e) => companyOf(e) === created.body.id, 30_000, signal);
+      expect(woke.events?.map(companyOf)).toEqual([created.body.id]);
+      expect(changes.state).toBe('live');
+    } finally {
+      changes.close(); // before its client: a client closes once its streams have
+      for (const holder of holders) holder.close();
+      await busy.close();
+    }
   });
 
   it('a target without the stream: unavailable, and waits end on their timers', async () => {

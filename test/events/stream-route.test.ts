@@ -1,91 +1,17 @@
-// The service's event routes on a real service (127.0.0.1, real SQLite): GET /events/types,
-// GET /events (pages after a sequence number) and GET /events/stream (server-sent events:
-// resume with Last-Event-ID or ?after=, filters, 4xx before the stream starts, another
-// account's events never seen, heartbeats, a reader that does not read, a stream counted
-// once by the rate limit, and close() that does not wait for open streams).
+// The service's event routes on a real service (127.0.0.1, the test run's store):
+// GET /events/types, GET /events (pages after a sequence number) and GET /events/stream
+// (server-sent events: resume with Last-Event-ID or ?after=, filters, 4xx before the
+// stream starts, another account's events never seen and its activity never moving this
+// one's numbers, heartbeats, a reader that does not read, a stream counted once by the
+// rate limit, and close() that does not wait for open streams). Caps and revoked keys:
+// stream-limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from 'undici';
-import { SseParser, type SseMessage } from '../../src/client/sse.js';
+import type { SseMessage } from '../../src/client/sse.js';
 import { EVENT_TYPES } from '../../src/service/events/catalogue.js';
 import { eventsOf, recordEvent } from '../../src/service/events/record.js';
-import { basic } from '../helpers/service.js';
+import { openStream, type Reader } from '../helpers/sse-reader.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 import { FakeClock } from '../helpers/sync.js';
-
-interface Reader {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  messages: SseMessage[];
-  /** Everything received, as text. */
-  text(): string;
-  ended: boolean;
-  /** Resolves once `done()` holds (checked at every chunk), rejects after `ms`. */
-  until(what: string, done: () => boolean, ms?: number): Promise<void>;
-  close(): void;
-}
-
-/** Opens a stream and reads it in the background (or not at all until resume(), for a reader that stalls). */
-async function openStream(baseUrl: string, apiKey: string, path: string, headers: Record<string, string> = {}, paused = false): Promise<Reader & { resume(): void; body: string }> {
-  // A client of its own, destroyed at close: a shared pool may open a spare connection after an abort, which the service's close() would wait on.
-  const client = new Client(baseUrl);
-  const controller = new AbortController();
-  const response = await client.request({ method: 'GET', path, headers: { authorization: basic(apiKey), ...headers }, signal: controller.signal });
-  const parser = new SseParser();
-  let received = '';
-  const checks = new Set<() => void>();
-  const reader = {
-    status: response.statusCode,
-    headers: response.headers,
-    messages: [] as SseMessage[],
-    body: '',
-    ended: false,
-    text: () => received,
-    until(what: string, done: () => boolean, ms = 10_000) {
-      return new Promise<void>((resolve, reject) => {
-        if (done()) return resolve();
-        const timer = setTimeout(() => {
-          checks.delete(check);
-          reject(new Error(`timed out waiting for ${what}; received: ${received.slice(-500)}`));
-        }, ms);
-        const check = () => {
-          if (!done()) return;
-          clearTimeout(timer);
-          checks.delete(check);
-          resolve();
-        };
-        checks.add(check);
-      });
-    },
-    close: () => {
-      controller.abort();
-      void client.destroy();
-    },
-    resume: () => undefined as void,
-  };
-  if (response.statusCode !== 200) {
-    reader.body = await response.body.text();
-    reader.ended = true;
-    await client.close();
-    return reader;
-  }
-  const read = async () => {
-    try {
-      for await (const chunk of response.body) {
-        received += (chunk as Buffer).toString('utf8');
-        reader.messages.push(...parser.push(chunk as Buffer));
-        for (const check of [...checks]) check();
-      }
-    } catch {
-      // aborted by the test
-    }
-    reader.ended = true;
-    for (const check of [...checks]) check();
-  };
-  if (paused) {
-    reader.resume = () => void read();
-  } else void read();
-  return reader;
-}
 
 describe('event routes', () => {
   let t: TestService;
@@ -101,6 +27,8 @@ describe('event routes', () => {
   };
   const list = async (apiKey: string, query: string) => t.call('GET', `/events${query}`, { apiKey });
   const head = async (apiKey: string) => (await list(apiKey, '?limit=0')).body.lastSequence as number;
+  /** The account's event with that number, as stored. */
+  const stored = async (clientId: string, sequence: number) => (await t.service.store.eventsAfter(clientId, sequence - 1, 1)).find((e) => e.account_seq === sequence);
   const eventBodies = (reader: Reader) => reader.messages.map((m) => JSON.parse(m.data));
 
   beforeAll(async () => {
@@ -132,8 +60,8 @@ describe('event routes', () => {
     expect(Object.keys(one)).toEqual(['sequence', 'id', 'eventType', 'generatedDate', 'payload']);
     expect(two.sequence).toBeGreaterThan(one.sequence);
     // Each entry is the stored event byte for byte, with its sequence number in front.
-    const stored = (await t.service.store.getEvent(one.sequence))!;
-    expect(all.text).toContain(`{"sequence":${one.sequence},${stored.body.slice(1)}`);
+    const firstStored = (await stored(clientA, one.sequence))!;
+    expect(all.text).toContain(`{"sequence":${one.sequence},${firstStored.body.slice(1)}`);
     // The list ran out: continuing from lastSequence skips nothing and repeats nothing.
     expect(all.body.lastSequence).toBeGreaterThanOrEqual(two.sequence);
     expect((await list(keyA, `?after=${all.body.lastSequence}`)).body.results).toEqual([]);
@@ -146,7 +74,7 @@ describe('event routes', () => {
 
     // limit=0: no events, and where the stream is now.
     const now = await list(keyA, '?limit=0');
-    expect(now.body).toEqual({ results: [], lastSequence: await t.service.store.latestEventSeq() });
+    expect(now.body).toEqual({ results: [], lastSequence: await t.service.store.latestAccountEventSeq(clientA) });
   });
 
   it('GET /events refuses a bad after or limit (400 naming the parameter)', async () => {
@@ -168,10 +96,10 @@ describe('event routes', () => {
     await reader.until('one event', () => reader.messages.length >= 1);
     const [message] = reader.messages;
     expect(message!.type).toBe('company.created');
-    const stored = (await t.service.store.getEvent(Number(message!.lastEventId)))!;
-    expect(message!.data).toBe(stored.body);
+    const event = (await stored(clientA, Number(message!.lastEventId)))!;
+    expect(message!.data).toBe(event.body);
     expect(JSON.parse(message!.data)).toMatchObject({ eventType: 'company.created', payload: { id: companyId, name: 'Streamed Ltd' } });
-    expect(reader.text()).toContain(`id: ${stored.seq}\nevent: company.created\ndata: ${stored.body}\n\n`);
+    expect(reader.text()).toContain(`id: ${event.account_seq}\nevent: company.created\ndata: ${event.body}\n\n`);
     reader.close();
   });
 
@@ -217,13 +145,43 @@ describe('event routes', () => {
     const mineB = await createCompany(keyB, 'Only B sees this');
     await readerA.until('A\'s event', () => eventBodies(readerA).some((e) => e.payload.id === mineA));
     await readerB.until('B\'s event', () => eventBodies(readerB).some((e) => e.payload.id === mineB));
-    const clientsOf = (messages: SseMessage[]) =>
-      Promise.all(messages.map(async (m) => (await t.service.store.getEvent(Number(m.lastEventId)))!.client_id));
-    expect(new Set(await clientsOf(readerA.messages))).toEqual(new Set([clientA]));
-    expect(new Set(await clientsOf(readerB.messages))).toEqual(new Set([clientB]));
+    // Each message is the reader's own account's event of that number.
+    const ownEvents = (clientId: string, messages: SseMessage[]) =>
+      Promise.all(messages.map(async (m) => (await stored(clientId, Number(m.lastEventId)))?.body === m.data));
+    expect(await ownEvents(clientA, readerA.messages)).not.toContain(false);
+    expect(await ownEvents(clientB, readerB.messages)).not.toContain(false);
     expect(readerA.text()).not.toContain(mineB);
+    expect(readerB.text()).not.toContain(mineA);
     readerA.close();
     readerB.close();
+  });
+
+  it('numbers each account\'s events on their own: another account\'s activity moves neither its lastSequence nor its ids', async () => {
+    const { apiKey: keyC } = await t.createClient('Quiet C', 'Paid');
+    expect(await head(keyC)).toBe(0);
+    const reader = await openStream(t.baseUrl, keyC, '/events/stream');
+    await reader.until('the starting id', () => reader.text().includes('\n\n'));
+    expect(reader.text().startsWith('id: 0\n\n')).toBe(true);
+
+    for (let i = 0; i < 5; i += 1) await createCompany(keyB, `Busy B ${i}`);
+    expect(await head(keyC)).toBe(0);
+    expect((await list(keyC, '?after=0')).body).toEqual({ results: [], lastSequence: 0 });
+    const first = await createCompany(keyC, 'Quiet One');
+    for (let i = 0; i < 3; i += 1) await createCompany(keyA, `Busy A ${i}`);
+    const second = await createCompany(keyC, 'Quiet Two');
+
+    await reader.until('two events', () => reader.messages.length >= 2);
+    expect(reader.messages.map((m) => m.lastEventId)).toEqual(['1', '2']);
+    expect(eventBodies(reader).map((e) => e.payload.id)).toEqual([first, second]);
+    const listed = await list(keyC, '?after=0');
+    expect(listed.body.results.map((e: any) => [e.sequence, e.payload.id])).toEqual([[1, first], [2, second]]);
+    expect(listed.body.lastSequence).toBe(2);
+    // Resuming after 1 gives the account's second event, whatever came between for others.
+    const resumed = await openStream(t.baseUrl, keyC, '/events/stream', { 'last-event-id': '1' });
+    await resumed.until('the second event', () => resumed.messages.length >= 1);
+    expect(eventBodies(resumed).map((e) => e.payload.id)).toEqual([second]);
+    reader.close();
+    resumed.close();
   });
 
   it('filters by event types and by company', async () => {
@@ -345,20 +303,5 @@ describe('event stream and the service', () => {
     await t.stop();
     expect(Date.now() - started).toBeLessThan(5000);
     await Promise.all(readers.map((r) => r.until('the end', () => r.ended)));
-  });
-
-  it('a revoked key stops receiving at the next heartbeat', async () => {
-    const t = await startTestStack('service', { eventHeartbeatMs: 30 });
-    try {
-      const { id } = await t.createClient('Revoking', 'Paid');
-      const created = await t.call('POST', `/admin/clients/${id}/apiKeys`);
-      expect(created.status).toBe(201);
-      const reader = await openStream(t.baseUrl, created.body.apiKey, '/events/stream');
-      await reader.until('a heartbeat', () => reader.text().includes(': keep-alive'));
-      expect((await t.call('DELETE', `/admin/clients/${id}/apiKeys/${created.body.id}`)).status).toBe(204);
-      await reader.until('the end', () => reader.ended);
-    } finally {
-      await t.stop();
-    }
   });
 });

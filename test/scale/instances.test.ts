@@ -1,12 +1,14 @@
 // Several API instances on one PostgreSQL database behave as one service: a write through
 // one is seen at once through the others (response and auth caches), the admin account and
-// X-Client-Id work the same everywhere, and one key's rate limit holds across them all.
+// X-Client-Id work the same everywhere, one key's rate limit holds across them all, and a
+// key revoked through one ends its event streams on the others.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createService, type Service } from '../../src/service/app.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
 import { callApi, tempDir, type CallOptions, type CallResult } from '../helpers/service.js';
+import { openStream } from '../helpers/sse-reader.js';
 
 interface Instance {
   service: Service;
@@ -81,6 +83,30 @@ describePostgres('three API instances on one database', () => {
     const revoked = await instances[1]!.call('DELETE', `/admin/clients/${alice.id}/apiKeys/${key.body.id}`);
     expect(revoked.status).toBe(204);
     for (const i of instances) expect((await i.call('GET', '/companies', { apiKey: key.body.apiKey })).status).toBe(403);
+  });
+
+  it('a key revoked through one instance ends its event streams on another within a second', async () => {
+    const key = await instances[0]!.call('POST', `/admin/clients/${alice.id}/apiKeys`);
+    expect(key.status).toBe(201);
+    const readers = await Promise.all([instances[1]!, instances[2]!].map((i) => openStream(i.url, key.body.apiKey, '/events/stream')));
+    for (const reader of readers) {
+      expect(reader.status).toBe(200);
+      await reader.until('the start', () => reader.text().length > 0);
+    }
+    expect((await instances[0]!.call('DELETE', `/admin/clients/${alice.id}/apiKeys/${key.body.id}`)).status).toBe(204);
+    await Promise.all(readers.map((reader) => reader.until('the end of the stream', () => reader.ended, 1000)));
+  });
+
+  it('counts open event streams per instance: a key at its cap on one instance still streams through another', async () => {
+    const key = await instances[0]!.call('POST', `/admin/clients/${alice.id}/apiKeys`);
+    expect(key.status).toBe(201);
+    const apiKey: string = key.body.apiKey;
+    const readers = await Promise.all(Array.from({ length: 10 }, () => openStream(instances[0]!.url, apiKey, '/events/stream')));
+    expect(readers.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect((await openStream(instances[0]!.url, apiKey, '/events/stream')).status).toBe(429);
+    const elsewhere = await openStream(instances[1]!.url, apiKey, '/events/stream');
+    expect(elsewhere.status).toBe(200);
+    for (const reader of [...readers, elsewhere]) reader.close();
   });
 
   it('an instance with another token-encryption key is refused at start, saying what to do', async () => {

@@ -17,6 +17,9 @@ export interface ServeOptions {
   publicUrl?: string;
   trustProxy?: boolean;
   rateLimit?: number;
+  maxStreamsPerKey?: number;
+  maxStreamsPerAccount?: number;
+  maxStreams?: number;
   maintenance?: boolean;
   secretKeyFile?: string;
   database?: string;
@@ -76,6 +79,9 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port'), 8080)
     .option('--rate-limit <n>', 'requests per second per API key (0 = no limit; default 2000)', wholeNumber('--rate-limit'))
+    .option('--max-streams-per-key <n>', 'open event streams per API key, then 429 (default 10)', wholeNumber('--max-streams-per-key', 1))
+    .option('--max-streams-per-account <n>', 'open event streams per account, all its keys together, then 429 (default 50)', wholeNumber('--max-streams-per-account', 1))
+    .option('--max-streams <n>', 'open event streams in this process, then 503 (default: half the open-file limit, or 1000)', wholeNumber('--max-streams', 1))
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
     .option('--public-url <url>', 'base of the links in responses (default: the listening address)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')
@@ -88,6 +94,7 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --port 8080 --data-dir ./ferry-data',
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
+      'ferry serve --max-streams-per-key 2 --max-streams-per-account 5   # fewer open `GET /events/stream` per client',
       'ferry serve --host 0.0.0.0 --public-url https://ferry.example.com   # behind a load balancer',
       'ferry serve --secret-key-file /etc/ferry/secret.key   # every instance shares the token-encryption key',
       'ferry serve --database postgres://ferry@db:5432/ferry --no-worker --sandbox-url http://127.0.0.1:9090   # one of several API instances',
@@ -109,6 +116,10 @@ With --database (or FERRY_DATABASE_URL) the service runs on PostgreSQL: the sche
 up to date at start (under a lock, so instances starting together migrate once), and every
 instance and \`ferry worker\` on that database serves the same accounts and data. Give them
 all the same token-encryption key and the same --sandbox-url; see docs/scaling.md.
+
+Open event streams (GET /events/stream) are capped per API key, per account and in all by
+--max-streams-per-key, --max-streams-per-account and --max-streams; the caps count the streams
+of this process, so behind a load balancer each instance allows that many.
 
 The sandbox platforms run in a thread of this process over the same data dir, unless
 --sandbox-url names a \`ferry sandbox serve\` process; that sandbox asks this service
@@ -144,6 +155,11 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       trustProxy: options.trustProxy ?? false,
       rateLimit: options.rateLimit,
+      streamLimits: {
+        ...(options.maxStreamsPerKey !== undefined ? { perKey: options.maxStreamsPerKey } : {}),
+        ...(options.maxStreamsPerAccount !== undefined ? { perAccount: options.maxStreamsPerAccount } : {}),
+        ...(options.maxStreams !== undefined ? { total: options.maxStreams } : {}),
+      },
       maintenance: options.maintenance ?? false,
       secretKeyFile: options.secretKeyFile,
       ...(database ? { database } : {}),

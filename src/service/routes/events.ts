@@ -1,17 +1,22 @@
 // The account's events, read back: GET /events (a page after a sequence number),
 // GET /events/types (the catalogue) and GET /events/stream (server-sent events, resumable
-// with Last-Event-ID). The stream never polls the database on its own: it reads when the
-// event bus says something was committed (ctx.events), 500 events at a time, and waits for
-// a slow reader's socket to drain instead of buffering for it. docs/events.md.
+// with Last-Event-ID). The numbers a client sees are the account's own (EventRow.account_seq),
+// so they tell nothing of other accounts. The stream never polls the database on its own:
+// it reads when the event bus says something was committed (ctx.events), 500 events at a
+// time, and waits for a slow reader's socket to drain instead of buffering for it. Open
+// streams are capped per key, per account and per process, and a revoked key's streams
+// end within a second (events/open-streams.ts). docs/events.md.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { openFileLimit } from '../../lib/open-files.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { assertOwns } from '../http/auth.js';
 import { queryOf } from '../http/body.js';
 import { defineRoute } from '../http/route.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
+import { defaultStreamLimits, OpenStreams, type StreamLimits, type StreamSlot } from '../events/open-streams.js';
 import type { EventRow } from '../store/events.js';
 
 /** A comment line this often keeps proxies (and the client's idle timeout) from closing a quiet stream. */
@@ -24,6 +29,8 @@ const MAX_LIST_LIMIT = 500;
 export interface EventRouteOptions {
   /** The stream's heartbeat interval (tests shorten it). */
   heartbeatMs?: number;
+  /** Caps on open streams (defaultStreamLimits() for those not given). */
+  streamLimits?: Partial<StreamLimits>;
 }
 
 type Query = Record<string, string | string[] | undefined>;
@@ -34,6 +41,7 @@ function single(query: Query, name: string): string | undefined {
   return value;
 }
 
+/** A number the account gave one of its events (or 0): an integer cursor. */
 function sequenceNumber(raw: string | undefined, name: string): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const text = raw.trim();
@@ -83,20 +91,22 @@ const matches = (filter: StreamFilter, row: EventRow) =>
   (!filter.types || filter.types.has(row.event_type)) && (!filter.companyId || row.company_id === filter.companyId);
 
 /** One message: the event's stored body is one line of JSON, so it is one `data:` line. */
-const message = (row: EventRow) => `id: ${row.seq}\nevent: ${row.event_type}\ndata: ${row.body}\n\n`;
+const message = (row: EventRow) => `id: ${row.account_seq}\nevent: ${row.event_type}\ndata: ${row.body}\n\n`;
 
-/** Where the stream starts: after Last-Event-ID (a reconnecting reader), else after `?after=`, else after the newest event. */
+/** Where the stream starts: after Last-Event-ID (a reconnecting reader), else after `?after=`, else after the account's newest event. */
 async function startAfter(ctx: ServiceContext, request: FastifyRequest): Promise<number> {
   const header = request.headers['last-event-id'];
   const fromHeader = sequenceNumber(Array.isArray(header) ? header[0] : header, 'Last-Event-ID');
-  return fromHeader ?? sequenceNumber(single(queryOf(request), 'after'), 'after') ?? await ctx.store.latestEventSeq();
+  return fromHeader ?? sequenceNumber(single(queryOf(request), 'after'), 'after') ?? await ctx.store.latestAccountEventSeq(request.auth.client.id);
 }
 
 export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, options: EventRouteOptions = {}): void {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  const streams = new OpenStreams({ ...defaultStreamLimits(openFileLimit()), ...options.streamLimits }, ctx.store);
   /** Open streams, ended when the service closes (app.close() waits for open connections). */
   const open = new Set<() => void>();
   app.addHook('preClose', async () => {
+    streams.close();
     for (const end of [...open]) end();
   });
 
@@ -110,12 +120,13 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
       const query = queryOf(request);
       const after = sequenceNumber(single(query, 'after'), 'after') ?? 0;
       const limit = listLimit(query);
+      const clientId = request.auth.client.id;
       // Read before the page: an event committed in between has a higher number, so it is not skipped.
-      const head = await ctx.store.latestEventSeq();
-      const rows = limit === 0 ? [] : await ctx.store.eventsAfter(request.auth.client.id, after, limit);
+      const head = await ctx.store.latestAccountEventSeq(clientId);
+      const rows = limit === 0 ? [] : await ctx.store.eventsAfter(clientId, after, limit);
       // Where to continue: after the last entry of a full page; after everything seen when the list ran out.
-      const lastSequence = rows.length > 0 && rows.length === limit ? rows[rows.length - 1]!.seq : Math.max(after, head, rows[rows.length - 1]?.seq ?? 0);
-      const entries = rows.map((row) => `{"sequence":${row.seq},${row.body.slice(1)}`);
+      const lastSequence = rows.length > 0 && rows.length === limit ? rows[rows.length - 1]!.account_seq : Math.max(after, head, rows[rows.length - 1]?.account_seq ?? 0);
+      const entries = rows.map((row) => `{"sequence":${row.account_seq},${row.body.slice(1)}`);
       reply.type('application/json; charset=utf-8');
       return `{"results":[${entries.join(',')}],"lastSequence":${lastSequence}}`;
     },
@@ -129,13 +140,14 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
         reply.type('text/event-stream; charset=utf-8');
         return '';
       }
-      stream(request, reply, filter, after);
+      // Taken with no wait before the stream holds it: of many opened at once, only the cap's number start.
+      const slot = streams.take(request.auth.keyId, request.auth.caller.id);
+      stream(request, reply, filter, after, slot);
     },
   });
 
-  function stream(request: FastifyRequest, reply: FastifyReply, filter: StreamFilter, after: number): void {
+  function stream(request: FastifyRequest, reply: FastifyReply, filter: StreamFilter, after: number, slot: StreamSlot): void {
     const clientId = request.auth.client.id;
-    const { caller, keyId } = request.auth;
     const raw = reply.raw;
     reply.hijack();
     raw.writeHead(200, {
@@ -157,6 +169,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
     const end = () => {
       if (closed) return;
       closed = true;
+      slot.release();
       unsubscribe();
       clearInterval(heartbeat);
       open.delete(end);
@@ -187,7 +200,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
             const rows = await ctx.store.eventsAfter(clientId, cursor, READ_BATCH);
             if (closed) return; // ended while the read was under way
             for (const row of rows) {
-              cursor = row.seq;
+              cursor = row.account_seq;
               if (!matches(filter, row)) continue;
               if (!raw.write(message(row))) await waitForDrain();
               if (closed) return;
@@ -204,21 +217,16 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
     };
 
     const unsubscribe = ctx.events.subscribe(() => void pump());
-    // A revoked key stops receiving at the next heartbeat.
-    const beat = async () => {
-      try {
-        const key = await ctx.store.getApiKey(caller.id, keyId);
-        if (!key || key.revoked) return end();
-      } catch {
-        return end(); // the store is closing
-      }
+    const heartbeat = setInterval(() => {
       if (!closed && !raw.writableNeedDrain) raw.write(': keep-alive\n\n');
-    };
-    const heartbeat = setInterval(() => void beat(), heartbeatMs);
+    }, heartbeatMs);
     heartbeat.unref();
+    slot.cut = end; // its key was revoked
     open.add(end);
     raw.on('close', end);
     raw.on('error', end);
+    // A reader gone while the request was checked has already closed: its slot is freed now.
+    if (raw.destroyed) return end();
     // The starting point as the last event id (a message without data is no event), so a
     // reader that reconnects before its first event resumes here instead of "from now".
     raw.write(`id: ${after}\n\n`);

@@ -75,6 +75,11 @@ export function getApiKey(db: Db, clientId: string, keyId: string): ApiKeyRow | 
   return prepared(db, 'SELECT id, client_id, created, revoked FROM api_keys WHERE id = ? AND client_id = ?').get(keyId, clientId) as ApiKeyRow | undefined;
 }
 
+/** Of these keys, the ones that exist and are not revoked. */
+export function liveApiKeyIds(db: Db, keyIds: string[]): string[] {
+  return prepared(db, 'SELECT id FROM api_keys WHERE revoked IS NULL AND id IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(keyIds)) as string[];
+}
+
 export function revokeApiKey(db: Db, keyId: string, revoked: string): void {
   prepared(db, 'UPDATE api_keys SET revoked = ? WHERE id = ? AND revoked IS NULL').run(revoked, keyId);
 }

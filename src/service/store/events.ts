@@ -19,7 +19,10 @@ export interface EventInput {
 }
 
 export interface EventRow {
+  /** The event's place among all events: the outbox's reference to it. */
   seq: number;
+  /** Its number within its account (1, 2, 3 …): the only number a client is shown. */
+  account_seq: number;
   id: string;
   client_id: string;
   company_id: string | null;
@@ -49,10 +52,16 @@ function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags'>, even
   return tags.length === 0 || tags.some((t) => event.companyTags.includes(t));
 }
 
-/** Records the event and its deliveries; returns the event's sequence number. */
+/**
+ * Records the event and its deliveries; returns the event's sequence number. Its number in
+ * the account is taken here: SQLite runs one writing transaction at a time, so the
+ * account's numbers commit in order (the PostgreSQL store numbers at commit instead).
+ */
 export function insertEvent(db: Db, event: EventInput, deliveryId: () => string): number {
-  const seq = Number(prepared(db, `INSERT INTO events (id, client_id, company_id, event_type, generated, body)
-    VALUES (?, ?, ?, ?, ?, ?)`).run(event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body).lastInsertRowid);
+  const accountSeq = prepared(db, `INSERT INTO event_counters (client_id, last_seq) VALUES (?, 1)
+    ON CONFLICT (client_id) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`).pluck().get(event.clientId) as number;
+  const seq = Number(prepared(db, `INSERT INTO events (id, client_id, company_id, event_type, generated, body, account_seq)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`).run(event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body, accountSeq).lastInsertRowid);
   const consumers = prepared(db, 'SELECT id, event_types, company_tags FROM webhook_consumers WHERE client_id = ? AND disabled = 0')
     .all(event.clientId) as Array<Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags'>>;
   const insert = prepared(db, `INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
@@ -64,14 +73,19 @@ export function insertEvent(db: Db, event: EventInput, deliveryId: () => string)
   return seq;
 }
 
-/** The account's events after `afterSeq`, oldest first. */
-export function eventsAfter(db: Db, clientId: string, afterSeq: number, limit: number): EventRow[] {
-  return prepared(db, 'SELECT * FROM events WHERE client_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(clientId, afterSeq, limit) as EventRow[];
+/** The account's events after its number `afterAccountSeq`, oldest first. */
+export function eventsAfter(db: Db, clientId: string, afterAccountSeq: number, limit: number): EventRow[] {
+  return prepared(db, 'SELECT * FROM events WHERE client_id = ? AND account_seq > ? ORDER BY account_seq LIMIT ?').all(clientId, afterAccountSeq, limit) as EventRow[];
 }
 
 /** The newest event's sequence number (0 when there is none): a cheap "anything new?" for tailers. */
 export function latestEventSeq(db: Db): number {
   return (prepared(db, 'SELECT coalesce(max(seq), 0) AS seq FROM events').get() as { seq: number }).seq;
+}
+
+/** The last number the account gave an event (0 before its first): where its events stand now. */
+export function latestAccountEventSeq(db: Db, clientId: string): number {
+  return (prepared(db, 'SELECT last_seq FROM event_counters WHERE client_id = ?').pluck().get(clientId) as number | undefined) ?? 0;
 }
 
 /** The company's latest event of a type (read.completed marks where the next one starts). */
@@ -81,10 +95,6 @@ export function lastCompanyEvent(db: Db, companyId: string, eventType: string): 
 
 export function companyEventsAfter(db: Db, companyId: string, eventType: string, afterSeq: number): EventRow[] {
   return prepared(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? AND seq > ? ORDER BY seq').all(companyId, eventType, afterSeq) as EventRow[];
-}
-
-export function getEvent(db: Db, seq: number): EventRow | undefined {
-  return prepared(db, 'SELECT * FROM events WHERE seq = ?').get(seq) as EventRow | undefined;
 }
 
 export function insertConsumer(db: Db, row: ConsumerRow): void {

@@ -27,6 +27,8 @@ export interface ClientStore {
   setProfile(clientId: string, profile: Record<string, unknown>): void;
   findApiKeyByHash(keyHash: string): ApiKeyRow | undefined;
   getApiKey(clientId: string, keyId: string): ApiKeyRow | undefined;
+  /** Of these keys, the ones that exist and are not revoked (one read, however many keys). */
+  liveApiKeyIds(keyIds: string[]): string[];
   revokeApiKey(keyId: string, revoked: string): void;
   findAdminClient(): ClientRow | undefined;
   listApiKeys(clientId: string, request: PageRequest): Page<ApiKeyRow>;
@@ -179,9 +181,12 @@ export interface DataConfigStore {
 export interface EventStore {
   /** Records an event and a delivery per consumer that wants it; call inside the change's transaction. */
   insertEvent(event: EventInput, deliveryId: () => string): number;
-  eventsAfter(clientId: string, afterSeq: number, limit: number): EventRow[];
+  /** The account's events after its number `afterAccountSeq` (EventRow.account_seq), oldest first. */
+  eventsAfter(clientId: string, afterAccountSeq: number, limit: number): EventRow[];
+  /** The newest event's `seq` of all accounts: for the service's own "anything new?", never shown to a client. */
   latestEventSeq(): number;
-  getEvent(seq: number): EventRow | undefined;
+  /** The last number the account gave an event (0 before its first); on PostgreSQL an event is numbered when its transaction commits. */
+  latestAccountEventSeq(clientId: string): number;
   lastCompanyEvent(companyId: string, eventType: string): EventRow | undefined;
   /** The company's events of one type after `afterSeq`, oldest first. */
   companyEventsAfter(companyId: string, eventType: string, afterSeq: number): EventRow[];

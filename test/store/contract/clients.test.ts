@@ -94,6 +94,9 @@ describePostgres('client store contract', () => {
         byHash: await Promise.all(keys.map((key) => store.findApiKeyByHash(hashApiKey(key.apiKey)))),
         unknownHash: await store.findApiKeyByHash(hashApiKey('fy_nope')),
         got: await store.getApiKey(owner, keys[1]!.id),
+        // In no particular order: named, then sorted.
+        live: (await store.liveApiKeyIds([keys[0]!.id, keys[1]!.id, keys[3]!.id, foreign.id, 'missing'])).map((id) => names.get(id)).sort(),
+        liveOfNone: await store.liveApiKeyIds([]),
         wrongClient: await store.getApiKey(other, keys[1]!.id),
         missing: await store.getApiKey(owner, 'missing'),
         pages: await allPages(list, {}, 2),
@@ -112,6 +115,8 @@ describePostgres('client store contract', () => {
     expect(postgres).toEqual(sqlite);
     expect(sqlite.shapes).toEqual([true, true, true, true, true]);
     expect(sqlite.got?.revoked).toBe('2024-04-01T00:00:00Z');
+    expect(sqlite.live).toEqual(['<key13>', '<key3>']); // keys[0] and the other account's: the revoked and the unknown are not live
+    expect(sqlite.liveOfNone).toEqual([]);
     expect(sqlite.active.map((page) => page.total)).toEqual([3, 3, 3, 3]);
     expect(sqlite.noClient).toBe('rejected');
     expect(sqlite.unknownField).toBe('rejected');

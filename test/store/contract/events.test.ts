@@ -52,11 +52,14 @@ describePostgres('events contract', () => {
     expect((sqlite.logs['c-eu'] as unknown[]).length).toBe(1);
   });
 
-  it('reads events back: after a sequence number, the latest, one, a company’s latest and those after it', async () => {
+  it('reads events back: after an account’s number, the latest, a company’s latest and those after it', async () => {
     const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
       const client = await newClient(store);
       const other = await newClient(store, 'Other');
-      const none = { latest: await store.latestEventSeq(), after: await store.eventsAfter(client, 0, 10), last: await store.lastCompanyEvent('co1', 'read.completed') };
+      const none = {
+        latest: await store.latestEventSeq(), account: await store.latestAccountEventSeq(client),
+        after: await store.eventsAfter(client, 0, 10), last: await store.lastCompanyEvent('co1', 'read.completed'),
+      };
       const ids = counter();
       for (const [i, [owner, company, type]] of ([
         [client, 'co1', 'read.completed'], [client, 'co1', 'sync.completed'], [other, 'co9', 'read.completed'], [client, null, 'read.completed'],
@@ -67,12 +70,12 @@ describePostgres('events contract', () => {
       return named({
         none,
         latest: await store.latestEventSeq(),
+        accountLatest: await store.latestAccountEventSeq(client),
+        otherLatest: await store.latestAccountEventSeq(other),
         afterZero: await store.eventsAfter(client, 0, 100),
         afterTwoLimited: await store.eventsAfter(client, 2, 2),
         afterAll: await store.eventsAfter(client, 7, 10),
         otherAccount: await store.eventsAfter(other, 0, 10),
-        one: await store.getEvent(4),
-        missing: await store.getEvent(99),
         last: await store.lastCompanyEvent('co1', 'read.completed'),
         lastOfType: await store.lastCompanyEvent('co1', 'sync.completed'),
         lastMissing: await store.lastCompanyEvent('co3', 'read.completed'),
@@ -83,7 +86,12 @@ describePostgres('events contract', () => {
     });
     expect(postgres).toEqual(sqlite);
     expect(sqlite.duplicate).toBe(true);
-    expect(sqlite.one?.body).toContain('"eventType" : ');
+    // Each account counts its own: the other account's event (seq 3) takes none of this one's numbers.
+    expect(sqlite.afterZero.map((e) => [e.seq, e.account_seq])).toEqual([[1, 1], [2, 2], [4, 3], [5, 4], [6, 5], [7, 6]]);
+    expect(sqlite.otherAccount.map((e) => [e.seq, e.account_seq])).toEqual([[3, 1]]);
+    expect([sqlite.accountLatest, sqlite.otherLatest, sqlite.latest]).toEqual([6, 1, 7]);
+    expect(sqlite.afterTwoLimited.map((e) => e.account_seq)).toEqual([3, 4]);
+    expect(sqlite.afterZero[2]?.body).toContain('"eventType" : '); // kept as written
   });
 
   it('keeps consumers: one, an account’s in creation order, disabled with a reason, deleted with their deliveries', async () => {

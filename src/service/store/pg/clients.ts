@@ -9,10 +9,10 @@ import type { AsyncStore } from '../async-store.js';
 import type { ApiKeyRow, ClientRow } from '../clients.js';
 import { planPage, type PagedSource, type PageRequest } from '../paging.js';
 import { runPgPagePlan } from './paging.js';
-import { row, run, type Queryable } from './query.js';
+import { row, rows, run, type Queryable } from './query.js';
 
-type ClientMethods = 'insertClient' | 'getClient' | 'listClients' | 'insertApiKey' | 'setProfile' | 'findApiKeyByHash' | 'getApiKey' | 'revokeApiKey'
-  | 'findAdminClient' | 'listApiKeys';
+type ClientMethods = 'insertClient' | 'getClient' | 'listClients' | 'insertApiKey' | 'setProfile' | 'findApiKeyByHash' | 'getApiKey' | 'liveApiKeyIds'
+  | 'revokeApiKey' | 'findAdminClient' | 'listApiKeys';
 
 // Dates are canonical UTC text at rest; the query language compares them as timestamptz.
 const clientFields: FieldResolver = (path) => {
@@ -58,6 +58,7 @@ export function clientMethods(db: Queryable): Pick<AsyncStore, ClientMethods> {
     },
     findApiKeyByHash: (keyHash) => row<ApiKeyRow>(db, `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`, [keyHash]),
     getApiKey: (clientId, keyId) => row<ApiKeyRow>(db, `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ? AND client_id = ?`, [keyId, clientId]),
+    liveApiKeyIds: async (keyIds) => (await rows<{ id: string }>(db, 'SELECT id FROM api_keys WHERE revoked IS NULL AND id = ANY(?::text[])', [keyIds])).map((r) => r.id),
     revokeApiKey: async (keyId, revoked) => {
       await run(db, 'UPDATE api_keys SET revoked = ? WHERE id = ? AND revoked IS NULL', [revoked, keyId]);
     },

@@ -1,6 +1,7 @@
 // Events and webhook consumers on PostgreSQL, as ../events.ts keeps them in SQLite. An
 // event and its deliveries (one per consumer that wants it) are one INSERT statement, so
-// they are written together or not at all, in or out of a transaction.
+// they are written together or not at all, in or out of a transaction. Its number in the
+// account is given when the transaction commits, by a trigger (migrations/011).
 import type { AsyncStore } from '../async-store.js';
 import type { ConsumerRow, EventInput, EventRow } from '../events.js';
 import type { EventStore } from '../store.js';
@@ -44,9 +45,11 @@ export function eventMethods(db: Queryable): EventMethods {
         event.companyId, event.generated, event.generated, ids, chosen.map((consumer) => consumer.id)]);
       return inserted!.seq;
     },
-    eventsAfter: (clientId, afterSeq, limit) => rows<EventRow>(db, 'SELECT * FROM events WHERE client_id = ? AND seq > ? ORDER BY seq LIMIT ?', [clientId, afterSeq, limit]),
+    // Numbered at commit (migrations/011): an event still unnumbered is one this reader cannot see yet.
+    eventsAfter: (clientId, afterAccountSeq, limit) => rows<EventRow>(db,
+      'SELECT * FROM events WHERE client_id = ? AND account_seq > ? ORDER BY account_seq LIMIT ?', [clientId, afterAccountSeq, limit]),
     latestEventSeq: async () => (await row<{ seq: number }>(db, 'SELECT coalesce(max(seq), 0) AS seq FROM events'))!.seq,
-    getEvent: (seq) => row<EventRow>(db, 'SELECT * FROM events WHERE seq = ?', [seq]),
+    latestAccountEventSeq: async (clientId) => (await row<{ last_seq: number }>(db, 'SELECT last_seq FROM event_counters WHERE client_id = ?', [clientId]))?.last_seq ?? 0,
     lastCompanyEvent: (companyId, eventType) => row<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? ORDER BY seq DESC LIMIT 1',
       [companyId, eventType]),
     companyEventsAfter: (companyId, eventType, afterSeq) => rows<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? AND seq > ? ORDER BY seq',
