@@ -240,6 +240,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       throw err;
     }
     await limit(reply, `key:${request.auth.keyId}`, request.auth.caller.id);
+    // %00 is the only way a NUL reaches a path segment or a query value; no store keeps it as text.
+    if (request.url.includes('%00')) throw errors.nulCharacter('URL');
     // Before the body is read: an unknown route has no use for it.
     if (request.is404) throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');
   });

@@ -38,6 +38,9 @@ export const errors = {
   malformedJson: () => new ApiError(400, 'The request body is not valid JSON.'),
   bodyTooLarge: (limit: number) => new ApiError(400, `The request body is larger than the limit of ${limit} bytes.`),
   bodyTooDeep: (limit: number) => new ApiError(400, `The request body nests objects and arrays more than ${limit} levels deep.`),
+  /** Neither store can hold U+0000 in text (PostgreSQL refuses it), and no id or value needs it. */
+  nulCharacter: (where: 'URL' | 'request body', itemId?: string) => new ApiError(400, `The ${where} holds the control character NUL (U+0000, %00 in a URL), which no value may contain.`,
+    itemId ? { validation: [{ itemId, message: 'must not contain the control character NUL (U+0000)', validatorName: 'Request' }] } : {}),
   unsupportedMediaType: () => new ApiError(400, 'Request bodies must be JSON (Content-Type: application/json).'),
   /**
    * `counted`: the file itself or the whole multipart body that carried it; `received`: its

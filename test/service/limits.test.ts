@@ -131,6 +131,40 @@ describe('JSON bodies', () => {
   });
 });
 
+describe('NUL characters', () => {
+  // PostgreSQL keeps no U+0000 in text: each was a 500 there (and stored as sent on SQLite).
+  const inUrl = () => [
+    '/companies/%00', `/companies/${linked.companyId}%00/connections`, '/companies?query=name%3D%00', '/companies?query=name%3D%22a%00%22',
+    '/companies?tags=region%3D%00', `/companies/${linked.companyId}/data/invoices?query=id%3D%00`, '/webhooks/%00',
+  ];
+  it('in a path segment or a query value: 400, before any store is asked', async () => {
+    for (const path of inUrl()) {
+      const result = await api.call('GET', path);
+      expectErrorBody(result, 400, 'The URL holds the control character NUL (U+0000, %00 in a URL), which no value may contain.');
+    }
+  });
+
+  const inBody: Array<[string, string, Record<string, unknown>, string]> = [
+    ['a description', '/companies', { name: 'Ok', description: 'a\u0000b' }, 'description'],
+    ['a tag value', '/companies', { name: 'Ok', tags: { k: 'a\u0000b' } }, 'tags.k'],
+    ['a tag key', '/companies', { name: 'Ok', tags: { 'k\u0000': 'v' } }, 'tags.k\u0000'],
+    ['a webhook URL', '/webhooks', { url: 'https://a.invalid/\u0000', eventTypes: ['company.created'] }, 'url'],
+    ['an API key name', '/apiKeys', { name: 'k\u0000' }, 'name'],
+    ['a sync setting', '/profile/syncSettings', { settings: [{ dataType: 'invoices', syncFromUtc: '2024\u0000' }] }, 'settings[0].syncFromUtc'],
+  ];
+  it.each(inBody)('in %s of a JSON body: 400 naming where', async (_what, path, body, itemId) => {
+    const result = await api.call('POST', path, { body });
+    expectErrorBody(result, 400, 'The request body holds the control character NUL (U+0000, %00 in a URL), which no value may contain.');
+    expect(itemIds(result)).toEqual([itemId]);
+  });
+
+  it('an escaped backslash before u0000 is text, not a NUL', async () => {
+    const result = await api.call('POST', '/companies', { body: { name: 'Ok', description: 'C:\\u0000 is a path' } });
+    expect(result.status, result.text).toBe(200);
+    expect(result.body.description).toBe('C:\\u0000 is a path');
+  });
+});
+
 describe('sync settings', () => {
   const cases: Array<[string, string, Record<string, unknown>]> = [
     ['syncSchedule 1e308', 'syncSchedule', { syncSchedule: 1e308 }],
