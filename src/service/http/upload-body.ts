@@ -139,7 +139,7 @@ async function readRaw(request: FastifyRequest): Promise<Upload> {
   const given = queryOf(request).fileName;
   const fileName = checkedName(Array.isArray(given) ? given[0] : given);
   const declared = declaredLength(request);
-  // Refused before a byte is read (the server discards the rest of the body).
+  // Refused before a byte is read (the connection is closed rather than the body read).
   if (declared !== undefined && declared > MAX_ATTACHMENT_BYTES) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, declared, 'file');
   // No body at all (Content-Length: 0) reaches the route as undefined.
   let body = { chunks: [] as Buffer[], size: 0, over: false };
@@ -179,7 +179,7 @@ async function readMultipart(request: FastifyRequest): Promise<Upload> {
   if (declared !== undefined && declared > MAX_PART_BYTES + MULTIPART_OVERHEAD) {
     throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, declared, 'request body');
   }
-  // Count the whole body for the size error: busboy drops a truncated file's rest uncounted.
+  // Count what arrives, for the size error should busboy's own guard truncate a part (it drops the rest uncounted).
   // Paused first, so this listener alone does not start the flow before busboy is piped in.
   const raw = request.raw;
   let received = 0;
