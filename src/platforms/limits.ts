@@ -25,6 +25,21 @@ function hasControlCharacter(value: string): boolean {
   return false;
 }
 
+/**
+ * Unicode format characters (category Cf) show nothing themselves and some change what the
+ * rest shows: U+202E (right-to-left override) makes `fdp.exe` read `exe.pdf`, U+200B hides
+ * a difference between two names. No real name needs one.
+ */
+const FORMAT_CHARACTER = /\p{Cf}/u;
+
+/** What is wrong with a name shown to people (company, file, profile), or undefined when it has no format character. */
+export function formatCharacterProblem(value: string): string | undefined {
+  const found = FORMAT_CHARACTER.exec(value)?.[0];
+  if (found === undefined) return undefined;
+  const code = found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  return `contains the invisible format character U+${code}, which can disguise what is shown (U+202E shows fdp.exe as exe.pdf)`;
+}
+
 /** What is wrong with a token value, or undefined when it is fine. */
 export function tokenValueProblem(value: string): string | undefined {
   if (value.length > MAX_TOKEN_VALUE) return `is longer than ${MAX_TOKEN_VALUE} characters`;
@@ -48,7 +63,7 @@ export function attachmentNameProblem(name: string): string | undefined {
     if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return 'contains a control character (NUL, newline, tab…)';
   }
   if (name === '.' || name === '..') return 'is not a file name';
-  return undefined;
+  return formatCharacterProblem(name);
 }
 
 /** The only tag keys a filter may name: the store splices this text into its queries, so nothing else gets in. */

@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { AuthCache, type AuthContext } from './http/auth.js';
+import { arrivalOptions, closeIfBodyUnread, DEFAULT_REQUEST_TIMEOUT_MS } from './http/incoming.js';
 import { parseJsonBody } from './http/json-body.js';
 import { RateLimiter, type RateDecision } from '../lib/rate-limit.js';
 import { SharedRateLimiter } from '../lib/shared-rate-limit.js';
@@ -107,6 +108,8 @@ export interface ServiceOptions {
   eventHeartbeatMs?: number;
   /** Caps on open event streams in this process: per key (10), per account (50), in all (half the open-file limit). */
   streamLimits?: Partial<StreamLimits>;
+  /** How long a request may take to arrive in full, headers and body, before a 408 (default 60 s). */
+  requestTimeoutMs?: number;
 }
 
 export interface Service {
@@ -192,6 +195,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
     trustProxy: options.trustProxy ?? false,
+    ...arrivalOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
   });
 
   app.removeContentTypeParser('application/json');
@@ -248,7 +252,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       throw err;
     }
     await limit(reply, `key:${request.auth.keyId}`, request.auth.caller.id);
+    // %00 is the only way a NUL reaches a path segment or a query value; no store keeps it as text.
+    if (request.url.includes('%00')) throw errors.nulCharacter('URL');
+    // Before the body is read: an unknown route has no use for it.
+    if (request.is404) throw errors.routeNotFound(request.method, request.url.split('?')[0] ?? '/');
   });
+
+  app.addHook('onSend', closeIfBodyUnread);
 
   app.addHook('onResponse', (_request, reply, done) => {
     if (outage.ongoing && reply.statusCode < 500) outage.back();

@@ -38,8 +38,14 @@ export const errors = {
   malformedJson: () => new ApiError(400, 'The request body is not valid JSON.'),
   bodyTooLarge: (limit: number) => new ApiError(400, `The request body is larger than the limit of ${limit} bytes.`),
   bodyTooDeep: (limit: number) => new ApiError(400, `The request body nests objects and arrays more than ${limit} levels deep.`),
+  /** Neither store can hold U+0000 in text (PostgreSQL refuses it), and no id or value needs it. */
+  nulCharacter: (where: 'URL' | 'request body', itemId?: string) => new ApiError(400, `The ${where} holds the control character NUL (U+0000, %00 in a URL), which no value may contain.`,
+    itemId ? { validation: [{ itemId, message: 'must not contain the control character NUL (U+0000)', validatorName: 'Request' }] } : {}),
   unsupportedMediaType: () => new ApiError(400, 'Request bodies must be JSON (Content-Type: application/json).'),
-  /** `counted`: the file itself (a raw upload) or the whole multipart body that carried it. */
+  /**
+   * `counted`: the file itself or the whole multipart body that carried it; `received`: its
+   * declared length, or what had arrived when reading stopped, past the limit.
+   */
   attachmentTooLarge: (limit: number, received: number, counted: 'file' | 'request body') => new ApiError(400,
     `The attachment is larger than the limit of ${limit} bytes (${limit / (1024 * 1024)} MiB) per file: the ${counted} received was ${received} bytes.`, {
       validation: [{ itemId: 'file', message: `must be at most ${limit} bytes`, validatorName: 'Attachment' }],
@@ -79,6 +85,10 @@ export const errors = {
   dataTypeNotSupported: (dataType: string, platformNames: string) =>
     new ApiError(404, `Datatype ${dataType} not supported by platform(s) ${platformNames}`),
 
+  /** Node's request timeout: the headers and body did not all arrive in time (http/incoming.ts). */
+  requestTimeout: (limit: string) => new ApiError(408, `The request did not arrive in full within ${limit}; the connection is closed. Send the whole request, headers and body, within that time.`),
+  headersTooLarge: () => new ApiError(431, 'The request headers are larger than the service accepts (16 KiB).'),
+  malformedRequest: () => new ApiError(400, 'The request is not valid HTTP/1.1; the connection is closed.'),
   methodNotAllowed: (allow: string[]) => new ApiError(405, 'Method not allowed.', { headers: { Allow: allow.join(', ') } }),
   conflict: (message: string) => new ApiError(409, message),
   tooManyRequests: (retryAfterSeconds: number) => new ApiError(429, 'Too many requests. Retry later.', {

@@ -1,7 +1,7 @@
 // The database going away (PostgreSQL restarting, a network cut): requests answer 503 and
 // background work pauses until it is back. Whoever runs the service is told once when it
 // goes and once when it is back, not once per failed request or pass.
-import { isDatabaseLost } from './store/pg/unavailable.js';
+import { isDatabaseUnreachable } from './store/unreachable.js';
 
 export class Outage {
   private down = false;
@@ -14,7 +14,7 @@ export class Outage {
 
   /** Whether `err` says the database cannot be reached; the first such error of an outage is told. */
   lost(err: unknown): boolean {
-    if (!isDatabaseLost(err)) return false;
+    if (!isDatabaseUnreachable(err)) return false;
     if (!this.down) {
       this.down = true;
       this.notice?.(`the database cannot be reached (${(err as Error)?.message ?? err}); answering 503 and pausing background work until it is back`);

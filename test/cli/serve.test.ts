@@ -5,6 +5,7 @@ import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
+import { rawRequest } from '../helpers/raw-http.js';
 import { basic, tempDir } from '../helpers/service.js';
 import { openStream } from '../helpers/sse-reader.js';
 import { type ServeProcess, startTestStack } from '../helpers/stack.js';
@@ -122,6 +123,25 @@ describe('ferry serve', () => {
     const zero = await runFerry(['serve', '--max-streams-per-key', '0', '--data-dir', tempDir()]);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('--max-streams-per-key must be a whole number of at least 1');
+  });
+
+  it('--request-timeout: a request not in within it is a 408 and a closed connection; a bad value is exit 2', async () => {
+    const dir = tempDir();
+    const slow = await startTestStack('process', { dataDir: dir, args: ['--request-timeout', '1s'] });
+    const body = Buffer.from(JSON.stringify({ name: 'Slow Ltd', description: 'x'.repeat(60) }));
+    const outcome = await rawRequest(slow.listening.baseUrl!, {
+      method: 'POST', path: '/companies', headers: { authorization: basic(slow.adminKey), 'content-type': 'application/json' },
+      body: { trickle: body, everyMs: 100 }, deadlineMs: 15_000,
+    });
+    expect(outcome.response?.status).toBe(408);
+    expect(outcome.response?.body).toMatchObject({ statusCode: 408, service: 'PublicApi' });
+    expect(outcome.closed).toBe(true);
+    expect(outcome.bodyDone).toBe(false);
+    await slow.stop();
+
+    const bad = await runFerry(['serve', '--port', '0', '--data-dir', tempDir(), '--request-timeout', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--request-timeout must be a duration such as 90s');
   });
 
   it('a port in use is a clear error', async () => {

@@ -216,7 +216,8 @@ const cases: Case[] = [
       `Bolt,e3,gbol,a,r,t,${'d'.repeat(1001)}`,
       'Core,e4,gbol,a\u0000b,r,t,',
       'Dyn,e5,gbol,a,"r\nr",t,',
-      'Edge,e6,gbol,a,r,t,'),
+      'Edge,e6,gbol,a,r,t,',
+      'Invoices \u202Efdp.exe,e7,gbol,a,r,t,'),
     code: 3,
     valid: [7],
     problems: [
@@ -225,6 +226,7 @@ const cases: Case[] = [
       { row: 4, field: 'description', text: 'description is longer than 1000 characters (1001)' },
       { row: 5, field: 'accessToken', text: 'accessToken contains a control character' },
       { row: 6, field: 'refreshToken', text: 'refreshToken contains a control character' },
+      { row: 8, field: 'companyName', text: 'companyName contains the invisible format character U+202E' },
     ],
   },
   {

@@ -1,7 +1,9 @@
 // Property-based fuzzing of every list filter of every list route, as an attacker with an
 // ordinary client key would send them: random and hostile strings in `query`, `orderBy`,
-// `tags`, `page`, `pageSize` and the data type path segment. Whatever arrives: never a
-// 5xx, never a record of another client, and an answer within a second.
+// `tags`, `page`, `pageSize`, the delivery `status`, the event list's `after`, `limit`
+// (and `cursor`, `types`, `companyId`), and the path segments that name a data type, a
+// record, an attachment, a webhook consumer, a delivery or a data configuration. Whatever
+// arrives: never a 5xx, never a record of another client, and an answer within a second.
 import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,13 +40,25 @@ const orderBy = fc.oneof(anyText, fc.array(fc.tuple(fc.boolean(), field).map(([d
 const tags = fc.oneof(anyText, fc.tuple(anyText, anyText).map(([k, v]) => `${k}=${v}`), anyText.map((v) => `region=${v}`));
 const number = fc.oneof(anyText, fc.integer().map(String), fc.constantFrom('1', '2', '5000', '5001', '0', '-1', '1.5', ' 1'));
 
-const FILTERS = { query, orderBy, page: number, pageSize: number, tags };
+const status = fc.oneof(anyText, fc.constantFrom('Pending', 'Delivered', 'Failed', 'pending', ''));
+const eventTypes = fc.oneof(anyText, fc.constantFrom('company.created', 'read.completed,company.created', 'ferry.webhook.test', ',', ''));
+
+const FILTERS = { query, orderBy, page: number, pageSize: number, tags, status, after: number, limit: number, cursor: anyText, types: eventTypes, companyId: anyText };
 type Filter = keyof typeof FILTERS;
 
 /** `name=value` percent-encoded; undefined for a lone surrogate, which no client can send. */
 function encode(pairs: Array<[string, string]>): string | undefined {
   try {
     return pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path segment as a client would send it; undefined for a lone surrogate. */
+function segment(value: string): string | undefined {
+  try {
+    return encodeURIComponent(value);
   } catch {
     return undefined;
   }
@@ -64,8 +78,41 @@ describe('every list filter of every list route, fuzzed by another client', () =
   let admin: Api;
   let victimClientId: string;
   let own: Linked;
+  let theirs: Linked;
+  let ownInvoiceId: string;
+  let ownConsumerId: string;
+  let ownDeliveryId: string;
+  let ownAttachmentId: string;
   /** Every id and name of the victim's that an answer to the attacker must never hold. */
   const victimMarks: string[] = [];
+  /** The victim's webhook consumer and its delivery, asked for by id in the refusal test. */
+  const victimIds = { consumer: '', delivery: '', invoice: '', attachment: '' };
+  const CUSTOM = 'fuzz-totals';
+  const customConfig = { dataSource: '/invoices', requiredData: { number: '$[*].invoiceNumber', total: '$[*].totalAmount' }, keyBy: ['$[*].id'] };
+
+  /** A webhook consumer (its receiver never resolves: deliveries stay in the log) with one delivery. */
+  const consumerWithDelivery = async (api: Api, name: string): Promise<{ consumer: string; delivery: string }> => {
+    const consumer = await api.call('POST', '/webhooks', { body: { url: `https://${name}.invalid/hook`, eventTypes: ['company.created', 'read.completed'] } });
+    expect(consumer.status, consumer.text).toBe(201);
+    const test = await api.call('POST', `/webhooks/${consumer.body.id}/test`);
+    expect(test.status, test.text).toBe(202);
+    return { consumer: consumer.body.id, delivery: test.body.id };
+  };
+
+  const attach = async (api: Api, linked: Linked, invoiceId: string, fileName: string): Promise<string> => {
+    const path = `/companies/${linked.companyId}/connections/${linked.connectionId}/push/invoices/${encodeURIComponent(invoiceId)}/attachment?fileName=${fileName}`;
+    const uploaded = await api.call('POST', path, { rawBody: `%PDF-1.4 ${fileName}`, headers: { 'content-type': 'application/pdf' } });
+    expect(uploaded.status, uploaded.text).toBe(200);
+    return uploaded.body.id;
+  };
+
+  /** The custom data type configured and pulled, so list filters run over real records. */
+  const customSynced = async (api: Api, linked: Linked): Promise<void> => {
+    expect((await api.call('PUT', `/integrations/gbol/dataTypes/custom/${CUSTOM}`, { body: customConfig })).status).toBe(200);
+    const pull = await api.call('POST', `/companies/${linked.companyId}/connections/${linked.connectionId}/data/queue/custom/${CUSTOM}`);
+    expect(pull.status, pull.text).toBe(200);
+    await waitFor('the custom data type pulled', async () => (await api.call('GET', `/companies/${linked.companyId}/data/history/${pull.body.id}`)).body.status === 'Complete', 30_000);
+  };
 
   beforeAll(async () => {
     stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
@@ -73,7 +120,7 @@ describe('every list filter of every list route, fuzzed by another client', () =
     const victim = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Victim Ltd', 'Paid'));
     victimClientId = ((await admin.call('GET', '/admin/clients?query=name%3DVictim%20Ltd')).body.results[0].id);
     attacker = apiClient(stack.baseUrl, await createClient(admin, stack.adminKey, 'Attacker Ltd', 'Free'));
-    const theirs = await linkedCompany(victim, stack.sandboxUrl, 'gbol', 40, { seed: 1, name: 'Victim Holdings' });
+    theirs = await linkedCompany(victim, stack.sandboxUrl, 'gbol', 40, { seed: 1, name: 'Victim Holdings' });
     own = await linkedCompany(attacker, stack.sandboxUrl, 'gbol', 40, { seed: 2, name: 'Attacker Own' });
     for (const [api, linked] of [[victim, theirs], [attacker, own]] as const) {
       expect((await api.call('POST', `/companies/${linked.companyId}/data/all`)).status).toBe(204);
@@ -85,10 +132,25 @@ describe('every list filter of every list route, fuzzed by another client', () =
     expect(pushed.status, pushed.text).toBeLessThan(300);
     victimMarks.push(theirs.companyId, theirs.connectionId, 'Victim Holdings', theirs.tenant.id);
     if (pushed.body?.pushOperationKey) victimMarks.push(pushed.body.pushOperationKey);
-    const ownIds = new Set((await readAll(attacker, own.companyId, 'invoices')).map((r) => r.id));
-    for (const invoice of await readAll(victim, theirs.companyId, 'invoices')) if (!ownIds.has(invoice.id)) victimMarks.push(invoice.id);
+    const ownInvoices = await readAll(attacker, own.companyId, 'invoices');
+    const ownIds = new Set(ownInvoices.map((r) => r.id));
+    const victimInvoices = (await readAll(victim, theirs.companyId, 'invoices')).filter((invoice) => !ownIds.has(invoice.id));
+    for (const invoice of victimInvoices) victimMarks.push(invoice.id);
+    ownInvoiceId = ownInvoices[0].id;
+    victimIds.invoice = victimInvoices[0].id;
+
+    // What each account has beyond its data: webhook consumers and deliveries, attachments, data configurations.
+    ({ consumer: ownConsumerId, delivery: ownDeliveryId } = await consumerWithDelivery(attacker, 'attacker'));
+    ({ consumer: victimIds.consumer, delivery: victimIds.delivery } = await consumerWithDelivery(victim, 'victim'));
+    ownAttachmentId = await attach(attacker, own, ownInvoiceId, 'attacker-own.pdf');
+    victimIds.attachment = await attach(victim, theirs, victimIds.invoice, 'victim-ledger-secret.pdf');
+    const supplemental = { supplementalDataConfig: { victimLedgerSource: { dataSource: '/Invoices', pullData: { number: '$[*].invoiceNumber' } } } };
+    expect((await victim.call('PUT', '/integrations/gbol/dataTypes/invoices/supplementalDataConfig', { body: supplemental })).status).toBe(200);
+    await customSynced(victim, theirs);
+    await customSynced(attacker, own);
+    victimMarks.push(victimIds.consumer, victimIds.delivery, victimIds.attachment, 'victim-ledger-secret.pdf', 'victim.invalid', 'victimLedgerSource');
     expect(victimMarks.length).toBeGreaterThan(10);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await stack?.close();
@@ -102,7 +164,9 @@ describe('every list filter of every list route, fuzzed by another client', () =
     const elapsed = performance.now() - started;
     expect(result.status, `${path} → ${result.text.slice(0, 300)}`).toBeLessThan(500);
     expect(elapsed, `${path} took ${elapsed} ms`).toBeLessThan(ANSWER_WITHIN_MS);
-    if (as === attacker) for (const mark of victimMarks) expect(result.text.includes(mark), `${path} leaked ${mark}`).toBe(false);
+    // An id the path asked for may be echoed by its 404; nothing else of the victim's may appear.
+    const asked = (mark: string) => path.includes(mark) || path.includes(encodeURIComponent(mark));
+    if (as === attacker) for (const mark of victimMarks) if (!asked(mark)) expect(result.text.includes(mark), `${path} leaked ${mark}`).toBe(false);
     return result;
   };
 
@@ -117,6 +181,17 @@ describe('every list filter of every list route, fuzzed by another client', () =
     ['GET /admin/clients (not an admin: 403)', () => '/admin/clients', PAGED],
     ['GET /admin/clients/{id}/apiKeys (not an admin: 403)', () => `/admin/clients/${victimMarks[0]}/apiKeys`, PAGED],
   ];
+
+  const DELIVERIES: Filter[] = [...PAGED, 'status'];
+  routes.push(
+    ['GET /webhooks', () => '/webhooks', PAGED],
+    ['GET /webhooks/{id}/deliveries', () => `/webhooks/${ownConsumerId}/deliveries`, DELIVERIES],
+    ['GET /webhooks/{id}/deliveries/{id}', () => `/webhooks/${ownConsumerId}/deliveries/${ownDeliveryId}`, DELIVERIES],
+    ['GET …/data/invoices/{id}/attachments', () => `/companies/${own.companyId}/connections/${own.connectionId}/data/invoices/${encodeURIComponent(ownInvoiceId)}/attachments`, PAGED],
+    ['GET …/data/custom/{identifier}', () => `/companies/${own.companyId}/connections/${own.connectionId}/data/custom/${CUSTOM}`, PAGED],
+    ['GET /integrations/{key}/dataTypes/invoices/supplementalDataConfig', () => '/integrations/gbol/dataTypes/invoices/supplementalDataConfig', PAGED],
+    ['GET /events', () => '/events', ['after', 'limit', 'cursor', 'types', 'companyId']],
+  );
 
   for (const [name, path, filters] of routes) {
     it(`${name}: random and hostile ${filters.join(', ')}`, async () => {
@@ -148,6 +223,44 @@ describe('every list filter of every list route, fuzzed by another client', () =
       }
       await check(`/companies/${own.companyId}/data/${segment}?${qs}`);
     }), { seed: SEED, numRuns: RUNS });
+  });
+
+  // Path segments that name a record, an attachment, a consumer, a delivery or a configuration.
+  const ids = fc.oneof(anyText, fc.constantFrom('00000000-0000-4000-8000-000000000000', '0', '-1', '..', '%2e%2e'));
+  const segmentRoutes: Array<[string, (a: string, b: string) => string]> = [
+    ['GET …/data/{dataPath}/{recordId}/attachments', (a, b) => `/companies/${own.companyId}/connections/${own.connectionId}/data/${a}/${b}/attachments`],
+    ['GET …/data/invoices/{id}/attachments/{attachmentId}(/download)', (a, b) => `/companies/${own.companyId}/connections/${own.connectionId}/data/invoices/${a}/attachments/${b}${a.length % 2 ? '/download' : ''}`],
+    ['GET /webhooks/{id}(/deliveries/{id})', (a, b) => (b.length % 2 ? `/webhooks/${a}` : `/webhooks/${a}/deliveries/${b}`)],
+    ['GET /integrations/{key}/dataTypes/{dataType}/supplementalDataConfig', (a, b) => `/integrations/${a}/dataTypes/${b}/supplementalDataConfig`],
+    ['GET /integrations/{key}/dataTypes/custom/{identifier}', (a, b) => `/integrations/${a}/dataTypes/custom/${b}`],
+    ['GET …/data/custom/{identifier}', (a) => `/companies/${own.companyId}/connections/${own.connectionId}/data/custom/${a}`],
+  ];
+  for (const [name, path] of segmentRoutes) {
+    it(`${name}: random and hostile path segments`, async () => {
+      await fc.assert(fc.asyncProperty(ids, ids, fc.boolean(), async (a, b, real) => {
+        // Half the time one segment is a real one of the attacker's, so the other reaches further in.
+        const first = segment(real ? 'invoices' : a);
+        const second = segment(real ? [ownInvoiceId, ownAttachmentId, ownDeliveryId, CUSTOM][b.length % 4]! : b);
+        if (first === undefined || second === undefined) return;
+        await check(path(first, second));
+      }), { seed: SEED, numRuns: RUNS });
+    });
+  }
+
+  it('the victim\'s consumers, deliveries and attachments, by id, are refused to the attacker', async () => {
+    const paths = [
+      `/webhooks/${victimIds.consumer}`, `/webhooks/${victimIds.consumer}/deliveries`, `/webhooks/${victimIds.consumer}/deliveries/${victimIds.delivery}`,
+      `/webhooks/${ownConsumerId}/deliveries/${victimIds.delivery}`,
+      `/companies/${theirs.companyId}/connections/${theirs.connectionId}/data/invoices/${encodeURIComponent(victimIds.invoice)}/attachments`,
+      `/companies/${theirs.companyId}/connections/${theirs.connectionId}/data/invoices/${encodeURIComponent(victimIds.invoice)}/attachments/${victimIds.attachment}/download`,
+      `/companies/${own.companyId}/connections/${own.connectionId}/data/invoices/${encodeURIComponent(ownInvoiceId)}/attachments/${victimIds.attachment}`,
+      `/companies/${theirs.companyId}/connections/${theirs.connectionId}/data/custom/${CUSTOM}`,
+      `/events?companyId=${theirs.companyId}`,
+    ];
+    for (const path of paths) {
+      const result = await check(path);
+      if (!path.startsWith('/events')) expect([403, 404], path).toContain(result.status);
+    }
   });
 
   it('the victim\'s company, by id, is refused to the attacker whatever the filters', async () => {

@@ -43,6 +43,28 @@ describe('company fields', () => {
     expect(itemIds(result)).toContain(field);
   });
 
+  // Unicode format characters (Cf) are invisible, and some reorder what is shown: refused, not silently removed.
+  const hidden: Array<[string, string]> = [['U+202E', 'Invoices \u202Efdp.exe'], ['U+200B', 'Acme\u200B Ltd'], ['U+2066', 'Acme \u2066Ltd'], ['U+00AD', 'Ac\u00ADme'], ['U+FEFF', '\uFEFFAcme']];
+  it.each(hidden)('a company name with %s is a 400 naming name, on create and on update', async (code, name) => {
+    const created = await api.call('POST', '/companies', { body: { name } });
+    expectErrorBody(created, 400);
+    expect(itemIds(created)).toEqual(['name']);
+    expect(created.body.validation.errors[0].message).toContain(`invisible format character ${code}`);
+    const company = await api.call('POST', '/companies', { body: { name: 'Plain Ltd' } });
+    for (const method of ['PUT', 'PATCH']) {
+      const updated = await api.call(method, `/companies/${company.body.id}`, { body: { name } });
+      expectErrorBody(updated, 400);
+      expect(itemIds(updated)).toEqual(['name']);
+    }
+    expect((await api.call('GET', `/companies/${company.body.id}`)).body.name).toBe('Plain Ltd');
+  });
+
+  it('the profile name, which the companies\' people see when they link, refuses them too', async () => {
+    const profile = await api.call('PUT', '/profile', { body: { name: 'Limits \u202Etxt.exe', redirectUrl: 'https://example.com/{companyId}' } });
+    expectErrorBody(profile, 400);
+    expect(itemIds(profile)).toEqual(['name']);
+  });
+
   it('a name of 255 characters is kept whole', async () => {
     const result = await api.call('POST', '/companies', { body: { name: 'N'.repeat(255) } });
     expect(result.status, result.text).toBe(200);
@@ -109,6 +131,40 @@ describe('JSON bodies', () => {
   });
 });
 
+describe('NUL characters', () => {
+  // PostgreSQL keeps no U+0000 in text: each was a 500 there (and stored as sent on SQLite).
+  const inUrl = () => [
+    '/companies/%00', `/companies/${linked.companyId}%00/connections`, '/companies?query=name%3D%00', '/companies?query=name%3D%22a%00%22',
+    '/companies?tags=region%3D%00', `/companies/${linked.companyId}/data/invoices?query=id%3D%00`, '/webhooks/%00',
+  ];
+  it('in a path segment or a query value: 400, before any store is asked', async () => {
+    for (const path of inUrl()) {
+      const result = await api.call('GET', path);
+      expectErrorBody(result, 400, 'The URL holds the control character NUL (U+0000, %00 in a URL), which no value may contain.');
+    }
+  });
+
+  const inBody: Array<[string, string, Record<string, unknown>, string]> = [
+    ['a description', '/companies', { name: 'Ok', description: 'a\u0000b' }, 'description'],
+    ['a tag value', '/companies', { name: 'Ok', tags: { k: 'a\u0000b' } }, 'tags.k'],
+    ['a tag key', '/companies', { name: 'Ok', tags: { 'k\u0000': 'v' } }, 'tags.k\u0000'],
+    ['a webhook URL', '/webhooks', { url: 'https://a.invalid/\u0000', eventTypes: ['company.created'] }, 'url'],
+    ['an API key name', '/apiKeys', { name: 'k\u0000' }, 'name'],
+    ['a sync setting', '/profile/syncSettings', { settings: [{ dataType: 'invoices', syncFromUtc: '2024\u0000' }] }, 'settings[0].syncFromUtc'],
+  ];
+  it.each(inBody)('in %s of a JSON body: 400 naming where', async (_what, path, body, itemId) => {
+    const result = await api.call('POST', path, { body });
+    expectErrorBody(result, 400, 'The request body holds the control character NUL (U+0000, %00 in a URL), which no value may contain.');
+    expect(itemIds(result)).toEqual([itemId]);
+  });
+
+  it('an escaped backslash before u0000 is text, not a NUL', async () => {
+    const result = await api.call('POST', '/companies', { body: { name: 'Ok', description: 'C:\\u0000 is a path' } });
+    expect(result.status, result.text).toBe(200);
+    expect(result.body.description).toBe('C:\\u0000 is a path');
+  });
+});
+
 describe('sync settings', () => {
   const cases: Array<[string, string, Record<string, unknown>]> = [
     ['syncSchedule 1e308', 'syncSchedule', { syncSchedule: 1e308 }],
@@ -125,6 +181,22 @@ describe('sync settings', () => {
       const result = await api.call('POST', path, { body: { settings: [{ dataType: 'invoices', syncSchedule: 24, ...fields }] } });
       expectErrorBody(result, 400);
       expect(itemIds(result)).toEqual([`settings[0].${field}`]);
+    });
+  }
+
+  for (const where of ['company', 'profile'] as const) {
+    it(`${where}: a data type given twice is a 400 naming the second entry, and nothing is stored`, async () => {
+      const path = where === 'company' ? `/companies/${linked.companyId}/syncSettings` : '/profile/syncSettings';
+      const before = (await api.call('GET', path)).body.settings;
+      const twice = await api.call('POST', path, { body: { settings: [{ dataType: 'invoices', syncSchedule: 24 }, { dataType: 'bills', syncSchedule: 24 }, { dataType: 'invoices', syncSchedule: 48 }] } });
+      expectErrorBody(twice, 400);
+      expect(itemIds(twice)).toEqual(['settings[2].dataType']);
+      expect(twice.body.validation.errors[0].message).toBe('invoices already has its setting in settings[0]: give each data type one entry.');
+      // The probe's 10,000 copies of one entry.
+      const flood = await api.call('POST', path, { body: { settings: Array.from({ length: 10_000 }, () => ({ dataType: 'invoices', syncSchedule: 24 })) } });
+      expectErrorBody(flood, 400);
+      expect(itemIds(flood)).toHaveLength(9_999);
+      expect((await api.call('GET', path)).body.settings).toEqual(before);
     });
   }
 

@@ -1,6 +1,6 @@
 // `ferry serve`: the bundled service in the foreground until SIGINT/SIGTERM, then a
 // graceful stop (no new connections, in-flight requests finish) and exit 0.
-import { hostPortList, wholeNumber } from '../flags.js';
+import { durationArg, hostPortList, wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
@@ -23,6 +23,8 @@ export interface ServeOptions {
   maintenance?: boolean;
   secretKeyFile?: string;
   database?: string;
+  /** Milliseconds a request may take to arrive in full (--request-timeout). */
+  requestTimeout?: number;
   /** false with --no-worker: the API only, syncs, pushes and webhook deliveries left to `ferry worker`. */
   worker: boolean;
   webhookAllowPrivate?: boolean;
@@ -82,6 +84,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--max-streams-per-key <n>', 'open event streams per API key, then 429 (default 10)', wholeNumber('--max-streams-per-key', 1))
     .option('--max-streams-per-account <n>', 'open event streams per account, all its keys together, then 429 (default 50)', wholeNumber('--max-streams-per-account', 1))
     .option('--max-streams <n>', 'open event streams in this process, then 503 (default: half the open-file limit, or 1000)', wholeNumber('--max-streams', 1))
+    .option('--request-timeout <duration>', 'time a request may take to arrive in full, headers and body, before 408 and a closed connection (default 60s)', durationArg('--request-timeout'))
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
     .option('--public-url <url>', 'base of the links in responses (default: the listening address)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')
@@ -95,6 +98,7 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
       'ferry serve --max-streams-per-key 2 --max-streams-per-account 5   # fewer open `GET /events/stream` per client',
+      'ferry serve --request-timeout 2m     # clients on slow links get 2 minutes to send a 10 MiB upload',
       'ferry serve --host 0.0.0.0 --public-url https://ferry.example.com   # behind a load balancer',
       'ferry serve --secret-key-file /etc/ferry/secret.key   # every instance shares the token-encryption key',
       'ferry serve --database postgres://ferry@db:5432/ferry --no-worker --sandbox-url http://127.0.0.1:9090   # one of several API instances',
@@ -160,6 +164,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
         ...(options.maxStreamsPerAccount !== undefined ? { perAccount: options.maxStreamsPerAccount } : {}),
         ...(options.maxStreams !== undefined ? { total: options.maxStreams } : {}),
       },
+      ...(options.requestTimeout !== undefined ? { requestTimeoutMs: options.requestTimeout } : {}),
       maintenance: options.maintenance ?? false,
       secretKeyFile: options.secretKeyFile,
       ...(database ? { database } : {}),

@@ -2,7 +2,7 @@
 // fields against that integration's schema (missing and unknown named), managed-only
 // integrations, duplicate keys within the file and malformed tags. Each problem names
 // the field; the caller adds the row number.
-import { MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS as MAX_COMPANY_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, tokenValueProblem } from '../../platforms/limits.js';
+import { formatCharacterProblem, MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS as MAX_COMPANY_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, tokenValueProblem } from '../../platforms/limits.js';
 import { ferryKey, keyHash } from './key.js';
 import type { IntegrationInfo, RawRow, RowProblem, ValidRow } from './types.js';
 import { BASE_COLUMNS } from './columns.js';
@@ -99,6 +99,8 @@ export class RowValidator {
     const tags = parseTags(text('tags'), problems);
     const description = text('description');
     if (companyName.length > MAX_COMPANY_NAME) problems.push({ field: 'companyName', message: `companyName is longer than ${MAX_COMPANY_NAME} characters (${companyName.length})` });
+    const hidden = formatCharacterProblem(companyName);
+    if (hidden) problems.push({ field: 'companyName', message: `companyName ${hidden}` });
     if (description.length > MAX_COMPANY_DESCRIPTION) problems.push({ field: 'description', message: `description is longer than ${MAX_COMPANY_DESCRIPTION} characters (${description.length})` });
 
     let key: string | undefined;

@@ -1,6 +1,6 @@
-// Company payload rules: names keep letters, digits, spaces and - ' & @ . , ? ! only;
-// at most 10 tags, keys 1–27 characters, values up to 100 (platforms/limits.ts).
-import { MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE } from '../../platforms/limits.js';
+// Company payload rules: names keep letters, digits, spaces and - ' & @ . , ? ! only, and
+// one with an invisible format character is refused; at most 10 tags, keys 1–27 characters, values up to 100 (platforms/limits.ts).
+import { formatCharacterProblem, MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE } from '../../platforms/limits.js';
 import type { ValidationItem } from '../errors.js';
 import type { CompanyInput } from '../store/companies.js';
 import { failIfAny } from './body.js';
@@ -44,7 +44,11 @@ function validateName(name: unknown, items: ValidationItem[]): string {
     return '';
   }
   const clean = sanitizeCompanyName(name);
-  if (clean.length > MAX_COMPANY_NAME) {
+  // Refused, not removed with the other characters: a name that hides one was likely made to mislead.
+  const hidden = formatCharacterProblem(name);
+  if (hidden) {
+    items.push({ itemId: 'name', message: `name ${hidden}.`, validatorName: 'CompanyName' });
+  } else if (clean.length > MAX_COMPANY_NAME) {
     items.push({ itemId: 'name', message: `name must be at most ${MAX_COMPANY_NAME} characters long; it has ${clean.length}.`, validatorName: 'CompanyName' });
   } else if (clean === '') {
     items.push({ itemId: 'name', message: "name is empty once characters other than letters, digits, spaces and - ' & @ . , ? ! are removed.", validatorName: 'CompanyName' });

@@ -35,6 +35,14 @@ export class SdkContentDecoder {
     if (this.numeric) this.decode(chunk);
   }
 
+  /**
+   * The file's size so far, by the reading that holds: the decoded bytes while the text is
+   * numeric, else the text itself (always the longer, so past the limit either way once past it here).
+   */
+  get size(): number {
+    return this.numeric ? this.decodedSize : this.rawSize;
+  }
+
   finish(): SdkContent {
     if (this.numeric && this.digits > 0) {
       this.emit(Buffer.from([this.value]));

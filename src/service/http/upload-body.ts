@@ -8,8 +8,8 @@
 // A type that says nothing (none, application/octet-stream, curl's default form type) is
 // taken from the name's extension. Nothing reads the body until the route has checked the
 // path, so a refused upload costs no buffering. At most MAX_ATTACHMENT_BYTES of a file are
-// ever held: past that the rest is counted and discarded (the body is still read to its
-// end, so the 400 reaches the client on a connection that stays usable).
+// ever read: past that reading stops and the 400 goes out at once, closing the connection
+// (http/incoming.ts) instead of reading the rest.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
@@ -93,26 +93,56 @@ function checkedContent(chunks: Buffer[], size: number): Buffer {
   return Buffer.concat(chunks, size);
 }
 
-/** Reads a stream to its end, keeping at most `limit` bytes; `size` counts them all. */
-async function readBounded(stream: Readable, limit: number): Promise<{ chunks: Buffer[]; size: number }> {
+/**
+ * Hands `take` each chunk of the stream until its end (true), or until `take` says no more
+ * (false): the stream is then left paused, neither read on nor destroyed, since destroying
+ * a request's body would end its connection before the answer is written.
+ */
+function feed(stream: Readable, take: (chunk: Buffer) => boolean): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError);
+      // Whatever the abandoned stream reports later (the connection closing under it) is no longer anyone's concern.
+      stream.on('error', () => undefined);
+    };
+    const onData = (chunk: Buffer) => {
+      if (take(chunk)) return;
+      stream.pause();
+      stop();
+      resolve(false);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(true);
+    };
+    const onError = (err: Error) => {
+      stop();
+      reject(err);
+    };
+    stream.on('data', onData).once('end', onEnd).once('error', onError);
+  });
+}
+
+/** Reads a stream to its end, or stops once it passes `limit` bytes (`over`, nothing kept). */
+async function readBounded(stream: Readable, limit: number): Promise<{ chunks: Buffer[]; size: number; over: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+  const ended = await feed(stream, (chunk) => {
     size += chunk.length;
-    if (size <= limit) chunks.push(chunk);
-    else chunks.length = 0;
-  }
-  return { chunks, size };
+    chunks.push(chunk);
+    return size <= limit;
+  });
+  return ended ? { chunks, size, over: false } : { chunks: [], size, over: true };
 }
 
 async function readRaw(request: FastifyRequest): Promise<Upload> {
   const given = queryOf(request).fileName;
   const fileName = checkedName(Array.isArray(given) ? given[0] : given);
   const declared = declaredLength(request);
-  // Refused before a byte is read (the server discards the rest of the body).
+  // Refused before a byte is read (the connection is closed rather than the body read).
   if (declared !== undefined && declared > MAX_ATTACHMENT_BYTES) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, declared, 'file');
   // No body at all (Content-Length: 0) reaches the route as undefined.
-  let body: { chunks: Buffer[]; size: number } = { chunks: [], size: 0 };
+  let body = { chunks: [] as Buffer[], size: 0, over: false };
   if (request.body instanceof Readable) {
     try {
       body = await readBounded(request.body, MAX_ATTACHMENT_BYTES);
@@ -120,7 +150,7 @@ async function readRaw(request: FastifyRequest): Promise<Upload> {
       throw errors.badRequest('The upload ended before the whole file arrived.');
     }
   }
-  if (body.size > MAX_ATTACHMENT_BYTES) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, body.size, 'file');
+  if (body.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, body.size, 'file');
   return { fileName, contentType: mediaType(request.headers['content-type'], fileName), content: checkedContent(body.chunks, body.size) };
 }
 
@@ -134,11 +164,14 @@ interface FilePart {
   damaged: boolean;
 }
 
-/** The SDK's content field, decoded from the text the SDK made of the bytes. */
-async function readSdkContent(stream: Readable): Promise<{ chunks: Buffer[]; size: number; damaged: boolean }> {
+/** The SDK's content field, decoded from the text the SDK made of the bytes, or `over` (its size so far) once past the limit. */
+async function readSdkContent(stream: Readable): Promise<{ chunks: Buffer[]; size: number; damaged: boolean; over: boolean }> {
   const decoder = new SdkContentDecoder(MAX_ATTACHMENT_BYTES);
-  for await (const chunk of stream as AsyncIterable<Buffer>) decoder.push(chunk);
-  return decoder.finish();
+  const ended = await feed(stream, (chunk) => {
+    decoder.push(chunk);
+    return decoder.size <= MAX_ATTACHMENT_BYTES;
+  });
+  return ended ? { ...decoder.finish(), over: false } : { chunks: [], size: decoder.size, damaged: false, over: true };
 }
 
 async function readMultipart(request: FastifyRequest): Promise<Upload> {
@@ -146,7 +179,7 @@ async function readMultipart(request: FastifyRequest): Promise<Upload> {
   if (declared !== undefined && declared > MAX_PART_BYTES + MULTIPART_OVERHEAD) {
     throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, declared, 'request body');
   }
-  // Count the whole body for the size error: busboy drops a truncated file's rest uncounted.
+  // Count what arrives, for the size error should busboy's own guard truncate a part (it drops the rest uncounted).
   // Paused first, so this listener alone does not start the flow before busboy is piped in.
   const raw = request.raw;
   let received = 0;
@@ -164,17 +197,17 @@ async function readMultipart(request: FastifyRequest): Promise<Upload> {
       }
       if (part.fieldname === '' && part.filename === undefined) {
         const content = await readSdkContent(part.file);
-        file = { fileName: undefined, contentType: undefined, ...content, truncated: part.file.truncated };
+        // Refused as soon as the file passes the limit: the rest of the body is never read.
+        if (content.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, content.size, 'file');
+        file = { fileName: undefined, contentType: undefined, chunks: content.chunks, size: content.size, damaged: content.damaged, truncated: part.file.truncated };
       } else {
         const content = await readBounded(part.file, MAX_ATTACHMENT_BYTES);
-        file = { fileName: part.filename, contentType: part.mimetype, ...content, truncated: part.file.truncated, damaged: false };
+        if (content.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, content.size, 'file');
+        file = { fileName: part.filename, contentType: part.mimetype, chunks: content.chunks, size: content.size, truncated: part.file.truncated, damaged: false };
       }
     }
   } catch (err) {
     throw multipartError(err);
-  } finally {
-    // Whatever stopped the parser, read the rest of the body so the answer gets through.
-    raw.resume();
   }
   if (!file) {
     throw errors.badRequest('The request has no file: send multipart/form-data with one file part (a part with a filename).', [

@@ -4,6 +4,7 @@
 // its own keys; the admin routes in admin.ts manage anyone's). Keys are shown once.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isoSeconds } from '../../lib/clock.js';
+import { formatCharacterProblem } from '../../platforms/limits.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { baseUrlOf, failIfAny, objectBody, params } from '../http/body.js';
@@ -44,7 +45,10 @@ function parseProfile(body: Record<string, unknown>): StoredProfile {
   const items: ValidationItem[] = [];
   const problem = (itemId: string, message: string) => items.push({ itemId, message, validatorName: 'Profile' });
   const profile: StoredProfile = {};
+  // The name the companies' people see when they link: nothing invisible may disguise it.
+  const hidden = typeof body.name === 'string' ? formatCharacterProblem(body.name) : undefined;
   if (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 255) problem('name', 'name is required: 1 to 255 characters.');
+  else if (hidden) problem('name', `name ${hidden}.`);
   else profile.name = body.name.trim();
   if (!isUrl(body.redirectUrl, true)) problem('redirectUrl', 'redirectUrl is required: an http(s) URL, {companyId} allowed.');
   else profile.redirectUrl = body.redirectUrl as string;

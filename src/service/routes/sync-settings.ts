@@ -1,5 +1,6 @@
 // Sync settings of the account (/profile/syncSettings) and of a company
 // (/companies/{id}/syncSettings). syncSchedule is in hours; under 24 needs a Paid plan.
+// One entry per data type.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { errors, type ValidationItem } from '../errors.js';
@@ -38,10 +39,15 @@ function parseSettings(body: Record<string, unknown>, client: ClientRow): SyncSe
   if (!Array.isArray(body.settings)) {
     throw errors.badRequest('settings must be an array.', [{ itemId: 'settings', message: 'settings must be an array of {dataType, syncSchedule, …}.', validatorName: 'SyncSettings' }]);
   }
+  /** Data type → the index of its entry: one entry per data type. */
+  const entries = new Map<string, number>();
   const settings = (body.settings as Array<Record<string, unknown>>).map((raw, i): SyncSetting => {
     const problem = (field: string, message: string) => items.push({ itemId: `settings[${i}].${field}`, message, validatorName: 'SyncSettings' });
     const dataType = typeof raw?.dataType === 'string' ? raw.dataType : '';
+    const first = entries.get(dataType);
     if (!dataTypeByKey(dataType)) problem('dataType', `Unknown data type ${dataType || '(missing)'}.`);
+    else if (first !== undefined) problem('dataType', `${dataType} already has its setting in settings[${first}]: give each data type one entry.`);
+    else entries.set(dataType, i);
     const schedule = raw?.syncSchedule ?? DEFAULT_SYNC_SCHEDULE_HOURS;
     if (!integer(1, MAX_SYNC_SCHEDULE_HOURS)(schedule)) problem('syncSchedule', `syncSchedule must be a whole number of hours from 1 to ${MAX_SYNC_SCHEDULE_HOURS}.`);
     const setting: SyncSetting = {

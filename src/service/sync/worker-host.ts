@@ -2,6 +2,7 @@
 // the pass in flight) when the service closes.
 import { Worker } from 'node:worker_threads';
 import { threadUrl } from '../../lib/thread-url.js';
+import { DatabaseUnreachable } from '../store/unreachable.js';
 import type { HostMessage, WorkerMessage, WorkerOptions } from './worker-thread.js';
 
 export interface SyncWorker {
@@ -19,7 +20,7 @@ export function startSyncWorker(options: WorkerOptions, onError: (err: Error, co
     resolve();
   }));
   worker.on('message', (message: HostMessage) => {
-    if (message.type === 'error') onError(Object.assign(new Error(message.message), message.code ? { code: message.code } : {}), message.context);
+    if (message.type === 'error') onError(message.unreachable ? new DatabaseUnreachable(message.message) : new Error(message.message), message.context);
   });
   worker.on('error', (err) => onError(err, 'sync worker'));
   const send = (message: WorkerMessage) => {

@@ -7,6 +7,7 @@ import { platformAdapter } from '../integrations/platforms.js';
 import { createSealer } from '../secrets.js';
 import { checkpoint, openDatabase, type Db } from '../store/db.js';
 import { sqliteAsyncStore, type AsyncStore } from '../store/async-store.js';
+import { isDatabaseUnreachable } from '../store/unreachable.js';
 import { busyTest } from './request-load.js';
 import { SyncLoop } from './loop.js';
 
@@ -25,14 +26,10 @@ export type WorkerOptions = ({ dbFile: string } | { database: string }) & {
 };
 
 export type WorkerMessage = { type: 'wake' } | { type: 'stop' };
-/** An error's code travels with its message: the host tells a lost database from a fault by it. */
-export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string; code?: string };
+/** An error crosses as its message, with this thread's verdict on it: the database cannot be reached, or a fault. */
+export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string; unreachable: boolean };
 
 const options = workerData as WorkerOptions;
-const codeOf = (err: unknown): { code?: string } => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? { code } : {};
-};
 // Syncs are background work: on Linux a thread has a nice value of its own, and this one
 // lets the request thread have the core first (elsewhere it would slow the whole process).
 if (process.platform === 'linux') setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
@@ -61,7 +58,9 @@ const loop = new SyncLoop({
   exclusive: db !== undefined,
   ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   ...(options.load ? { busy: busyTest(options.load) } : {}),
-  onError: (err, context) => port.postMessage({ type: 'error', context, message: (err as Error)?.message ?? String(err), ...codeOf(err) } satisfies HostMessage),
+  onError: (err, context) => port.postMessage({
+    type: 'error', context, message: (err as Error)?.message ?? String(err), unreachable: isDatabaseUnreachable(err),
+  } satisfies HostMessage),
 });
 
 // The request thread's commits leave the WAL to this thread (app.ts): whenever the database
@@ -74,7 +73,7 @@ const checkpoints = db && setInterval(() => {
     checkpoint(db);
     checkpointedAt = version;
   }).catch((err: unknown) => {
-    port.postMessage({ type: 'error', context: 'WAL checkpoint', message: (err as Error)?.message ?? String(err) } satisfies HostMessage);
+    port.postMessage({ type: 'error', context: 'WAL checkpoint', message: (err as Error)?.message ?? String(err), unreachable: isDatabaseUnreachable(err) } satisfies HostMessage);
   });
 }, CHECKPOINT_EVERY_MS);
 checkpoints?.unref();

@@ -2,6 +2,7 @@
 // the schema brought up to date (migrate.ts). A database that cannot be reached fails here,
 // at start, with one line naming where and why (unavailable.ts).
 import { Pool, types, type CustomTypesConfig } from 'pg';
+import { markDriverError, markPoolErrors } from './driver-errors.js';
 import { migratePostgres } from './migrate.js';
 import { parseTarget, unavailable } from './unavailable.js';
 
@@ -42,7 +43,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     application_name: 'ferry',
     types: ROW_TYPES,
   });
-  pool.on('error', options.onIdleError ?? (() => undefined));
+  markPoolErrors(pool);
+  pool.on('error', (err) => options.onIdleError?.(markDriverError(err)));
   // A client checked out (in a transaction, between its statements) whose connection the
   // server ends emits 'error'; unheard, that would end the process or thread. The statement
   // in flight or the next one fails with the cause, which is where it is handled.

@@ -1,6 +1,7 @@
 // Why a PostgreSQL store could not be opened, in one line a person can act on: where
 // (host:port and database) and the cause, never the URL's password. No pg import here, so
 // the command line can recognise the error without loading the driver.
+import { isDriverError } from './driver-errors.js';
 
 /** The `code` of a DatabaseUnavailableError, for callers that test codes (as for EADDRINUSE). */
 export const DATABASE_UNAVAILABLE = 'FERRY_DATABASE_UNAVAILABLE';
@@ -128,12 +129,18 @@ const LOST_MESSAGES = /Connection terminated|is not currently accepting connecti
  * Whether `err` says the database cannot be reached right now (a network error, the server
  * shutting down or refusing connections), so the request may succeed later: the service
  * answers 503 with Retry-After, and workers pause, instead of reporting an internal error.
+ * Only the driver's errors can say so (driver-errors.ts): the same socket errors from an
+ * HTTP client or a platform are no news of the database.
  */
 export function isDatabaseLost(err: unknown): boolean {
+  return isDriverError(err) && looksLost(err);
+}
+
+function looksLost(err: unknown): boolean {
   const code = codeOf(err);
   if (code && (LOST_NETWORK.has(code) || LOST_CODES.has(code) || LOST_CLASSES.includes(code.slice(0, 2)))) return true;
   const message = (err as Error | null)?.message;
   if (typeof message === 'string' && LOST_MESSAGES.test(message)) return true;
   const nested = (err as { cause?: unknown } | null)?.cause;
-  return nested !== undefined && nested !== err && isDatabaseLost(nested);
+  return nested !== undefined && nested !== err && looksLost(nested);
 }
