@@ -1,7 +1,8 @@
 // GET /companies/{companyId}/data/invoices/{invoiceId}/pdf: the invoice of the visible
 // snapshot (the one GET …/data/invoices/{invoiceId} reads, with its 404 and 409 states)
 // rendered as a PDF. The router prefers the static 'invoices' to data.ts's :dataPath and
-// falls back to it for …/invoices/{id}, so the JSON record keeps its route.
+// falls back to it for …/invoices/{id}, so the JSON record keeps its route. The record is
+// read here; the PDF is drawn in a render thread, or comes from the cache (render-pool.ts).
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
@@ -13,8 +14,8 @@ import { ownedCompany } from './companies.js';
 import { readableGeneration } from './data.js';
 
 /** invoice-{number}.pdf (the public API's name), the id when the invoice has no number. */
-function fileName(invoiceNumber: unknown, id: string): string {
-  const base = typeof invoiceNumber === 'string' && invoiceNumber.trim() !== '' ? invoiceNumber.trim() : id;
+function fileName(invoiceNumber: string | undefined, id: string): string {
+  const base = invoiceNumber !== undefined && invoiceNumber.trim() !== '' ? invoiceNumber.trim() : id;
   // Control characters and path separators have no place in a file name.
   const safe = [...base].slice(0, 100).map((char) => {
     const code = char.codePointAt(0)!;
@@ -33,15 +34,12 @@ export function registerInvoicePdfRoutes(app: FastifyInstance, ctx: ServiceConte
       const { invoiceId = '' } = params(request);
       const data = await ctx.store.getRecord(company.id, invoices.key, generation, invoiceId);
       if (!data) throw errors.notFound(`No invoices record ${invoiceId} for company ${company.id}.`);
-      const record = JSON.parse(data) as Record<string, unknown>;
-      // Loaded on first use: the service starts without the PDF library.
-      const { renderInvoicePdf } = await import('../documents/invoice-pdf.js');
-      const pdf = await renderInvoicePdf(record);
+      const { pdf, invoiceNumber } = await ctx.renders.invoicePdf(request.auth.client.id, company.id, invoiceId, data);
       return reply
         // The public API labels it application/octet-stream, and its SDK accepts only that.
         .type(wantsOctetStream(request) ? 'application/octet-stream' : 'application/pdf')
         .header('Vary', 'Accept')
-        .header('Content-Disposition', contentDisposition(fileName(record.invoiceNumber, invoiceId)))
+        .header('Content-Disposition', contentDisposition(fileName(invoiceNumber, invoiceId)))
         .send(pdf);
     },
   });
