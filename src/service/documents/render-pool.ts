@@ -9,9 +9,12 @@
 // so no client can pile up work. A request for a PDF already being drawn for the client
 // waits for that render and adds none; a cached PDF needs none.
 //
-// Cached by client, company and invoice with the SHA-256 of the record's JSON: a changed
-// record (a sync that brought an edit) misses, and its PDF replaces the old one. Bounded in
-// bytes like the response cache (lib/byte-lru.ts).
+// Cached by client, company and invoice, with the snapshot (generation) the record was read
+// from and the SHA-256 of its JSON. A visible snapshot never changes (a sync writes one of its
+// own and publishes it whole: sync/run-pull.ts), so a PDF cached for the visible snapshot is
+// served without reading the record again. A new snapshot has the record read: the same
+// content keeps its PDF; a changed one (a sync that brought an edit) is drawn again, and its
+// PDF replaces the old one. Bounded in bytes like the response cache (lib/byte-lru.ts).
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { ByteLru, type CacheLimits } from '../../lib/byte-lru.js';
@@ -31,6 +34,13 @@ export interface RenderPoolOptions {
   cache?: CacheLimits;
 }
 
+/** Which invoice, and the snapshot it is read from. */
+export interface InvoiceRef {
+  companyId: string;
+  invoiceId: string;
+  generation: number;
+}
+
 export interface InvoicePdf {
   pdf: Buffer;
   /** The record's own number, for the file name. */
@@ -39,7 +49,7 @@ export interface InvoicePdf {
 
 export class RenderPool {
   private readonly threads: ThreadPool<string, RenderedInvoice>;
-  private readonly cache: ByteLru<{ hash: string; drawn: InvoicePdf }>;
+  private readonly cache: ByteLru<{ generation: number; hash: string; drawn: InvoicePdf }>;
   /** Renders under way, by client, company, invoice and record hash. */
   private readonly drawing = new Map<string, Promise<InvoicePdf>>();
   private renders = 0;
@@ -55,12 +65,21 @@ export class RenderPool {
     this.cache = new ByteLru(options.cache ?? DEFAULT_PDF_CACHE_LIMITS, ({ drawn }) => drawn.pdf.length);
   }
 
-  /** The PDF of an invoice record (its JSON text as stored), from the cache or drawn for `client`. */
-  async invoicePdf(client: string, companyId: string, invoiceId: string, record: string): Promise<InvoicePdf> {
-    const hash = createHash('sha256').update(record).digest('base64url');
-    const key = `${client}\n${companyId}\n${invoiceId}`;
+  /**
+   * The PDF of an invoice, from the cache or drawn for `client`. `readRecord` answers the
+   * record's JSON text as stored (or throws its 404); it is called unless the PDF of this
+   * snapshot is cached.
+   */
+  async invoicePdf(client: string, invoice: InvoiceRef, readRecord: () => Promise<string>): Promise<InvoicePdf> {
+    const key = `${client}\n${invoice.companyId}\n${invoice.invoiceId}`;
     const cached = this.cache.get(key);
-    if (cached?.hash === hash) return cached.drawn;
+    if (cached?.generation === invoice.generation) return cached.drawn;
+    const record = await readRecord();
+    const hash = createHash('sha256').update(record).digest('base64url');
+    if (cached?.hash === hash) {
+      cached.generation = invoice.generation;
+      return cached.drawn;
+    }
     const under = `${key}\n${hash}`;
     const pending = this.drawing.get(under);
     if (pending) return pending;
@@ -68,7 +87,7 @@ export class RenderPool {
     const drawn = this.threads.run(client, record).then(({ pdf, invoiceNumber }) => {
       this.renders++;
       const made: InvoicePdf = { pdf: Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength), ...(invoiceNumber !== undefined ? { invoiceNumber } : {}) };
-      this.cache.set(client, key, { hash, drawn: made });
+      this.cache.set(client, key, { generation: invoice.generation, hash, drawn: made });
       return made;
     });
     this.drawing.set(under, drawn);

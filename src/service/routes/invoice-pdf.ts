@@ -2,7 +2,8 @@
 // snapshot (the one GET …/data/invoices/{invoiceId} reads, with its 404 and 409 states)
 // rendered as a PDF. The router prefers the static 'invoices' to data.ts's :dataPath and
 // falls back to it for …/invoices/{id}, so the JSON record keeps its route. The record is
-// read here; the PDF is drawn in a render thread, or comes from the cache (render-pool.ts).
+// read here (unless the PDF of this snapshot is cached) and drawn in a render thread
+// (render-pool.ts).
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
@@ -32,9 +33,11 @@ export function registerInvoicePdfRoutes(app: FastifyInstance, ctx: ServiceConte
       const company = await ownedCompany(ctx, request);
       const generation = await readableGeneration(ctx.store, company.id, invoices);
       const { invoiceId = '' } = params(request);
-      const data = await ctx.store.getRecord(company.id, invoices.key, generation, invoiceId);
-      if (!data) throw errors.notFound(`No invoices record ${invoiceId} for company ${company.id}.`);
-      const { pdf, invoiceNumber } = await ctx.renders.invoicePdf(request.auth.client.id, company.id, invoiceId, data);
+      const { pdf, invoiceNumber } = await ctx.renders.invoicePdf(request.auth.client.id, { companyId: company.id, invoiceId, generation }, async () => {
+        const data = await ctx.store.getRecord(company.id, invoices.key, generation, invoiceId);
+        if (!data) throw errors.notFound(`No invoices record ${invoiceId} for company ${company.id}.`);
+        return data;
+      });
       return reply
         // The public API labels it application/octet-stream, and its SDK accepts only that.
         .type(wantsOctetStream(request) ? 'application/octet-stream' : 'application/pdf')
