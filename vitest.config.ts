@@ -30,6 +30,8 @@ const LEFT_OUT = [
   'test/service/read-pool.test.ts',
   // Record pages over a bare SQLite database, with no service.
   'test/service/record-pages.test.ts',
+  // The render pool on its own: no service, no store.
+  'test/service/render-pool.test.ts',
   // A `ferry serve` killed and restarted: on PostgreSQL, where instances share the outbox,
   // the restart waits out the killed one's delivery leases (70 s) before sending again;
   // that takeover is tested on PostgreSQL in test/webhooks/shared-loop.test.ts.

@@ -13,7 +13,8 @@ import { arrivalOptions, closeIfBodyUnread, DEFAULT_REQUEST_TIMEOUT_MS } from '.
 import { parseJsonBody } from './http/json-body.js';
 import { RateLimiter, type RateDecision } from '../lib/rate-limit.js';
 import { SharedRateLimiter } from '../lib/shared-rate-limit.js';
-import { ResponseCache, type CacheLimits } from './http/response-cache.js';
+import type { CacheLimits } from '../lib/byte-lru.js';
+import { ResponseCache } from './http/response-cache.js';
 import { platformVerifier } from './integrations/platform-verifier.js';
 import { platformAdapter, type ClosablePlatform } from './integrations/platforms.js';
 import { schemaOnlyVerifier, type TokenVerifier } from './integrations/verifier.js';
@@ -32,6 +33,7 @@ import { registerSyncSettingsRoutes } from './routes/sync-settings.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerEventRoutes } from './routes/events.js';
 import { ReadPool } from './read-pool/pool.js';
+import { RenderPool } from './documents/render-pool.js';
 import { createSealer, keyCheckValue, loadSecretKey } from './secrets.js';
 import { setAutoCheckpoint, type Db } from './store/db.js';
 import type { AsyncStore } from './store/async-store.js';
@@ -59,6 +61,8 @@ declare module 'fastify' {
 export const DEFAULT_RATE_LIMIT = 2000;
 /** One reader thread: on two cores a second would take the core the request thread needs. */
 const DEFAULT_READ_THREADS = 1;
+/** One render thread, for the same reason. */
+const DEFAULT_RENDER_THREADS = 1;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 export interface ServiceOptions {
@@ -85,6 +89,10 @@ export interface ServiceOptions {
   startWorker?: boolean;
   /** Reader threads for costly list reads (default 1; 0 reads on the request thread). */
   readThreads?: number;
+  /** Render threads for invoice PDFs (default 1). */
+  renderThreads?: number;
+  /** Byte bounds of the invoice PDF cache. */
+  pdfCache?: CacheLimits;
   /** Byte bounds of the companies list response cache. */
   responseCache?: CacheLimits;
   /** Base of every link in responses (default: the address listen() binds). */
@@ -155,6 +163,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     responseCache: new ResponseCache(store, options.responseCache),
     // PostgreSQL does a costly read on its own server, so it needs no reader thread here.
     reads: new ReadPool(store, opened.kind === 'sqlite' ? { dbFile: opened.dbFile, threads: options.readThreads ?? DEFAULT_READ_THREADS } : { threads: 0 }),
+    renders: new RenderPool({ threads: options.renderThreads ?? DEFAULT_RENDER_THREADS, ...(options.pdfCache ? { cache: options.pdfCache } : {}) }),
     sealer: createSealer(secretKey),
     verifier: options.verifier ?? (platform ? platformVerifier(platform) : schemaOnlyVerifier),
     ...(platform ? { platform, platformUrl: options.platformUrl } : {}),
@@ -318,6 +327,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       stopLoadGauge?.();
       ctx.events.close();
       await ctx.reads.close();
+      await ctx.renders.close();
       await platform?.close();
       await store.close();
     },

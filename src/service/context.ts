@@ -3,6 +3,7 @@ import type { Clock } from '../lib/clock.js';
 import type { EventBus } from './events/bus.js';
 import type { ResponseCache } from './http/response-cache.js';
 import type { ReadPool } from './read-pool/pool.js';
+import type { RenderPool } from './documents/render-pool.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
 import type { TokenVerifier } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
@@ -22,6 +23,8 @@ export interface ServiceContext {
   responseCache: ResponseCache;
   /** List pages: costly ones run in reader threads, clients taking turns. */
   reads: ReadPool;
+  /** Invoice PDFs: drawn in a render thread, clients taking turns, and cached until their record changes. */
+  renders: RenderPool;
   /** Tells the sync worker there is new work, so it need not wait for its next poll. */
   wakeWorker(): void;
   /** Tells the stream and the webhook deliveries that events were committed. */

@@ -100,6 +100,9 @@ export const errors = {
   streamsFull: (retryAfterSeconds: number) => new ApiError(503, 'Service unavailable: it holds as many event streams as it can. Retry later.', {
     headers: { 'Retry-After': String(retryAfterSeconds) },
   }),
+  tooManyRenders: (limit: number) => new ApiError(429, `Too many PDFs being rendered for this client: at most ${limit} at once. Retry when one has been answered.`, {
+    headers: { 'Retry-After': '2' },
+  }),
   platformUnavailable: (platformName: string) => new ApiError(503, `${platformName} could not be reached or answered with an error. Retry later.`, { headers: { 'Retry-After': '5' } }),
   internal: () => new ApiError(500, 'Internal server error. Retry later, and quote the correlation id to support if it persists.'),
   databaseUnavailable: () => new ApiError(503, 'Service unavailable: its database cannot be reached. Retry later.', { headers: { 'Retry-After': '5' } }),

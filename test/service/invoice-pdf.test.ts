@@ -7,9 +7,11 @@ import { dirname, join } from 'node:path';
 import { getDocument, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderInvoicePdf } from '../../src/service/documents/invoice-pdf.js';
+import { MAX_RENDERS_PER_CLIENT } from '../../src/service/documents/render-pool.js';
 import { basic } from '../helpers/service.js';
-import { createClient, linkedCompany, readAll, type Api } from '../helpers/sync.js';
+import { createClient, linkedCompany, readAll, waitFor, type Api } from '../helpers/sync.js';
 import { type Harness, startTestStack } from '../helpers/stack.js';
+import { expectErrorBody } from './support.js';
 
 // The reader's own metrics for the 14 standard fonts, so it never has to guess them.
 const STANDARD_FONTS = join(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')), 'standard_fonts') + '/';
@@ -42,6 +44,7 @@ const money = (currency: string, amount: number) =>
 let h: Harness;
 let api: Api;
 let key: string;
+let clientId: string;
 let otherKey: string;
 let companyId: string;
 let connectionId: string;
@@ -54,21 +57,45 @@ async function getPdf(path: string, apiKey = key, headers: Record<string, string
 
 const pdfPath = (invoiceId: string, company = companyId) => `/companies/${company}/data/invoices/${encodeURIComponent(invoiceId)}/pdf`;
 
-/** Pushes an invoice to the company's platform and resyncs invoices; returns the synced record. */
-async function pushAndSync(body: Record<string, unknown>): Promise<any> {
-  const push = await api.call('POST', `/companies/${companyId}/connections/${connectionId}/push/invoices`, { body });
-  expect(push.body.status, push.text).toBe('Success');
-  const id = push.body.changes[0].recordRef.id as string;
+/** Pushes invoices to the company's platform and resyncs invoices; returns the synced records. */
+async function pushAllAndSync(bodies: Array<Record<string, unknown>>): Promise<any[]> {
+  const ids: string[] = [];
+  for (const body of bodies) {
+    const push = await api.call('POST', `/companies/${companyId}/connections/${connectionId}/push/invoices`, { body });
+    expect(push.body.status, push.text).toBe('Success');
+    ids.push(push.body.changes[0].recordRef.id as string);
+  }
+  await resync();
+  return Promise.all(ids.map(async (id) => {
+    const record = await api.call('GET', `/companies/${companyId}/data/invoices/${id}`);
+    expect(record.status, record.text).toBe(200);
+    return record.body;
+  }));
+}
+
+const pushAndSync = async (body: Record<string, unknown>): Promise<any> => (await pushAllAndSync([body]))[0];
+
+async function resync(): Promise<void> {
   expect((await api.call('POST', `/companies/${companyId}/data/queue/invoices`)).status).toBe(200);
   expect(await h.drain()).toBe(1);
-  const record = await api.call('GET', `/companies/${companyId}/data/invoices/${id}`);
-  expect(record.status, record.text).toBe(200);
-  return record.body;
 }
+
+/** An invoice of `lines` lines for the seeded customer, numbered `number`. */
+function invoiceBody(number: string, lines: number, description = (n: number) => `Crossing ${n + 1} of ${lines}, vehicle deck`): Record<string, unknown> {
+  const lineItems = Array.from({ length: lines }, (_, n) => ({ description: description(n), quantity: 1, unitAmount: 10, subTotal: 10, taxAmount: 2, totalAmount: 12 }));
+  return {
+    invoiceNumber: number, customerRef: { id: invoices[0].customerRef.id }, issueDate: '2026-11-01T00:00:00Z', dueDate: '2026-12-01T00:00:00Z',
+    currency: 'GBP', status: 'Submitted', lineItems, subTotal: 10 * lines, totalTaxAmount: 2 * lines, totalAmount: 12 * lines, amountDue: 12 * lines,
+  };
+}
+
+const renders = () => h.service.context.renders;
 
 beforeAll(async () => {
   h = await startTestStack('fake-clocks');
-  key = await createClient(h.api, h.adminKey, 'Invoice PDF Ltd', 'Paid');
+  const client = await h.api.call('POST', '/admin/clients', { apiKey: h.adminKey, body: { name: 'Invoice PDF Ltd', plan: 'Paid' } });
+  expect(client.status, client.text).toBe(201);
+  ({ id: clientId, apiKey: key } = client.body);
   otherKey = await createClient(h.api, h.adminKey, 'Someone Else Ltd', 'Paid');
   api = { ...h.api, call: (method, path, options = {}) => h.api.call(method, path, { apiKey: key, ...options }) };
   ({ companyId, connectionId } = await linkedCompany(api, h.sandboxUrl, 'gbol', 12, { seed: 7 }));
@@ -201,6 +228,102 @@ describe('long and unusual invoices', () => {
     expect(squash(text).replace(/Invoice \S+ · page \d+ of \d+ /g, '')).toContain(name);
     expect(text).toContain('????-?-7');
     expect(text).toContain('JPY 1,000,000,000.00');
+  });
+});
+
+describe('rendering in a thread, a few at a time per client, and reused until the record changes', () => {
+  // Invoices of 5,000 lines: each takes a render thread about a second or more.
+  let long: any[];
+  let small: any;
+  let once: any;
+  let otherCompanyId: string;
+  beforeAll(async () => {
+    [small, once, ...long] = await pushAllAndSync([invoiceBody('SMALL-1', 3), invoiceBody('ONCE-1', 4), ...['LONG-A', 'LONG-B', 'LONG-C'].map((number) => invoiceBody(number, 5000))]);
+    const other = await api.call('POST', '/companies', { apiKey: otherKey, body: { name: 'Bystander Co' } });
+    expect(other.status, other.text).toBe(200);
+    otherCompanyId = other.body.id;
+  });
+
+  it('another client is answered while a long invoice renders, and the PDF has every line', async () => {
+    const rendered = renders().rendered();
+    let pdfSettled = false;
+    const pdf = getPdf(pdfPath(long[2].id)).finally(() => {
+      pdfSettled = true;
+    });
+    await waitFor('the render to be under way', async () => renders().held(clientId) === 1, 20_000, 5);
+    const other = await api.call('GET', `/companies/${otherCompanyId}`, { apiKey: otherKey });
+    expect(other.status, other.text).toBe(200);
+    expect(other.body.name).toBe('Bystander Co');
+    expect(pdfSettled).toBe(false);
+
+    const result = await pdf;
+    expect(result.status).toBe(200);
+    expect(renders().rendered()).toBe(rendered + 1);
+    expect(result.headers.get('content-disposition')).toContain('invoice-LONG-C.pdf');
+    const { pages, text } = await readPdf(result.bytes);
+    expect(pages).toBeGreaterThan(50);
+    expect(text).toContain('Crossing 1 of 5000, vehicle deck');
+    expect(text).toContain('Crossing 5000 of 5000, vehicle deck');
+    expect(text).toContain(money('GBP', 60_000));
+  });
+
+  it(`a client has at most ${MAX_RENDERS_PER_CLIENT} renders under way: the next gets 429 with Retry-After; the same PDF again is no new render`, async () => {
+    const rendered = renders().rendered();
+    const first = getPdf(pdfPath(long[0].id));
+    const second = getPdf(pdfPath(long[1].id));
+    await waitFor('both renders to be queued', async () => renders().held(clientId) === 2, 20_000, 5);
+    const refused = await api.call('GET', pdfPath(small.id));
+    expectErrorBody(refused, 429, 'Too many PDFs being rendered for this client: at most 2 at once. Retry when one has been answered.');
+    expect(refused.headers.get('retry-after')).toBe('2');
+    // Another client is not held to this client's renders.
+    const theirs = await api.call('GET', `/companies/${otherCompanyId}`, { apiKey: otherKey });
+    expect(theirs.status).toBe(200);
+    const again = getPdf(pdfPath(long[0].id));
+
+    const answered = await Promise.all([first, second, again]);
+    expect(answered.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(Buffer.from(answered[2]!.bytes).equals(Buffer.from(answered[0]!.bytes))).toBe(true);
+    expect(renders().rendered()).toBe(rendered + 2);
+    expect((await getPdf(pdfPath(small.id))).status).toBe(200);
+    expect(renders().rendered()).toBe(rendered + 3);
+  });
+
+  it('renders an invoice once for repeated and simultaneous requests', async () => {
+    const rendered = renders().rendered();
+    const invoice = once;
+    const together = await Promise.all(Array.from({ length: 5 }, () => getPdf(pdfPath(invoice.id))));
+    expect(together.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const later = await getPdf(pdfPath(invoice.id), key, { accept: 'application/octet-stream' });
+    expect(later.status).toBe(200);
+    expect(later.headers.get('content-type')).toBe('application/octet-stream');
+    expect(renders().rendered()).toBe(rendered + 1);
+    for (const result of [...together, later]) expect(Buffer.from(result.bytes).equals(Buffer.from(together[0]!.bytes))).toBe(true);
+    expect((await readPdf(later.bytes)).text).toContain(invoice.invoiceNumber);
+  });
+
+  it('renders again once the record changed, and not for a sync that changed nothing', async () => {
+    const invoice = await pushAndSync(invoiceBody('EDIT-1', 2, (n) => `Before the edit, line ${n + 1}`));
+    const rendered = renders().rendered();
+    const before = await getPdf(pdfPath(invoice.id));
+    expect((await readPdf(before.bytes)).text).toContain('Before the edit, line 2');
+    expect(renders().rendered()).toBe(rendered + 1);
+
+    // A new snapshot with the same record: the cached PDF still serves.
+    await resync();
+    expect(Buffer.from((await getPdf(pdfPath(invoice.id))).bytes).equals(Buffer.from(before.bytes))).toBe(true);
+    expect(renders().rendered()).toBe(rendered + 1);
+
+    const edited = await api.call('PUT', `/companies/${companyId}/connections/${connectionId}/push/invoices/${invoice.id}?forceUpdate=true`, {
+      body: invoiceBody('EDIT-1', 2, (n) => `After the edit, line ${n + 1}`),
+    });
+    expect(edited.body.status, edited.text).toBe('Success');
+    await resync();
+    const after = await getPdf(pdfPath(invoice.id));
+    expect(after.status).toBe(200);
+    expect(renders().rendered()).toBe(rendered + 2);
+    const { text } = await readPdf(after.bytes);
+    expect(text).toContain('After the edit, line 2');
+    expect(text).not.toContain('Before the edit');
   });
 });
 

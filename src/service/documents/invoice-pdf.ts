@@ -1,7 +1,8 @@
 // An invoice record (the accounting API's Invoice, as synced) rendered as a PDF: header,
 // dates, customer, the line table and the totals. Lines are wrapped here rather than by
 // pdfkit so that a row can be measured first and the table continued across pages with
-// its header repeated. Knows nothing of HTTP.
+// its header repeated. Knows nothing of HTTP; the service runs it in a render thread
+// (render-thread.ts), since a long invoice takes seconds.
 import PDFDocument from 'pdfkit';
 
 type Json = Record<string, unknown>;
@@ -197,9 +198,7 @@ export async function renderInvoicePdf(record: unknown): Promise<Buffer> {
   const freshPageLines = Math.floor((bottom() - MARGIN - (LINE + 2)) / LINE);
 
   const lineItems = Array.isArray(invoice.lineItems) ? invoice.lineItems : [];
-  for (const [index, item] of lineItems.map(obj).entries()) {
-    // Rendering is synchronous: give other requests a turn now and then on long invoices.
-    if (index % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+  for (const item of lineItems.map(obj)) {
     const quantity = num(item.quantity);
     const cells = [str(item.description) ?? '', quantity === undefined ? NONE : QUANTITY.format(quantity), money(item.unitAmount), money(item.taxAmount), money(item.totalAmount)];
     const wrapped = cells.map((cell, i) => wrap(cell, COLUMNS[i]!.width - CELL_GAP));

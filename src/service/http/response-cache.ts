@@ -1,41 +1,26 @@
 // Serialised GET responses, kept until the database changes (store/version.ts), so no
 // write anywhere, from this thread or the sync worker's, can leave a stale page.
-//
-// Bounded in bytes, overall and per client, so no client can grow the server's memory
-// by asking for many distinct pages: past a bound the least recently used pages go,
-// the asking client's own first.
+// Bounded in bytes, overall and per client (lib/byte-lru.ts).
+import { ByteLru, type CacheLimits } from '../../lib/byte-lru.js';
 import type { AsyncStore } from '../store/async-store.js';
-
-export interface CacheLimits {
-  /** Bytes of bodies kept for all clients together. */
-  maxBytes: number;
-  /** Bytes of bodies kept for one client. */
-  maxBytesPerClient: number;
-}
 
 export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxBytes: 64 * 1024 * 1024, maxBytesPerClient: 16 * 1024 * 1024 };
 
-interface Entry {
-  owner: string;
-  body: Buffer;
-}
-
 export class ResponseCache {
-  /** Every entry, least recently used first. */
-  private readonly entries = new Map<string, Entry>();
-  /** Each client's keys, least recently used first, and their bytes. */
-  private readonly owners = new Map<string, { keys: Set<string>; bytes: number }>();
-  private bytes = 0;
+  /** Bodies by client and key. */
+  private readonly bodies: ByteLru<Buffer>;
   /** The database version every entry was made at: a write anywhere makes them all stale. */
   private madeAt = '';
   /** Pages being made, by key, so requests that miss the same one together share its build. */
   private readonly building = new Map<string, { version: string; body: Promise<Buffer> }>();
 
-  constructor(private readonly store: Pick<AsyncStore, 'dataVersion'>, private readonly limits: CacheLimits = DEFAULT_CACHE_LIMITS) {}
+  constructor(private readonly store: Pick<AsyncStore, 'dataVersion'>, limits: CacheLimits = DEFAULT_CACHE_LIMITS) {
+    this.bodies = new ByteLru(limits, (body) => body.length);
+  }
 
   /** Bytes of bodies held now, overall or for one client. */
   size(owner?: string): number {
-    return owner === undefined ? this.bytes : this.owners.get(owner)?.bytes ?? 0;
+    return this.bodies.size(owner);
   }
 
   /**
@@ -48,11 +33,8 @@ export class ResponseCache {
   async getOrMake(owner: string, key: string, version: string, make: () => Promise<string>): Promise<Buffer> {
     if (version !== this.madeAt) this.clear(version);
     const fullKey = `${owner}\n${key}`;
-    const hit = this.entries.get(fullKey);
-    if (hit) {
-      this.touch(fullKey, hit);
-      return hit.body;
-    }
+    const hit = this.bodies.get(fullKey);
+    if (hit) return hit;
     const pending = this.building.get(fullKey);
     if (pending && pending.version === version) return pending.body;
     const body = this.build(owner, fullKey, version, make);
@@ -72,46 +54,12 @@ export class ResponseCache {
     // another may have moved the cache on to a newer version meanwhile: the entry must be
     // of the one it holds.
     const held = (await this.store.dataVersion()) === version;
-    if (held && this.madeAt === version && body.length <= this.limits.maxBytesPerClient / 4) this.add(fullKey, { owner, body });
+    if (held && this.madeAt === version) this.bodies.set(owner, fullKey, body);
     return body;
   }
 
   private clear(version: string): void {
-    this.entries.clear();
-    this.owners.clear();
-    this.bytes = 0;
+    this.bodies.clear();
     this.madeAt = version;
-  }
-
-  private touch(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    const keys = this.owners.get(entry.owner)!.keys;
-    keys.delete(key);
-    keys.add(key);
-  }
-
-  private add(key: string, entry: Entry): void {
-    const owner = this.owners.get(entry.owner) ?? { keys: new Set<string>(), bytes: 0 };
-    this.owners.set(entry.owner, owner);
-    while (owner.keys.size > 0 && owner.bytes + entry.body.length > this.limits.maxBytesPerClient) {
-      this.evict(owner.keys.values().next().value!);
-    }
-    while (this.entries.size > 0 && this.bytes + entry.body.length > this.limits.maxBytes) {
-      this.evict(this.entries.keys().next().value!);
-    }
-    this.entries.set(key, entry);
-    owner.keys.add(key);
-    owner.bytes += entry.body.length;
-    this.bytes += entry.body.length;
-  }
-
-  private evict(key: string): void {
-    const entry = this.entries.get(key)!;
-    this.entries.delete(key);
-    const owner = this.owners.get(entry.owner)!;
-    owner.keys.delete(key);
-    owner.bytes -= entry.body.length;
-    this.bytes -= entry.body.length;
   }
 }

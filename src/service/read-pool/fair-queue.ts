@@ -50,6 +50,11 @@ export class FairQueue<Job> {
     if (!this.waiting.has(client)) this.lastServed.delete(client);
   }
 
+  /** Jobs of `client` waiting or running. */
+  held(client: string): number {
+    return (this.waiting.get(client)?.length ?? 0) + (this.running.get(client) ?? 0);
+  }
+
   /** Jobs waiting, for every client or one. */
   waitingCount(client?: string): number {
     if (client !== undefined) return this.waiting.get(client)?.length ?? 0;
