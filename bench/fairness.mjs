@@ -7,9 +7,12 @@
 //   2. B while A's reads run on the request thread (readThreads 0: how ferry read before),
 //   3. B while A's reads run in the reader thread, clients taking turns (the default).
 // Target: B's p99 under 100 ms in 3.
-// Usage: npm run build && node bench/fairness.mjs [--invoices=20000] [--duration=8]
+// Then the delivery case (bench/fairness-deliveries.mjs): B's webhook deliveries while A's
+// 50 consumers point at a receiver that never answers. Target: B's p99 under 2 s.
+// Usage: npm run build && node bench/fairness.mjs [--invoices=20000] [--duration=8] [--flood=40]
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import { runDeliveryCase } from './fairness-deliveries.mjs';
 import { basic, distDir, option, runLoad, startSyncSetup, warnIfBusy } from './lib.mjs';
 
 const TARGET_P99_MS = 100;
@@ -63,3 +66,6 @@ try {
   for (const service of services) await service.close();
   await setup.stop();
 }
+
+// The delivery case: one account's silent webhook receivers against another's deliveries.
+await runDeliveryCase();
