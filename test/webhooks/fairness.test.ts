@@ -38,7 +38,7 @@ describe('delivery slots shared between accounts', () => {
     healthy.secret = bConsumer.secret;
 
     // A's six consumers want two attempts each (12) of the 8 slots; alone, A may hold
-    // min(64, 8 / (1 + 1)) = 4, leaving room for an account that comes next.
+    // min(128, 8 / (1 + 1)) = 4, leaving room for an account that comes next.
     for (let i = 0; i < 3; i++) expect((await t.call('POST', '/companies', { apiKey: a.apiKey, body: { name: `Flood ${i}` } })).status).toBe(200);
     await waitFor('A holding its share', async () => hanging.hanging() >= 4);
 

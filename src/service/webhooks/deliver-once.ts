@@ -28,7 +28,7 @@ export interface DeliveryDeps {
   maxInFlight?: number;
   /** Attempts in flight to one consumer at once (default 8). */
   perConsumer?: number;
-  /** Attempts in flight for one account at most (default 64), fewer when more accounts have work: store/delivery-turns.ts. */
+  /** Attempts in flight for one account at most (default 128: half the slots), fewer when more accounts have work: store/delivery-turns.ts. */
   perAccount?: number;
   /** The consumers' circuit breakers, kept across passes (the loop's); none without. */
   breakers?: Breakers;
@@ -104,7 +104,7 @@ export interface StartedPass {
 const DEFAULT_BATCH = 64;
 export const DEFAULT_MAX_IN_FLIGHT = 256;
 const DEFAULT_PER_CONSUMER = 8;
-const DEFAULT_PER_ACCOUNT = 64;
+const DEFAULT_PER_ACCOUNT = 128;
 
 /** Claims (one transaction), then delivers in the background: resolves once the claim has committed. */
 export async function startPass(deps: DeliveryDeps): Promise<StartedPass> {
