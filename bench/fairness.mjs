@@ -21,9 +21,13 @@
 //   4. for reference, B while A reads its own company on 16 connections: a flood of the
 //      cheapest requests, which 2 (cached PDFs, as fast as they are answered) resembles.
 // Target: B's p99 under 3x its p99 alone, or under 100 ms, in 2 and 3.
-// Usage: npm run build && node bench/fairness.mjs [--case=reads] [--case=pdf] [--invoices=20000] [--lines=5000] [--duration=8]
+//
+// deliveries (bench/fairness-deliveries.mjs): B's webhook deliveries while A's
+// 50 consumers point at a receiver that never answers. Target: B's p99 under 2 s.
+// Usage: npm run build && node bench/fairness.mjs [--case=reads|pdf|deliveries]… [--invoices=20000] [--lines=5000] [--duration=8] [--flood=40]
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
+import { runDeliveryCase } from './fairness-deliveries.mjs';
 import { basic, distDir, option, runLoad, startSyncSetup, warnIfBusy } from './lib.mjs';
 
 const duration = option('duration', 8);
@@ -167,7 +171,7 @@ async function pdfCase() {
 
 // ---------------------------------------------------------------- cases
 
-const CASES = { reads: readsCase, pdf: pdfCase };
+const CASES = { reads: readsCase, pdf: pdfCase, deliveries: runDeliveryCase };
 const chosen = process.argv.filter((arg) => arg.startsWith('--case=')).map((arg) => arg.slice('--case='.length));
 for (const name of chosen) if (!(name in CASES)) throw new Error(`unknown case ${name}; the cases: ${Object.keys(CASES).join(', ')}`);
 for (const name of chosen.length > 0 ? chosen : Object.keys(CASES)) await CASES[name]();

@@ -36,6 +36,9 @@ export interface Receiver {
   received: Received[];
   /** Requests that arrived, whatever was answered (hangs and resets too). */
   requests: number;
+  /** Requests held open by 'hang' now, and the most at once so far. */
+  hanging(): number;
+  mostHanging: number;
   mode: Mode;
   /** The consumer's secret, for the signature check. */
   secret: string | undefined;
@@ -64,6 +67,8 @@ export async function startReceiver(mode: Mode = { kind: 'ok' }): Promise<Receiv
       }
       if (current.kind === 'hang') {
         hanging.add(response);
+        receiver.mostHanging = Math.max(receiver.mostHanging, hanging.size);
+        response.on('close', () => hanging.delete(response));
         return;
       }
       if (current.kind === 'redirect') {
@@ -132,6 +137,8 @@ export async function startReceiver(mode: Mode = { kind: 'ok' }): Promise<Receiv
     port,
     received: [],
     requests: 0,
+    hanging: () => hanging.size,
+    mostHanging: 0,
     mode,
     secret: undefined,
     secrets: new Map(),

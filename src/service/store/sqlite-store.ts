@@ -107,7 +107,7 @@ export function createSqliteStore(db: Db): Store {
     recordDeliveryAttempt: (seq, attempt, outcome) => deliveries.recordDeliveryAttempt(db, seq, attempt, outcome),
     releaseDeliveryLease: (seq) => deliveries.releaseDeliveryLease(db, seq),
     releaseDeliveryLeases: () => deliveries.releaseDeliveryLeases(db),
-    unparkIdleConsumers: (inFlight) => deliveries.unparkIdleConsumers(db, inFlight),
+    unparkIdle: (inFlight) => deliveries.unparkIdle(db, inFlight),
     disableConsumerDeliveries: (consumerId, reason) => deliveries.disableConsumerDeliveries(db, consumerId, reason),
     deliveriesDue: (now) => deliveries.deliveriesDue(db, now),
     nextDeliveryDue: (now) => deliveries.nextDeliveryDue(db, now),

@@ -16,7 +16,7 @@ import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { NewPull, PullFields, PullRow } from './pulls.js';
 import type { PushRow } from './pushes.js';
 import type { SyncSetting } from './sync-settings.js';
-import type { AttemptOutcome, AttemptRow, ClaimRequest, ClaimResult, DeliveryRow } from './webhook-deliveries.js';
+import type { AttemptOutcome, AttemptRow, ClaimRequest, ClaimResult, DeliveryRow, InFlightIds } from './webhook-deliveries.js';
 
 /** Client accounts and their API keys (stored as hashes). */
 export interface ClientStore {
@@ -199,15 +199,15 @@ export interface EventStore {
 
 /** The webhook outbox as the delivery loop and the delivery log use it (webhook-deliveries.ts). */
 export interface WebhookDeliveryStore {
-  /** Leases up to `limit` due lane heads (one delivery at a time per consumer and company); call inside a transaction. */
+  /** Leases up to `limit` due lane heads (one delivery at a time per consumer and company), accounts in turn; call inside a transaction. */
   claimDeliveries(request: ClaimRequest): ClaimResult;
   /** One attempt and its outcome; false when the delivery is gone. Call inside a transaction. */
   recordDeliveryAttempt(seq: number, attempt: Omit<AttemptRow, 'attempt'>, outcome: AttemptOutcome): boolean;
   releaseDeliveryLease(seq: number): void;
   /** Every lease, and every head parked for want of a slot: the loop that took them is gone (killed, or stopping). */
   releaseDeliveryLeases(): void;
-  /** Heads parked for want of a slot, of consumers not among `inFlight`: the loop's safety net when idle. */
-  unparkIdleConsumers(inFlight: string[]): void;
+  /** Heads parked for want of a slot, of consumers and accounts not among `inFlight`: the loop's safety net when idle. */
+  unparkIdle(inFlight: InFlightIds): void;
   /** Disables the consumer (false if it already was) and holds its pending deliveries. */
   disableConsumerDeliveries(consumerId: string, reason: string): boolean;
   /** Whether claimDeliveries at `now` would find anything due (a read: no write lock). */

@@ -5,23 +5,20 @@
 // own) go one at a time, oldest first: only a lane's oldest Pending delivery (its head) is
 // claimed. Scans of the due index must not visit the same waiting rows pass after pass (a
 // consumer's backlog would make every pass slower), so a row found waiting is parked, its
-// next_attempt set to a marker that sorts after every time:
+// next_attempt set to a marker that sorts after every time (delivery-turns.ts):
 // - behind its lane's head: WAITING, until the head is settled (then the new head is due);
-// - its consumer already has all the attempts in flight it may: BUSY:<consumer id>, until
-//   one of them settles (then one such row is due again).
+// - its consumer already has all the attempts in flight it may: BUSY:<consumer id>, and its
+//   account all of its share: FULL:<client id>, until one of those attempts settles (then
+//   up to two such rows are due again: one to take the slot, one in case the limit grew);
+// - its consumer's circuit breaker is open: the time it lets a trial through.
 // Each row is parked and unparked at most once per wait: a pass costs what it claims.
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
+import { BUSY_FROM, busyMark, FULL_FROM, fullMark, markEnd, planClaim, UNPARKED_PER_SETTLE, WAITING, type DueDelivery } from './delivery-turns.js';
 import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
 
 export type DeliveryStatus = 'Pending' | 'Delivered' | 'Failed';
-
-/** next_attempt of a delivery waiting for the one before it in its lane (or for a disabled consumer). */
-export const WAITING = '9999-12-31T23:59:59Z';
-/** next_attempt of a lane head waiting for one of its consumer's attempts in flight to settle (sorts after WAITING). */
-const busyMark = (consumerId: string) => `BUSY:${consumerId}`;
-const BUSY_FROM = 'BUSY:';
 
 /** A delivery as the log shows it, with its event and its latest attempt. */
 export interface DeliveryRow {
@@ -75,8 +72,24 @@ export interface ClaimRequest {
   perConsumer: number;
   /** Attempts in flight now, by consumer (a consumer at perConsumer has its due heads parked until one settles). */
   busy: Record<string, number>;
+  /**
+   * The loop's slots, shared between accounts (delivery-turns.ts): at most `cap` each, fewer
+   * when more accounts have work. `busy`: attempts in flight now, by account (client id).
+   * Without it, accounts are not bounded.
+   */
+  accounts?: { cap: number; slots: number; busy: Record<string, number> };
+  /** Consumers whose circuit breaker is open, with the time it lets a trial through: their due heads are parked until then. */
+  paused?: Record<string, string>;
+  /** Consumers whose breaker lets a trial through: one attempt in flight at a time. */
+  trials?: string[];
   /** Due rows to look at in this call, so one claim stays a short transaction. */
   scanLimit?: number;
+}
+
+/** Consumers and accounts (client ids) with attempts in flight. */
+export interface InFlightIds {
+  consumers: string[];
+  accounts: string[];
 }
 
 export interface ClaimResult {
@@ -133,13 +146,6 @@ export function deliveryAttempts(db: Db, seq: number): AttemptRow[] {
   return prepared(db, 'SELECT attempt, at, status_code, error, latency_ms FROM webhook_attempts WHERE delivery_seq = ? ORDER BY attempt').all(seq) as AttemptRow[];
 }
 
-interface DueRow {
-  seq: number;
-  consumer_id: string;
-  disabled: number;
-  blocked: number;
-}
-
 /** Whether a delivery is due and free: what claimDeliveries looks for first. */
 export function deliveriesDue(db: Db, now: string): boolean {
   return prepared(db, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries
@@ -147,47 +153,39 @@ export function deliveriesDue(db: Db, now: string): boolean {
 }
 
 /**
- * Takes up to `limit` lane heads that are due, leasing them until `leaseUntil`; parks the
- * deliveries found queued behind their heads and those of disabled consumers. Call inside
- * a transaction.
+ * Takes up to `limit` lane heads that are due, accounts and consumers in turn
+ * (delivery-turns.ts), leasing them until `leaseUntil`; parks the deliveries found queued
+ * behind their heads, those of disabled consumers, and those that must wait for a slot or
+ * a breaker. Call inside a transaction.
  */
 export function claimDeliveries(db: Db, request: ClaimRequest): ClaimResult {
   const scanLimit = request.scanLimit ?? 500;
-  const due = prepared(db, `SELECT d.seq, d.consumer_id, c.disabled,
+  const due = prepared(db, `SELECT d.seq, d.consumer_id, c.client_id, c.disabled,
       EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.consumer_id = d.consumer_id AND o.company_id IS d.company_id
               AND o.status = 'Pending' AND o.seq < d.seq) AS blocked
     FROM webhook_deliveries d JOIN webhook_consumers c ON c.id = d.consumer_id
     WHERE d.status = 'Pending' AND d.next_attempt <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
-    ORDER BY d.next_attempt, d.seq LIMIT ?`).all(request.now, request.now, scanLimit) as DueRow[];
+    ORDER BY d.next_attempt, d.seq LIMIT ?`).all(request.now, request.now, scanLimit) as DueDelivery[];
+  const plan = planClaim(due, request);
   const park = prepared(db, 'UPDATE webhook_deliveries SET next_attempt = ? WHERE seq = ?');
+  for (const { seq, at } of plan.park) park.run(at, seq);
   const lease = prepared(db, 'UPDATE webhook_deliveries SET lease_until = ? WHERE seq = ?');
   const details = prepared(db, `SELECT d.seq, d.id, d.consumer_id, c.client_id, d.company_id, d.attempts, d.first_failure,
       e.id AS event_id, e.event_type, e.body, c.url, c.secret
     FROM webhook_deliveries d JOIN events e ON e.seq = d.event_seq JOIN webhook_consumers c ON c.id = d.consumer_id WHERE d.seq = ?`);
-  const taken = new Map(Object.entries(request.busy));
-  const claimed: ClaimedDelivery[] = [];
-  for (const row of due) {
-    if (claimed.length >= request.limit) break;
-    if (row.blocked || row.disabled) {
-      park.run(WAITING, row.seq);
-      continue;
-    }
-    const busy = taken.get(row.consumer_id) ?? 0;
-    if (busy >= request.perConsumer) {
-      park.run(busyMark(row.consumer_id), row.seq);
-      continue;
-    }
-    taken.set(row.consumer_id, busy + 1);
-    lease.run(request.leaseUntil, row.seq);
-    claimed.push(details.get(row.seq) as ClaimedDelivery);
-  }
+  const claimed = plan.lease.map((seq) => {
+    lease.run(request.leaseUntil, seq);
+    return details.get(seq) as ClaimedDelivery;
+  });
   return { claimed, more: due.length === scanLimit || claimed.length >= request.limit };
 }
 
-/** A slot of the consumer is free: one of its heads parked for want of one is due again, oldest first. */
-function unparkBusy(db: Db, consumerId: string): void {
-  prepared(db, `UPDATE webhook_deliveries SET next_attempt = created
-    WHERE seq = (SELECT seq FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt = ? ORDER BY seq LIMIT 1)`).run(busyMark(consumerId));
+/** A slot of the consumer and of its account is free: heads parked for want of one are due again, oldest first. */
+function unparkSlots(db: Db, consumerId: string, clientId: string): void {
+  const unpark = prepared(db, `UPDATE webhook_deliveries SET next_attempt = created
+    WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt = ? ORDER BY seq LIMIT ${UNPARKED_PER_SETTLE})`);
+  unpark.run(busyMark(consumerId));
+  unpark.run(fullMark(clientId));
 }
 
 /** Makes a lane's new head due, if it was parked behind the one just settled. */
@@ -202,8 +200,9 @@ function unparkLane(db: Db, consumerId: string, companyId: string | null): void 
  * the delivery is gone (its consumer was deleted meanwhile). Call inside a transaction.
  */
 export function recordDeliveryAttempt(db: Db, seq: number, attempt: Omit<AttemptRow, 'attempt'>, outcome: AttemptOutcome): boolean {
-  const row = prepared(db, 'SELECT consumer_id, company_id, attempts, status FROM webhook_deliveries WHERE seq = ?').get(seq) as
-    { consumer_id: string; company_id: string | null; attempts: number; status: DeliveryStatus } | undefined;
+  const row = prepared(db, `SELECT d.consumer_id, c.client_id, d.company_id, d.attempts, d.status
+    FROM webhook_deliveries d JOIN webhook_consumers c ON c.id = d.consumer_id WHERE d.seq = ?`).get(seq) as
+    { consumer_id: string; client_id: string; company_id: string | null; attempts: number; status: DeliveryStatus } | undefined;
   if (!row) return false;
   const number = row.attempts + 1;
   prepared(db, 'INSERT INTO webhook_attempts (delivery_seq, attempt, at, status_code, error, latency_ms) VALUES (?, ?, ?, ?, ?, ?)')
@@ -216,29 +215,32 @@ export function recordDeliveryAttempt(db: Db, seq: number, attempt: Omit<Attempt
       .run(number, outcome.status, outcome.completed, seq);
     unparkLane(db, row.consumer_id, row.company_id);
   }
-  unparkBusy(db, row.consumer_id);
+  unparkSlots(db, row.consumer_id, row.client_id);
   return true;
 }
 
 /** Frees a lease without an attempt (the attempt was cut off by a stop): the delivery is due again. */
 export function releaseDeliveryLease(db: Db, seq: number): void {
-  const row = prepared(db, 'UPDATE webhook_deliveries SET lease_until = NULL WHERE seq = ? RETURNING consumer_id').get(seq) as { consumer_id: string } | undefined;
-  if (row) unparkBusy(db, row.consumer_id);
+  const row = prepared(db, `UPDATE webhook_deliveries SET lease_until = NULL WHERE seq = ?
+    RETURNING consumer_id, (SELECT client_id FROM webhook_consumers c WHERE c.id = webhook_deliveries.consumer_id) AS client_id`).get(seq) as { consumer_id: string; client_id: string } | undefined;
+  if (row) unparkSlots(db, row.consumer_id, row.client_id);
 }
 
 /** Every lease and every head parked for want of a slot: when the only delivery loop of this data dir starts (a killed one left them) or stops. */
 export function releaseDeliveryLeases(db: Db): void {
   prepared(db, "UPDATE webhook_deliveries SET lease_until = NULL WHERE status = 'Pending' AND lease_until IS NOT NULL").run();
-  unparkIdleConsumers(db, []);
+  unparkIdle(db, { consumers: [], accounts: [] });
 }
 
 /**
- * Heads parked for want of a slot, of consumers with nothing in flight (whose settling
- * would have freed them): a safety net the loop runs when idle.
+ * Heads parked for want of a slot, of consumers and accounts with nothing in flight (whose
+ * settling would have freed them): a safety net the loop runs when idle.
  */
-export function unparkIdleConsumers(db: Db, inFlight: string[]): void {
-  prepared(db, `UPDATE webhook_deliveries SET next_attempt = created WHERE status = 'Pending' AND next_attempt >= ?
-    AND substr(next_attempt, ${BUSY_FROM.length + 1}) NOT IN (SELECT value FROM json_each(?))`).run(BUSY_FROM, JSON.stringify(inFlight));
+export function unparkIdle(db: Db, inFlight: InFlightIds): void {
+  const unpark = prepared(db, `UPDATE webhook_deliveries SET next_attempt = created WHERE status = 'Pending' AND next_attempt > ? AND next_attempt < ?
+    AND substr(next_attempt, ${BUSY_FROM.length + 1}) NOT IN (SELECT value FROM json_each(?))`);
+  unpark.run(BUSY_FROM, markEnd(BUSY_FROM), JSON.stringify(inFlight.consumers));
+  unpark.run(FULL_FROM, markEnd(FULL_FROM), JSON.stringify(inFlight.accounts));
 }
 
 /** Disables a consumer and parks its pending deliveries: nothing more is sent to it. Call inside a transaction. */

@@ -1,15 +1,18 @@
 // One pass of webhook deliveries: claim the due lane heads (one short transaction), attempt
 // them concurrently, and record the outcomes (outcome.ts: batched, in short transactions).
-// A consumer never has more than `perConsumer` attempts in flight, so a receiver that
-// hangs holds a few slots and the others keep flowing. The loop in loop.ts overlaps
+// Accounts take turns for the slots, each holding at most its share, and a consumer never
+// has more than `perConsumer` attempts in flight (store/delivery-turns.ts), so a receiver
+// that hangs holds a few slots and the others keep flowing; its circuit breaker
+// (breaker.ts) then holds it to one trial now and then. The loop in loop.ts overlaps
 // passes (startPass returns once it has claimed, and takes the outcomes of earlier passes'
 // attempts into its claim's transaction); tests await deliverOnce() on a fake clock.
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { Sealer } from '../secrets.js';
 import type { AsyncStore } from '../store/async-store.js';
-import type { ClaimedDelivery } from '../store/webhook-deliveries.js';
+import type { ClaimedDelivery, InFlightIds } from '../store/webhook-deliveries.js';
 import { attemptDelivery, ATTEMPT_TIMEOUT_MS, type AttemptOptions, type AttemptResult } from './attempt.js';
 import type { BackoffPolicy } from './backoff.js';
+import type { Breakers } from './breaker.js';
 import { Recorder, type Settled } from './outcome.js';
 import { deliveryHeaders } from './sign.js';
 
@@ -25,6 +28,10 @@ export interface DeliveryDeps {
   maxInFlight?: number;
   /** Attempts in flight to one consumer at once (default 8). */
   perConsumer?: number;
+  /** Attempts in flight for one account at most (default 128: half the slots), fewer when more accounts have work: store/delivery-turns.ts. */
+  perAccount?: number;
+  /** The consumers' circuit breakers, kept across passes (the loop's); none without. */
+  breakers?: Breakers;
   attempt?: AttemptOptions;
   backoff?: BackoffPolicy;
   /** For the backoff's jitter (tests pin it). */
@@ -40,20 +47,21 @@ export interface DeliveryDeps {
   onError?: (err: unknown, context: string) => void;
 }
 
-/** Attempts in flight, in total and per consumer. */
+/** Attempts in flight, in total, per consumer and per account. */
 export class InFlight {
   private readonly byConsumer = new Map<string, number>();
+  private readonly byAccount = new Map<string, number>();
   total = 0;
 
-  add(consumerId: string): void {
-    this.byConsumer.set(consumerId, (this.byConsumer.get(consumerId) ?? 0) + 1);
+  add(delivery: Pick<ClaimedDelivery, 'consumer_id' | 'client_id'>): void {
+    count(this.byConsumer, delivery.consumer_id, 1);
+    count(this.byAccount, delivery.client_id, 1);
     this.total += 1;
   }
 
-  remove(consumerId: string): void {
-    const left = (this.byConsumer.get(consumerId) ?? 1) - 1;
-    if (left > 0) this.byConsumer.set(consumerId, left);
-    else this.byConsumer.delete(consumerId);
+  remove(delivery: Pick<ClaimedDelivery, 'consumer_id' | 'client_id'>): void {
+    count(this.byConsumer, delivery.consumer_id, -1);
+    count(this.byAccount, delivery.client_id, -1);
     this.total -= 1;
   }
 
@@ -61,9 +69,19 @@ export class InFlight {
     return Object.fromEntries(this.byConsumer);
   }
 
-  consumers(): string[] {
-    return [...this.byConsumer.keys()];
+  busyAccounts(): Record<string, number> {
+    return Object.fromEntries(this.byAccount);
   }
+
+  ids(): InFlightIds {
+    return { consumers: [...this.byConsumer.keys()], accounts: [...this.byAccount.keys()] };
+  }
+}
+
+function count(counts: Map<string, number>, id: string, by: number): void {
+  const n = (counts.get(id) ?? 0) + by;
+  if (n > 0) counts.set(id, n);
+  else counts.delete(id);
 }
 
 export interface DeliveryPassResult {
@@ -86,6 +104,7 @@ export interface StartedPass {
 const DEFAULT_BATCH = 64;
 export const DEFAULT_MAX_IN_FLIGHT = 256;
 const DEFAULT_PER_CONSUMER = 8;
+const DEFAULT_PER_ACCOUNT = 128;
 
 /** Claims (one transaction), then delivers in the background: resolves once the claim has committed. */
 export async function startPass(deps: DeliveryDeps): Promise<StartedPass> {
@@ -99,6 +118,7 @@ export async function startPass(deps: DeliveryDeps): Promise<StartedPass> {
   // for this claim. One that ends while the claim waits stays counted (its delivery is still
   // leased until the next pass records it), so no consumer gets more than perConsumer.
   const busy = inFlight.busy();
+  const accounts = { cap: deps.perAccount ?? DEFAULT_PER_ACCOUNT, slots: deps.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT, busy: inFlight.busyAccounts() };
   if (room <= 0 && finished.length === 0) return { claimed: 0, more: false, done: Promise.resolve(empty) };
   const now = deps.clock.now();
   // Most wakes (every committed event) find nothing to record or claim: a read says so
@@ -113,7 +133,7 @@ export async function startPass(deps: DeliveryDeps): Promise<StartedPass> {
       const settled = await recorder.record(finished);
       const claim = room <= 0 ? { claimed: [], more: false } : await tx.claimDeliveries({
         now: isoSeconds(now), leaseUntil: isoSeconds(new Date(now.getTime() + leaseMs)), limit: room,
-        perConsumer: deps.perConsumer ?? DEFAULT_PER_CONSUMER, busy,
+        perConsumer: deps.perConsumer ?? DEFAULT_PER_CONSUMER, busy, accounts, ...deps.breakers?.view(now),
       });
       return { settled, ...claim };
     });
@@ -123,7 +143,7 @@ export async function startPass(deps: DeliveryDeps): Promise<StartedPass> {
   }
   recorder.settle(finished, outcome.settled);
   const { claimed, more } = outcome;
-  for (const delivery of claimed) inFlight.add(delivery.consumer_id);
+  for (const delivery of claimed) inFlight.add(delivery);
   const done = Promise.all(claimed.map((delivery) => deliverOne(deps, recorder, inFlight, delivery))).then((settled) => {
     const result = { ...empty, claimed: claimed.length };
     for (const s of settled) result[s] += 1;
@@ -144,13 +164,15 @@ async function deliverOne(deps: DeliveryDeps, recorder: Recorder, inFlight: InFl
     const secret = deps.sealer.open<string>(delivery.secret, delivery.consumer_id);
     const headers = deliveryHeaders(secret, delivery.event_id, at, delivery.body);
     result = await attemptDelivery({ url: delivery.url, body: delivery.body, headers, now: at, ...(deps.signal ? { signal: deps.signal } : {}) }, deps.attempt);
+    // What the receiver did (answered or not) is its breaker's business; a stop is not.
+    if (result.outcome !== 'stopped') deps.breakers?.attempted(delivery.consumer_id, at, result.statusCode !== null, deps.clock.now());
   } catch (err) {
     deps.onError?.(err, 'webhook attempt');
     result = { outcome: 'retry', statusCode: null, error: 'internal error before sending', latencyMs: 0 };
   }
   // The slot is free now: the delivery stays leased until its outcome is recorded, and
   // recording it (in the next pass's transaction, before that pass claims) frees its lane.
-  inFlight.remove(delivery.consumer_id);
+  inFlight.remove(delivery);
   const settled = recorder.add(delivery, at, result);
   deps.onSettled?.();
   return settled;

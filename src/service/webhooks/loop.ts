@@ -9,6 +9,7 @@
 // its cut-off attempts free as they end.
 import type { Agent } from 'undici';
 import { isoSeconds } from '../../lib/clock.js';
+import { Breakers, type BreakerPolicy } from './breaker.js';
 import { DEFAULT_MAX_IN_FLIGHT, startPass, InFlight, type DeliveryDeps } from './deliver-once.js';
 import { Recorder } from './outcome.js';
 import { targetAgent } from './target-agent.js';
@@ -18,7 +19,9 @@ export interface WakeSource {
   subscribe(listener: () => void): () => void;
 }
 
-export type LoopDeps = Omit<DeliveryDeps, 'inFlight' | 'signal' | 'onSettled' | 'recorder'> & {
+export type LoopDeps = Omit<DeliveryDeps, 'inFlight' | 'signal' | 'onSettled' | 'recorder' | 'breakers'> & {
+  /** When a consumer's circuit breaker opens, and for how long (default: breaker.ts). */
+  breaker?: BreakerPolicy;
   /** Longest sleep between passes when nothing wakes the loop (a lease lost by an error runs out, say). */
   maxIdleMs?: number;
   /**
@@ -49,7 +52,7 @@ export class DeliveryLoop {
   private readonly maxIdleMs: number;
   private readonly shared: boolean;
 
-  constructor({ maxIdleMs, shared, targets, ...deps }: LoopDeps, private readonly events: WakeSource) {
+  constructor({ maxIdleMs, shared, targets, breaker, ...deps }: LoopDeps, private readonly events: WakeSource) {
     this.maxIdleMs = maxIdleMs ?? DEFAULT_MAX_IDLE_MS;
     this.shared = shared ?? false;
     this.agent = deps.attempt?.dispatcher ? undefined : targetAgent(targets ?? new TargetPolicy());
@@ -57,6 +60,7 @@ export class DeliveryLoop {
       ...deps,
       attempt: { ...deps.attempt, ...(this.agent ? { dispatcher: this.agent } : {}) },
       inFlight: this.inFlight,
+      breakers: new Breakers(breaker),
       signal: this.abort.signal,
       onSettled: () => this.wake(),
       recorder: new Recorder(deps, true),
@@ -97,7 +101,7 @@ export class DeliveryLoop {
    */
   private async releaseLeases(): Promise<void> {
     try {
-      if (this.shared) await this.deps.store.transaction((tx) => tx.unparkIdleConsumers([]));
+      if (this.shared) await this.deps.store.transaction((tx) => tx.unparkIdle({ consumers: [], accounts: [] }));
       else await this.deps.store.releaseDeliveryLeases();
     } catch (err) {
       this.deps.onError?.(err, 'webhook leases');
@@ -163,10 +167,10 @@ export class DeliveryLoop {
     });
   }
 
-  /** Nothing woke the loop for a while: free any head left parked for a slot that is long free. */
+  /** Nothing woke the loop for a while: free any head left parked for a slot (its consumer's or its account's) that is long free. */
   private async safetyNet(): Promise<void> {
     try {
-      await this.deps.store.transaction((tx) => tx.unparkIdleConsumers(this.inFlight.consumers()));
+      await this.deps.store.transaction((tx) => tx.unparkIdle(this.inFlight.ids()));
     } catch (err) {
       this.deps.onError?.(err, 'webhook safety net');
     }

@@ -100,9 +100,9 @@ describePostgres('webhook deliveries contract', () => {
       await store.releaseDeliveryLease(99);
       steps.released = ids(await store.claimDeliveries(claim({ perConsumer: 1 })));
       // Still in flight: nothing moves; idle: every busy head is due again.
-      await store.unparkIdleConsumers(['k']);
+      await store.unparkIdle({ consumers: ['k'], accounts: [] });
       steps.stillBusy = await store.deliveriesDue(T0);
-      await store.unparkIdleConsumers(['someone-else']);
+      await store.unparkIdle({ consumers: ['someone-else'], accounts: [] });
       steps.idle = ids(await store.claimDeliveries(claim({ perConsumer: 5 })));
       // Every lease let go: all due again.
       await store.releaseDeliveryLeases();
@@ -111,6 +111,67 @@ describePostgres('webhook deliveries contract', () => {
     });
     expect(postgres).toEqual(sqlite);
     expect(sqlite.first).toEqual({ claimed: ['d1'], more: false });
+  });
+
+  it('takes accounts in turn, each up to its share of the slots; what waits for its account is freed two at a time as its attempts settle', async () => {
+    const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
+      // Account A's consumers a1, a2, a3 have two older events each (d1…d6); account B's b1 one newer (d7).
+      const a = await newClient(store, 'A');
+      const b = await newClient(store, 'B');
+      for (const id of ['a1', 'a2', 'a3']) await store.insertConsumer(consumer(id, a));
+      await store.insertConsumer(consumer('b1', b));
+      const deliveryId = counter();
+      await store.insertEvent(event('e1', a, 'co1', { generated: T0 }), deliveryId);
+      await store.insertEvent(event('e2', a, 'co2', { generated: T0 }), deliveryId);
+      await store.insertEvent(event('e3', b, 'co3', { generated: T0 }), deliveryId);
+      const steps: Record<string, unknown> = {};
+      // Two accounts with work and 12 slots: a share of min(2, 12 / 3) each.
+      const shared = (busy: Record<string, number>) => ({ cap: 2, slots: 12, busy });
+      steps.first = ids(await store.claimDeliveries(claim({ perConsumer: 1, accounts: shared({}) })));
+      steps.full = { due: await store.deliveriesDue(T0), d3: await store.getDelivery('a3', 'd3') };
+      // d1 settled: two of A's waiting heads (the oldest) are due; A takes one, the other waits again.
+      await store.recordDeliveryAttempt(1, attempt(T0), delivered);
+      steps.settled = ids(await store.claimDeliveries(claim({ perConsumer: 1, busy: { a2: 1, b1: 1 }, accounts: shared({ [a]: 1, [b]: 1 }) })));
+      // The safety net frees what waits for an account with nothing in flight, and only that.
+      await store.unparkIdle({ consumers: [], accounts: [a] });
+      steps.busyAccount = await store.deliveriesDue(T0);
+      await store.unparkIdle({ consumers: [], accounts: [b] });
+      steps.idleAccount = ids(await store.claimDeliveries(claim({ accounts: { cap: 10, slots: 100, busy: {} } })));
+      return named(steps, { A: a, B: b });
+    });
+    expect(postgres).toEqual(sqlite);
+    // B's delivery, the newest, goes second: accounts take turns, not the oldest first.
+    expect(sqlite.first).toEqual({ claimed: ['d1', 'd7', 'd2'], more: false });
+    expect(sqlite.full).toMatchObject({ due: false, d3: { status: 'Pending', next_attempt: null } });
+    expect(sqlite.settled).toEqual({ claimed: ['d3'], more: false });
+    expect(sqlite.busyAccount).toBe(false);
+    expect(sqlite.idleAccount).toEqual({ claimed: ['d4', 'd5', 'd6'], more: false });
+  });
+
+  it('parks the heads of a consumer whose breaker is open until its trial time, then lets one attempt through at a time', async () => {
+    const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
+      // k's deliveries d1, d3, d5 and j's d2, d4, d6, one lane each.
+      const client = await outbox(store, ['co1', 'co2', 'co3'], ['k', 'j']);
+      const steps: Record<string, unknown> = {};
+      steps.paused = ids(await store.claimDeliveries(claim({ paused: { k: T1 } })));
+      steps.waiting = { due: await store.deliveriesDue(T0), next: await store.nextDeliveryDue(T0), d1: await store.getDelivery('k', 'd1') };
+      steps.trial = ids(await store.claimDeliveries(claim({ now: T1, trials: ['k'] })));
+      steps.onTrial = ids(await store.claimDeliveries(claim({ now: T1, trials: ['k'], busy: { k: 1 } })));
+      // The trial failed (the breaker opens again, later): its lane waits for its retry; the
+      // heads parked behind the trial are due again, and the claim parks them until the new time.
+      await store.recordDeliveryAttempt(1, attempt(T1, null), { status: 'Pending', nextAttempt: T2, firstFailure: T0 });
+      steps.reopened = ids(await store.claimDeliveries(claim({ now: T1, paused: { k: T2 } })));
+      // Closed: every head of k is taken.
+      steps.closed = ids(await store.claimDeliveries(claim({ now: T2 })));
+      return named(steps, { CLIENT: client });
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(sqlite.paused).toEqual({ claimed: ['d2', 'd4', 'd6'], more: false });
+    expect(sqlite.waiting).toMatchObject({ due: false, next: T1, d1: { next_attempt: T1 } });
+    expect(sqlite.trial).toEqual({ claimed: ['d1'], more: false });
+    expect(sqlite.onTrial).toEqual({ claimed: [], more: false });
+    expect(sqlite.reopened).toEqual({ claimed: [], more: false });
+    expect(sqlite.closed).toEqual({ claimed: ['d1', 'd3', 'd5'], more: false });
   });
 
   it('stops at the limit and at the scan, saying more may be due; an expired lease is taken again', async () => {

@@ -5,7 +5,8 @@ import { postgresDate } from '../../query/json-fields.js';
 import type { AsyncStore } from '../async-store.js';
 import { planPage } from '../paging.js';
 import type { WebhookDeliveryStore } from '../store.js';
-import { deliveryFieldsFor, WAITING, type AttemptRow, type DeliveryRow } from '../webhook-deliveries.js';
+import { WAITING } from '../delivery-turns.js';
+import { deliveryFieldsFor, type AttemptRow, type DeliveryRow } from '../webhook-deliveries.js';
 import { claimMethods } from './delivery-claims.js';
 import { row, rows, type Queryable } from './query.js';
 

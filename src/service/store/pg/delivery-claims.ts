@@ -1,6 +1,6 @@
 // Claims, attempts and parking on PostgreSQL: the writes that move a lane along, as
 // ../webhook-deliveries.ts makes them in SQLite (its header tells lanes, heads, and the
-// WAITING and BUSY: marks of parked deliveries).
+// marks of parked deliveries); which deliveries a claim takes is ../delivery-turns.ts's.
 //
 // SQLite runs them one writer at a time. Here each first takes the outbox lock, an advisory
 // lock held until its transaction ends, so across any number of processes they still run
@@ -14,11 +14,12 @@
 // after a later delivery of its lane was leased. A delivery is a head only if no other of
 // its lane is pending before it, or leased: the two are never in flight together.
 import type { AsyncStore } from '../async-store.js';
-import { WAITING, type ClaimedDelivery } from '../webhook-deliveries.js';
+import { BUSY_FROM, busyMark, FULL_FROM, fullMark, markEnd, planClaim, UNPARKED_PER_SETTLE, WAITING, type DueDelivery } from '../delivery-turns.js';
+import type { ClaimedDelivery, InFlightIds } from '../webhook-deliveries.js';
 import { rollback, row, rows, run, type Queryable } from './query.js';
 
 type ClaimMethods = Pick<AsyncStore, 'claimDeliveries' | 'recordDeliveryAttempt' | 'releaseDeliveryLease' | 'releaseDeliveryLeases'
-  | 'unparkIdleConsumers' | 'disableConsumerDeliveries'>;
+  | 'unparkIdle' | 'disableConsumerDeliveries'>;
 
 /**
  * The outbox lock's key: the first 8 bytes of sha256('ferry.webhook_outbox') as a signed
@@ -26,9 +27,6 @@ type ClaimMethods = Pick<AsyncStore, 'claimDeliveries' | 'recordDeliveryAttempt'
  * nor the small numbers other applications lock.
  */
 export const OUTBOX_LOCK_KEY = '-2138353709667902206';
-
-const BUSY_FROM = 'BUSY:';
-const busyMark = (consumerId: string) => `${BUSY_FROM}${consumerId}`;
 
 /** Runs `work` holding the outbox lock until the transaction ends: the caller's (a client), or its own (the pool). */
 async function underOutboxLock<T>(db: Queryable, work: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -59,7 +57,7 @@ const laneBlocks = (nullCompany: boolean) => `EXISTS (SELECT 1 FROM webhook_deli
     AND o.status = 'Pending' AND o.seq <> d.seq AND (o.seq < d.seq OR o.lease_until > ?))`;
 
 // Written per case rather than with IS NOT DISTINCT FROM, which no index serves.
-const DUE = `SELECT d.seq, d.consumer_id, c.disabled,
+const DUE = `SELECT d.seq, d.consumer_id, c.client_id, c.disabled,
     CASE WHEN d.company_id IS NULL THEN ${laneBlocks(true)} ELSE ${laneBlocks(false)} END AS blocked
   FROM webhook_deliveries d JOIN webhook_consumers c ON c.id = d.consumer_id
   WHERE d.status = 'Pending' AND d.next_attempt <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
@@ -85,14 +83,16 @@ const attemptStatement = (set: string) => `WITH d AS (
     INSERT INTO webhook_attempts (delivery_seq, attempt, at, status_code, error, latency_ms)
     SELECT d.seq, d.attempts, ?::text, ?::integer, ?::text, ?::integer FROM d
   )
-  SELECT consumer_id, company_id FROM d`;
+  SELECT d.consumer_id, c.client_id, d.company_id FROM d JOIN webhook_consumers c ON c.id = d.consumer_id`;
 const RETRY = attemptStatement('next_attempt = ?, first_failure = coalesce(first_failure, ?)');
 const SETTLE = attemptStatement('status = ?, completed = ?');
 
-/** A slot of the consumer is free: one of its heads parked for want of one is due again, oldest first. */
-async function unparkBusy(db: Queryable, consumerId: string): Promise<void> {
+/** A slot of the consumer and of its account is free: heads parked for want of one are due again, oldest first. */
+async function unparkSlots(db: Queryable, slot: { consumer_id: string; client_id: string }): Promise<void> {
   await run(db, `UPDATE webhook_deliveries SET next_attempt = created
-    WHERE seq = (SELECT seq FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt = ? ORDER BY seq LIMIT 1)`, [busyMark(consumerId)]);
+    WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt = ? ORDER BY seq LIMIT ${UNPARKED_PER_SETTLE})
+       OR seq IN (SELECT seq FROM webhook_deliveries WHERE status = 'Pending' AND next_attempt = ? ORDER BY seq LIMIT ${UNPARKED_PER_SETTLE})`,
+  [busyMark(slot.consumer_id), fullMark(slot.client_id)]);
 }
 
 /** Makes a lane's new head due, if it was parked behind the one just settled. */
@@ -103,66 +103,45 @@ async function unparkLane(db: Queryable, consumerId: string, companyId: string |
   [consumerId, ...(companyId === null ? [] : [companyId]), WAITING, consumerId]);
 }
 
-async function unparkIdle(db: Queryable, inFlight: string[]): Promise<void> {
-  await run(db, `UPDATE webhook_deliveries SET next_attempt = created WHERE status = 'Pending' AND next_attempt >= ?
-    AND substr(next_attempt, ${BUSY_FROM.length + 1}) <> ALL (?::text[])`, [BUSY_FROM, inFlight]);
-}
-
-interface DueRow {
-  seq: number;
-  consumer_id: string;
-  disabled: number;
-  blocked: boolean;
+async function unparkIdle(db: Queryable, inFlight: InFlightIds): Promise<void> {
+  const idle = (from: string) => `(next_attempt > '${from}' AND next_attempt < '${markEnd(from)}' AND substr(next_attempt, ${from.length + 1}) <> ALL (?::text[]))`;
+  await run(db, `UPDATE webhook_deliveries SET next_attempt = created WHERE status = 'Pending' AND (${idle(BUSY_FROM)} OR ${idle(FULL_FROM)})`,
+    [inFlight.consumers, inFlight.accounts]);
 }
 
 export function claimMethods(db: Queryable): ClaimMethods {
   return {
     /**
-     * Takes up to `limit` lane heads that are due, leasing them until `leaseUntil`; parks
-     * the deliveries found queued behind their heads and those of disabled consumers.
+     * Takes up to `limit` lane heads that are due, accounts and consumers in turn, leasing
+     * them until `leaseUntil`; parks the deliveries found queued behind their heads, those
+     * of disabled consumers, and those that must wait for a slot or a breaker.
      */
     claimDeliveries: (request) => underOutboxLock(db, async (tx) => {
       const scanLimit = request.scanLimit ?? 500;
-      const due = await rows<DueRow>(tx, DUE, [request.now, request.now, request.now, request.now, scanLimit]);
-      const parked: number[] = [];
-      const marks: string[] = [];
-      const leased: number[] = [];
-      const taken = new Map(Object.entries(request.busy));
-      for (const delivery of due) {
-        if (leased.length >= request.limit) break;
-        if (delivery.blocked || delivery.disabled) {
-          parked.push(delivery.seq);
-          marks.push(WAITING);
-          continue;
-        }
-        const busy = taken.get(delivery.consumer_id) ?? 0;
-        if (busy >= request.perConsumer) {
-          parked.push(delivery.seq);
-          marks.push(busyMark(delivery.consumer_id));
-          continue;
-        }
-        taken.set(delivery.consumer_id, busy + 1);
-        leased.push(delivery.seq);
-      }
-      if (parked.length > 0) await run(tx, PARK, [parked, marks]);
+      const due = await rows<DueDelivery>(tx, DUE, [request.now, request.now, request.now, request.now, scanLimit]);
+      const plan = planClaim(due, request);
+      if (plan.park.length > 0) await run(tx, PARK, [plan.park.map((p) => p.seq), plan.park.map((p) => p.at)]);
+      const leased = plan.lease;
       const claimed = leased.length === 0 ? [] : await rows<ClaimedDelivery>(tx, LEASE, [request.leaseUntil, leased, request.now, leased]);
       return { claimed, more: due.length === scanLimit || leased.length >= request.limit };
     }),
     /** Records one attempt and what it made of the delivery, and frees its lease. False when the delivery is gone. */
     recordDeliveryAttempt: (seq, attempt, outcome) => underOutboxLock(db, async (tx) => {
       const tried = [attempt.at, attempt.status_code, attempt.error, attempt.latency_ms];
+      type Lane = { consumer_id: string; client_id: string; company_id: string | null };
       const lane = outcome.status === 'Pending'
-        ? await row<{ consumer_id: string; company_id: string | null }>(tx, RETRY, [outcome.nextAttempt, outcome.firstFailure, seq, ...tried])
-        : await row<{ consumer_id: string; company_id: string | null }>(tx, SETTLE, [outcome.status, outcome.completed, seq, ...tried]);
+        ? await row<Lane>(tx, RETRY, [outcome.nextAttempt, outcome.firstFailure, seq, ...tried])
+        : await row<Lane>(tx, SETTLE, [outcome.status, outcome.completed, seq, ...tried]);
       if (!lane) return false;
       if (outcome.status !== 'Pending') await unparkLane(tx, lane.consumer_id, lane.company_id);
-      await unparkBusy(tx, lane.consumer_id);
+      await unparkSlots(tx, lane);
       return true;
     }),
     /** Frees a lease without an attempt (the attempt was cut off by a stop): the delivery is due again. */
     releaseDeliveryLease: (seq) => underOutboxLock(db, async (tx) => {
-      const released = await row<{ consumer_id: string }>(tx, 'UPDATE webhook_deliveries SET lease_until = NULL WHERE seq = ? RETURNING consumer_id', [seq]);
-      if (released) await unparkBusy(tx, released.consumer_id);
+      const released = await row<{ consumer_id: string; client_id: string }>(tx, `UPDATE webhook_deliveries d SET lease_until = NULL
+        FROM webhook_consumers c WHERE d.seq = ? AND c.id = d.consumer_id RETURNING d.consumer_id, c.client_id`, [seq]);
+      if (released) await unparkSlots(tx, released);
     }),
     /**
      * Every lease, and every head parked for want of a slot: for when no delivery loop is
@@ -170,10 +149,10 @@ export function claimMethods(db: Queryable): ClaimMethods {
      */
     releaseDeliveryLeases: () => underOutboxLock(db, async (tx) => {
       await run(tx, "UPDATE webhook_deliveries SET lease_until = NULL WHERE status = 'Pending' AND lease_until IS NOT NULL");
-      await unparkIdle(tx, []);
+      await unparkIdle(tx, { consumers: [], accounts: [] });
     }),
-    /** Heads parked for want of a slot, of consumers with nothing in flight: the loop's safety net when idle. */
-    unparkIdleConsumers: (inFlight) => underOutboxLock(db, (tx) => unparkIdle(tx, inFlight)),
+    /** Heads parked for want of a slot, of consumers and accounts with nothing in flight: the loop's safety net when idle. */
+    unparkIdle: (inFlight) => underOutboxLock(db, (tx) => unparkIdle(tx, inFlight)),
     /** Disables the consumer (false if it already was) and parks its pending deliveries: nothing more is sent to it. */
     disableConsumerDeliveries: (consumerId, reason) => underOutboxLock(db, async (tx) => {
       const changed = await run(tx, 'UPDATE webhook_consumers SET disabled = 1, disabled_reason = ? WHERE id = ? AND disabled = 0', [reason, consumerId]);
