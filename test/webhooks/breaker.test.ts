@@ -129,12 +129,12 @@ describe('a consumer\'s circuit breaker', () => {
     }
     const [d] = await deliveries(id);
     expect(d.status).toBe('Failed');
-    expect(d.lastAttempt.error).toBe('connection refused');
+    expect(d.lastAttempt.error).toBe('could not connect');
     // On the 24th hour, or at the end of the breaker's pause after it (at most 15 minutes).
     const last = Date.parse(d.lastAttempt.at) - start;
     expect(last).toBeGreaterThanOrEqual(24 * 3600_000);
     expect(last).toBeLessThanOrEqual(24 * 3600_000 + DEFAULT_BREAKER.maxPauseMs);
     const after = (await call('GET', `/webhooks/${id}`)).body;
-    expect(after).toMatchObject({ disabled: true, disabledReason: 'Deliveries failed for 24 hours; the last attempt: connection refused.' });
+    expect(after).toMatchObject({ disabled: true, disabledReason: 'Deliveries failed for 24 hours; the last attempt: could not connect.' });
   });
 });
