@@ -1,65 +1,142 @@
-// One client's costly reads against another client's simple ones. Client A (8 connections,
-// closed loop) reads a 20,000-invoice data set with the costliest query a request may
-// carry (three ~ clauses over ||, three orderBy fields); client B meanwhile lists its
-// companies one request at a time. Both load generators run in child processes, so only
-// the service runs on this process's event loop. Side by side in one run, on the same data:
+// Fairness: what one client's heavy work does to another client's simple requests, each
+// case measured side by side in one run. Both load generators run in child processes, so
+// only the service runs on this process's event loop.
+//
+// Costly reads: client A (8 connections, closed loop) reads a 20,000-invoice data set with
+// the costliest query a request may carry (three ~ clauses over ||, three orderBy fields);
+// client B meanwhile lists its companies one request at a time. On the same data:
 //   1. B alone (the baseline),
 //   2. B while A's reads run on the request thread (readThreads 0: how ferry read before),
 //   3. B while A's reads run in the reader thread, clients taking turns (the default).
 // Target: B's p99 under 100 ms in 3.
-// Usage: npm run build && node bench/fairness.mjs [--invoices=20000] [--duration=8]
+//
+// Uploads: client A uploads twenty 10 MiB files to one invoice (multipart, 4 at a time)
+// while client B reads one of its companies (GET /companies/{id}, 1 connection), on each
+// store of --store= (default both). Target: B's p99 under 3x its idle p99, or under 100 ms.
+//
+// Usage: npm run build && node bench/fairness.mjs [--case=reads|uploads] [--invoices=20000] [--duration=8]
+//        [--store=sqlite|postgres|both] [--files=20] [--concurrency=4]
+import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { basic, distDir, option, runLoad, startSyncSetup, warnIfBusy } from './lib.mjs';
+import { basic, distDir, option, runLoad, startSyncSetup, STORE_NAMES, storesOption, warnIfBusy } from './lib.mjs';
 
 const TARGET_P99_MS = 100;
+const UPLOAD_TARGET_RATIO = 3;
 const invoices = option('invoices', 20_000);
 const duration = option('duration', 8);
+const only = process.argv.find((a) => a.startsWith('--case='))?.slice('--case='.length);
 const { syncOnce } = await import(pathToFileURL(join(distDir, 'service', 'sync', 'sync-once.js')).href);
 const { createService } = await import(pathToFileURL(join(distDir, 'service', 'app.js')).href);
+const ms = (v) => `${v.toFixed(1).padStart(7)} ms`;
 
-const setup = await startSyncSetup({ invoices, listen: false });
-const services = [];
-try {
-  await setup.queuePull('invoices');
-  const pass = await syncOnce(setup.deps());
-  if (pass.pulls !== 1) throw new Error(`the sync did not complete: ${JSON.stringify(pass)}`);
-  const pooled = setup.service;
-  const pooledUrl = await pooled.listen({ port: 0, host: '127.0.0.1' });
-  const inline = await createService({ dataDir: setup.dataDir, rateLimit: 0, readThreads: 0 });
-  services.push(inline);
-  const inlineUrl = await inline.listen({ port: 0, host: '127.0.0.1' });
+async function costlyReads() {
+  const setup = await startSyncSetup({ invoices, listen: false });
+  const services = [];
+  try {
+    await setup.queuePull('invoices');
+    const pass = await syncOnce(setup.deps());
+    if (pass.pulls !== 1) throw new Error(`the sync did not complete: ${JSON.stringify(pass)}`);
+    const pooled = setup.service;
+    const pooledUrl = await pooled.listen({ port: 0, host: '127.0.0.1' });
+    const inline = await createService({ dataDir: setup.dataDir, rateLimit: 0, readThreads: 0 });
+    services.push(inline);
+    const inlineUrl = await inline.listen({ port: 0, host: '127.0.0.1' });
 
-  // Client B: its own account with a page of companies.
-  const created = await setup.call('POST', '/admin/clients', { name: 'Bystander Ltd', plan: 'Paid' });
-  const bAuth = basic(created.apiKey);
-  for (let i = 0; i < 20; i++) {
-    const response = await pooled.app.inject({ method: 'POST', url: '/companies', headers: { authorization: bAuth }, payload: { name: `Bystander ${i}` } });
-    if (response.statusCode !== 200) throw new Error(`create company: ${response.statusCode} ${response.body}`);
+    // Client B: its own account with a page of companies.
+    const created = await setup.call('POST', '/admin/clients', { name: 'Bystander Ltd', plan: 'Paid' });
+    const bAuth = basic(created.apiKey);
+    for (let i = 0; i < 20; i++) {
+      const response = await pooled.app.inject({ method: 'POST', url: '/companies', headers: { authorization: bAuth }, payload: { name: `Bystander ${i}` } });
+      if (response.statusCode !== 200) throw new Error(`create company: ${response.statusCode} ${response.body}`);
+    }
+
+    const query = encodeURIComponent('customerRef.id~C || status~paid || currency~GB');
+    const heavyPath = `/companies/${setup.companyId}/data/invoices?pageSize=100&query=${query}&orderBy=-dueDate,currency,-issueDate`;
+    const probe = (baseUrl) => runLoad({ url: `${baseUrl}/companies`, headers: { authorization: bAuth }, connections: 1, warmup: 1, duration, latency: true });
+    const heavy = (baseUrl) => runLoad({ url: baseUrl + heavyPath, headers: { authorization: setup.auth }, connections: 8, warmup: 0.5, duration: duration + 1.5 });
+    const under = async (baseUrl) => {
+      const [b, a] = await Promise.all([probe(baseUrl), heavy(baseUrl)]);
+      if (b.other + b.errors > 0 || a.errors > 0) throw new Error(`failed requests: B ${JSON.stringify(b)} A ${JSON.stringify(a)}`);
+      return { b, a };
+    };
+
+    await warnIfBusy();
+    console.log(`B's GET /companies (1 connection) while A reads ${invoices.toLocaleString('en-US')} invoices with 3 ~ clauses and 3 orderBy fields (8 connections), ${duration} s each:`);
+    const alone = await probe(pooledUrl);
+    const line = (name, b, a) => console.log(`  ${name.padEnd(34)} B p50 ${ms(b.p50)}  p99 ${ms(b.p99)}  max ${ms(b.max)}  (p99 ${(b.p99 / alone.p99).toFixed(1)}x alone)${a ? `  · A ${a.rps.toFixed(1)} reads/s, ${a.other} answered non-200` : ''}`);
+    line('1. B alone', alone);
+    const before = await under(inlineUrl);
+    line('2. A on the request thread', before.b, before.a);
+    const after = await under(pooledUrl);
+    line('3. A in the reader thread (default)', after.b, after.a);
+    console.log(`  target: B's p99 < ${TARGET_P99_MS} ms with A's load: ${after.b.p99 < TARGET_P99_MS ? 'met' : 'NOT met'} (${after.b.p99.toFixed(1)} ms; ${(before.b.p99 / after.b.p99).toFixed(1)}x better than on the request thread)`);
+  } finally {
+    for (const service of services) await service.close();
+    await setup.stop();
   }
-
-  const query = encodeURIComponent('customerRef.id~C || status~paid || currency~GB');
-  const heavyPath = `/companies/${setup.companyId}/data/invoices?pageSize=100&query=${query}&orderBy=-dueDate,currency,-issueDate`;
-  const probe = (baseUrl) => runLoad({ url: `${baseUrl}/companies`, headers: { authorization: bAuth }, connections: 1, warmup: 1, duration, latency: true });
-  const heavy = (baseUrl) => runLoad({ url: baseUrl + heavyPath, headers: { authorization: setup.auth }, connections: 8, warmup: 0.5, duration: duration + 1.5 });
-  const under = async (baseUrl) => {
-    const [b, a] = await Promise.all([probe(baseUrl), heavy(baseUrl)]);
-    if (b.other + b.errors > 0 || a.errors > 0) throw new Error(`failed requests: B ${JSON.stringify(b)} A ${JSON.stringify(a)}`);
-    return { b, a };
-  };
-
-  await warnIfBusy();
-  console.log(`B's GET /companies (1 connection) while A reads ${invoices.toLocaleString('en-US')} invoices with 3 ~ clauses and 3 orderBy fields (8 connections), ${duration} s each:`);
-  const alone = await probe(pooledUrl);
-  const ms = (v) => `${v.toFixed(1).padStart(7)} ms`;
-  const line = (name, b, a) => console.log(`  ${name.padEnd(34)} B p50 ${ms(b.p50)}  p99 ${ms(b.p99)}  max ${ms(b.max)}  (p99 ${(b.p99 / alone.p99).toFixed(1)}x alone)${a ? `  · A ${a.rps.toFixed(1)} reads/s, ${a.other} answered non-200` : ''}`);
-  line('1. B alone', alone);
-  const before = await under(inlineUrl);
-  line('2. A on the request thread', before.b, before.a);
-  const after = await under(pooledUrl);
-  line('3. A in the reader thread (default)', after.b, after.a);
-  console.log(`  target: B's p99 < ${TARGET_P99_MS} ms with A's load: ${after.b.p99 < TARGET_P99_MS ? 'met' : 'NOT met'} (${after.b.p99.toFixed(1)} ms; ${(before.b.p99 / after.b.p99).toFixed(1)}x better than on the request thread)`);
-} finally {
-  for (const service of services) await service.close();
-  await setup.stop();
 }
+
+/** Runs bench/upload-load.mjs in its own process and returns its JSON result. */
+function runUploads(options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, 'upload-load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => { out += chunk; });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`upload-load.mjs exited with ${code}`))));
+  });
+}
+
+/**
+ * Uploads against reads, on one store: B alone, A's uploads alone (to time them), then B
+ * while A uploads the same again to another invoice; B's window is 80% of A's time alone,
+ * so it falls inside A's run.
+ */
+async function uploadsOn(store) {
+  const files = option('files', 20);
+  const concurrency = option('concurrency', 4);
+  const size = 10 * 1024 * 1024;
+  const setup = await startSyncSetup({ invoices: 50, listen: true, store });
+  try {
+    await setup.queuePull('invoices');
+    const pass = await syncOnce(setup.deps());
+    if (pass.pulls !== 1) throw new Error(`the sync did not complete: ${JSON.stringify(pass)}`);
+    const [first, second] = (await setup.call('GET', `/companies/${setup.companyId}/data/invoices?pageSize=2`)).results.map((r) => r.id);
+    const uploadUrl = (invoiceId) => `${setup.baseUrl}/companies/${setup.companyId}/connections/${setup.connectionId}/push/invoices/${encodeURIComponent(invoiceId)}/attachment`;
+    const upload = (invoiceId) => runUploads({ url: uploadUrl(invoiceId), headers: { authorization: setup.auth }, files, size, concurrency });
+
+    // Client B: its own account and company.
+    const created = await setup.call('POST', '/admin/clients', { name: 'Bystander Ltd', plan: 'Paid' });
+    const bAuth = basic(created.apiKey);
+    const company = await setup.service.app.inject({ method: 'POST', url: '/companies', headers: { authorization: bAuth }, payload: { name: 'Bystander' } });
+    const probe = (seconds) => runLoad({ url: `${setup.baseUrl}/companies/${JSON.parse(company.body).id}`, headers: { authorization: bAuth }, connections: 1, warmup: 0.5, duration: seconds, latency: true });
+
+    await warnIfBusy();
+    console.log(`${STORE_NAMES[store]}: B's GET /companies/{id} (1 connection) while A uploads ${files} files of 10 MiB to one invoice (multipart, ${concurrency} at a time):`);
+    const idle = await probe(duration);
+    const bLine = (name, b) => `  ${name.padEnd(24)} B p50 ${ms(b.p50)}  p99 ${ms(b.p99)}  max ${ms(b.max)}`;
+    const aText = (a) => `A ${files} files in ${a.seconds.toFixed(1)} s (${a.mibPerSecond.toFixed(0)} MiB/s), ${a.ok} answered 200`;
+    console.log(bLine('1. B idle', idle));
+    const alone = await upload(first);
+    console.log(`  ${'2. A alone'.padEnd(24)} ${aText(alone)}`);
+    const [loaded, during] = await Promise.all([probe(Math.max(1, alone.seconds * 0.8 - 0.5)), upload(second)]);
+    if (loaded.other + loaded.errors > 0 || alone.ok !== files || during.ok !== files) {
+      throw new Error(`failed requests: B ${JSON.stringify(loaded)} A ${JSON.stringify(alone)} ${JSON.stringify(during)}`);
+    }
+    const ratio = loaded.p99 / idle.p99;
+    console.log(`${bLine('3. B while A uploads', loaded)}  (p99 ${ratio.toFixed(1)}x idle)  · ${aText(during)}`);
+    const met = ratio < UPLOAD_TARGET_RATIO || loaded.p99 < TARGET_P99_MS;
+    console.log(`  target: B's p99 < ${UPLOAD_TARGET_RATIO}x idle (${(UPLOAD_TARGET_RATIO * idle.p99).toFixed(1)} ms) or < ${TARGET_P99_MS} ms: ${met ? 'met' : 'NOT met'} (${loaded.p99.toFixed(1)} ms, ${ratio.toFixed(1)}x)`);
+  } finally {
+    await setup.stop();
+  }
+}
+
+async function uploads() {
+  for (const store of storesOption()) await uploadsOn(store);
+}
+
+const CASES = { reads: costlyReads, uploads };
+if (only !== undefined && !CASES[only]) throw new Error(`--case=${only}: expected ${Object.keys(CASES).join(' or ')}`);
+for (const [name, run] of Object.entries(CASES)) if (only === undefined || only === name) await run();

@@ -3,13 +3,15 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { privateDataDir } from '../lib/private-files.js';
-import { MAX_BODY_BYTES } from '../platforms/limits.js';
+import { DEFAULT_ATTACHMENT_QUOTA_BYTES, MAX_BODY_BYTES } from '../platforms/limits.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { AuthCache, type AuthContext } from './http/auth.js';
 import { parseJsonBody } from './http/json-body.js';
+import { clearStaleUploads } from './http/staged-upload.js';
 import { RateLimiter, type RateDecision } from '../lib/rate-limit.js';
 import { SharedRateLimiter } from '../lib/shared-rate-limit.js';
 import { ResponseCache, type CacheLimits } from './http/response-cache.js';
@@ -98,6 +100,8 @@ export interface ServiceOptions {
   webhookTuning?: Omit<LoopDeps, 'store' | 'clock' | 'sealer' | 'changed' | 'onError'>;
   /** The event stream's heartbeat interval in ms (default 15 s; tests shorten it). */
   eventHeartbeatMs?: number;
+  /** Bytes of attachments each account may hold (default 1 GiB). */
+  attachmentQuota?: number;
 }
 
 export interface Service {
@@ -131,6 +135,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     onIdleError: (err) => backgroundError(err, 'database connection'),
   });
   const { store, adminKey } = opened;
+  const uploadDir = join(options.dataDir, 'uploads');
+  clearStaleUploads(uploadDir);
   const db = opened.kind === 'sqlite' ? opened.db : undefined;
   const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
   const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
@@ -148,6 +154,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     wakeWorker: () => background.wakeSync(),
     wakeDeliveries: () => background.wakeDeliveries(),
     events: new EventBus(store),
+    attachmentQuota: options.attachmentQuota ?? DEFAULT_ATTACHMENT_QUOTA_BYTES,
+    uploadDir,
   };
   const background = startBackground({
     opened, secretKey, sealer: ctx.sealer, clock, events: ctx.events,

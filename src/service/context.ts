@@ -27,4 +27,8 @@ export interface ServiceContext {
   events: EventBus;
   /** Tells the webhook delivery loop there is work that no event announced (a replay). */
   wakeDeliveries(): void;
+  /** Bytes of attachments each account may hold. */
+  attachmentQuota: number;
+  /** Where uploads are staged as they arrive (<data-dir>/uploads), on the data dir's file system. */
+  uploadDir: string;
 }

@@ -1,6 +1,6 @@
 // `ferry serve`: the bundled service in the foreground until SIGINT/SIGTERM, then a
 // graceful stop (no new connections, in-flight requests finish) and exit 0.
-import { wholeNumber } from '../flags.js';
+import { byteSize, wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
@@ -22,6 +22,8 @@ export interface ServeOptions {
   database?: string;
   /** false with --no-worker: the API only, syncs, pushes and webhook deliveries left to `ferry worker`. */
   worker: boolean;
+  /** Bytes of attachments per account. */
+  attachmentQuota?: number;
 }
 
 /**
@@ -50,6 +52,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port'), 8080)
     .option('--rate-limit <n>', 'requests per second per API key (0 = no limit; default 2000)', wholeNumber('--rate-limit'))
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
+    .option('--attachment-quota <size>', 'bytes of attachments each account may hold, e.g. 500MiB or 2GiB (default 1GiB; beyond it uploads get 413)', byteSize('--attachment-quota'))
     .option('--public-url <url>', 'base of the links in responses (default: the listening address)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')
     .option('--database <url>', 'run on this PostgreSQL database (postgres://user@host:5432/db), shared by any number of instances and workers; default FERRY_DATABASE_URL, else SQLite in the data dir')
@@ -61,6 +64,7 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --port 8080 --data-dir ./ferry-data',
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
+      'ferry serve --attachment-quota 5GiB  # each account may keep 5 GiB of attachments',
       'ferry serve --host 0.0.0.0 --public-url https://ferry.example.com   # behind a load balancer',
       'ferry serve --secret-key-file /etc/ferry/secret.key   # every instance shares the token-encryption key',
       'ferry serve --database postgres://ferry@db:5432/ferry --no-worker --sandbox-url http://127.0.0.1:9090   # one of several API instances',
@@ -113,6 +117,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       trustProxy: options.trustProxy ?? false,
       rateLimit: options.rateLimit,
+      ...(options.attachmentQuota !== undefined ? { attachmentQuota: options.attachmentQuota } : {}),
       maintenance: options.maintenance ?? false,
       secretKeyFile: options.secretKeyFile,
       ...(database ? { database } : {}),
