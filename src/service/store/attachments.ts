@@ -71,7 +71,7 @@ export function insertAttachment(db: Db, row: AttachmentInput, staged: string, l
     // The row first, so a taken id never reaches the file system; a savepoint, so a file that cannot be placed takes its row back.
     return {
       row: db.transaction(() => {
-        // The insert's trigger adds the bytes to the account's usage (009_attachment_space.sql).
+        // The insert's trigger adds the bytes to the account's usage (011_attachment_space.sql).
         const inserted = prepared(db, `INSERT INTO attachments (id, client_id, company_id, connection_id, data_type, record_id, file_name, content_type, size, sha256, created)
           VALUES (@id, @client_id, @company_id, @connection_id, @data_type, @record_id, @file_name, @content_type, @size, @sha256, @created)
           RETURNING ${COLUMNS}`).get(row) as AttachmentRow;

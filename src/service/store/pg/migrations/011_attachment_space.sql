@@ -1,4 +1,4 @@
--- Attachment space per account, as the SQLite store's 009_attachment_space.sql: each row
+-- Attachment space per account, as the SQLite store's migration of the same name: each row
 -- names its account (the company's, copied so that the counting needs no join, even while
 -- a company's deletion cascades), and attachment_usage keeps each account's total, kept
 -- right by a trigger on every insert and every delete, cascades included. Uploads lock

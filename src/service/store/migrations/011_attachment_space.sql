@@ -5,11 +5,11 @@
 -- delete, cascades included. The bytes of a file now live in <data-dir>/attachments/<id>
 -- (attachment-files.ts), so a deletion gives their space back to the file system at once:
 -- `content` is left only to rows stored before, whose bytes the next start moves out.
--- SQLite cannot relax a NOT NULL column in place, hence the new table.
+-- SQLite cannot relax a NOT NULL column in place, hence the new table (its columns in
+-- PostgreSQL's order, which adds client_id last). Numbered as PostgreSQL's migration is.
 CREATE TABLE attachments_next (
   seq           INTEGER PRIMARY KEY,
   id            TEXT NOT NULL UNIQUE,
-  client_id     TEXT NOT NULL,
   company_id    TEXT NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
   connection_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
   data_type     TEXT NOT NULL,
@@ -19,10 +19,11 @@ CREATE TABLE attachments_next (
   size          INTEGER NOT NULL,
   sha256        TEXT NOT NULL,
   content       BLOB,
-  created       TEXT NOT NULL
+  created       TEXT NOT NULL,
+  client_id     TEXT NOT NULL
 );
-INSERT INTO attachments_next (seq, id, client_id, company_id, connection_id, data_type, record_id, file_name, content_type, size, sha256, content, created)
-  SELECT a.seq, a.id, c.client_id, a.company_id, a.connection_id, a.data_type, a.record_id, a.file_name, a.content_type, a.size, a.sha256, a.content, a.created
+INSERT INTO attachments_next (seq, id, company_id, connection_id, data_type, record_id, file_name, content_type, size, sha256, content, created, client_id)
+  SELECT a.seq, a.id, a.company_id, a.connection_id, a.data_type, a.record_id, a.file_name, a.content_type, a.size, a.sha256, a.content, a.created, c.client_id
   FROM attachments a JOIN companies c ON c.id = a.company_id;
 DROP TABLE attachments;
 ALTER TABLE attachments_next RENAME TO attachments;
