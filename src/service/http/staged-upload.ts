@@ -1,6 +1,6 @@
 // An uploaded file as it arrives, written to a file of its own in <data-dir>/uploads/ and
 // hashed on the way, so the request thread never gathers, copies or hashes a whole file:
-// each chunk is hashed (about 60 µs for 64 KiB) and handed to the thread pool to write,
+// each chunk is hashed (about 0.1 ms for 64 KiB) and handed to the thread pool to write,
 // and the upload waits for the write before it reads on. The store then moves the file
 // into place (SQLite) or reads it into its row (PostgreSQL); the route removes whatever is
 // left. Files a crash left behind are removed at the next start (clearStaleUploads).

@@ -1,10 +1,11 @@
 // One row into PostgreSQL with COPY … FROM STDIN (FORMAT binary), its last column streamed
-// from a file: for attachment bytes. An INSERT sends the file as one parameter: node-postgres
-// copies it into one message and hands the socket one write the size of the file, and on
-// the request thread that write held everything else up for tens of milliseconds per
-// 10 MiB (on loopback the kernel's whole TCP path runs inside it): twenty uploads took
-// another client's p99 from 9 to 130 ms (docs/performance.md). Here the bytes go in 64 KiB
-// CopyData messages, each written when the socket has room, so requests run between them.
+// from a file: for attachment bytes. An INSERT sends the file as one parameter:
+// node-postgres copies it into one message and hands the socket one write the size of the
+// file, and the request thread waits inside that write while the kernel takes it in (on
+// loopback, its whole TCP path runs there). Here the bytes go in 64 KiB CopyData messages, each written when the
+// socket has room, so requests run between them: in the upload case of bench/fairness.mjs,
+// run back to back with the INSERT, another client's p99 went from 35 to 20 ms and its
+// worst from 62-77 to 33-37 ms (docs/performance.md).
 // The binary format (PostgreSQL's COPY documentation): a signature and two zero words,
 // then per row a field count and each field as its length and its bytes, then -1.
 import { createReadStream } from 'node:fs';
