@@ -41,7 +41,7 @@ export function attachmentRecord(row: AttachmentRow): Record<string, unknown> {
   };
 }
 
-/** The bytes as the reply sends them: a file is streamed, opened first so that a missing one is an error before any header goes. */
+/** The bytes as the reply sends them: a file is streamed. */
 async function replyBody(body: AttachmentBody): Promise<Buffer | NodeJS.ReadableStream> {
   return 'bytes' in body ? body.bytes : (await open(body.file)).createReadStream();
 }
@@ -107,6 +107,8 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
       const row = await attachmentOf(request);
       const body = await store.attachmentBody(row.id);
       if (!body) throw errors.notFound(`Attachment ${row.id} not found.`);
+      // Opened before any header is set: an error answers with the envelope alone.
+      const payload = await replyBody(body);
       return reply
         .type(wantsOctetStream(request) ? 'application/octet-stream' : row.content_type)
         .header('Content-Length', row.size)
@@ -115,7 +117,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
         .header('X-Content-Type-Options', 'nosniff')
         .header('Content-Security-Policy', "default-src 'none'; sandbox")
         .header('ETag', `"${row.sha256}"`)
-        .send(await replyBody(body));
+        .send(payload);
     },
   });
 
