@@ -75,9 +75,9 @@ export function settleFiles(db: Db): void {
  */
 export function reconcileFiles(db: Db): void {
   const legacy = prepared(db, 'SELECT id FROM attachments WHERE content IS NOT NULL').pluck().all() as string[];
+  if (legacy.length > 0) mkdirSync(filesDir(db), { recursive: true, mode: 0o700 });
   for (const id of legacy) {
     const content = prepared(db, 'SELECT content FROM attachments WHERE id = ?').pluck().get(id) as Buffer;
-    mkdirSync(filesDir(db), { recursive: true, mode: 0o700 });
     const part = `${attachmentFile(db, id)}.part`;
     writeFileSync(part, content, { mode: 0o600 });
     renameSync(part, attachmentFile(db, id));
