@@ -22,13 +22,20 @@
 //      cheapest requests, which 2 (cached PDFs, as fast as they are answered) resembles.
 // Target: B's p99 under 3x its p99 alone, or under 100 ms, in 2 and 3.
 //
+// uploads: client A uploads twenty 10 MiB files to an invoice (multipart, 4 at a time),
+// round after round, while client B reads one of its companies (GET /companies/{id}, 1
+// connection), on each store of --store= (default both). Target: B's p99 under 3x its idle
+// p99, or under 100 ms.
+//
 // deliveries (bench/fairness-deliveries.mjs): B's webhook deliveries while A's
 // 50 consumers point at a receiver that never answers. Target: B's p99 under 2 s.
-// Usage: npm run build && node bench/fairness.mjs [--case=reads|pdf|deliveries]… [--invoices=20000] [--lines=5000] [--duration=8] [--flood=40]
+// Usage: npm run build && node bench/fairness.mjs [--case=reads|pdf|uploads|deliveries]… [--invoices=20000] [--lines=5000]
+//        [--duration=8] [--store=sqlite|postgres|both] [--files=20] [--concurrency=4] [--flood=40]
+import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { runDeliveryCase } from './fairness-deliveries.mjs';
-import { basic, distDir, option, runLoad, startSyncSetup, warnIfBusy } from './lib.mjs';
+import { basic, distDir, option, runLoad, startSyncSetup, STORE_NAMES, storesOption, warnIfBusy } from './lib.mjs';
 
 const duration = option('duration', 8);
 const { syncOnce } = await import(pathToFileURL(join(distDir, 'service', 'sync', 'sync-once.js')).href);
@@ -169,9 +176,76 @@ async function pdfCase() {
   }
 }
 
+// ---------------------------------------------------------------- uploads
+
+/** Runs bench/upload-load.mjs in its own process and returns its JSON result. */
+function runUploads(options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, 'upload-load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => { out += chunk; });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`upload-load.mjs exited with ${code}`))));
+  });
+}
+
+/**
+ * Uploads against reads, on one store: B alone; one round of A's uploads alone (twenty
+ * files to one invoice), to time it; then B while A uploads round after round (each to the
+ * next invoice, its files deleted after it), from before B's window opens until after it
+ * closes.
+ */
+async function uploadsOn(store) {
+  const UPLOAD_TARGET_RATIO = 3;
+  const TARGET_P99_MS = 100;
+  const files = option('files', 20);
+  const concurrency = option('concurrency', 4);
+  const size = 10 * 1024 * 1024;
+  const setup = await startSyncSetup({ invoices: 50, listen: true, store });
+  try {
+    await setup.queuePull('invoices');
+    const pass = await syncOnce(setup.deps());
+    if (pass.pulls !== 1) throw new Error(`the sync did not complete: ${JSON.stringify(pass)}`);
+    const connection = `${setup.baseUrl}/companies/${setup.companyId}/connections/${setup.connectionId}`;
+    const targets = (await setup.call('GET', `/companies/${setup.companyId}/data/invoices?pageSize=10`)).results.map(({ id }) => ({
+      upload: `${connection}/push/invoices/${encodeURIComponent(id)}/attachment`,
+      attachments: `${connection}/data/invoices/${encodeURIComponent(id)}/attachments`,
+    }));
+    const upload = (seconds) => runUploads({ targets, headers: { authorization: setup.auth }, files, size, concurrency, seconds });
+
+    // Client B: its own account and company.
+    const created = await setup.call('POST', '/admin/clients', { name: 'Bystander Ltd', plan: 'Paid' });
+    const bAuth = basic(created.apiKey);
+    const company = await setup.service.app.inject({ method: 'POST', url: '/companies', headers: { authorization: bAuth }, payload: { name: 'Bystander' } });
+    const probe = () => runLoad({ url: `${setup.baseUrl}/companies/${JSON.parse(company.body).id}`, headers: { authorization: bAuth }, connections: 1, warmup: 1, duration, latency: true });
+
+    await warnIfBusy();
+    console.log(`${STORE_NAMES[store]}: B's GET /companies/{id} (1 connection) while A uploads ${files} files of 10 MiB to an invoice (multipart, ${concurrency} at a time), ${duration} s:`);
+    const idle = await probe();
+    const bLine = (name, b) => `  ${name.padEnd(24)} B p50 ${ms(b.p50)}  p99 ${ms(b.p99)}  max ${ms(b.max)}`;
+    console.log(bLine('1. B idle', idle));
+    const alone = await upload(0);
+    console.log(`  ${'2. A alone'.padEnd(24)} A ${alone.ok} files in ${alone.seconds.toFixed(1)} s (${alone.mibPerSecond.toFixed(0)} MiB/s)`);
+    const [loaded, during] = await Promise.all([probe(), upload(duration + 2)]);
+    if (loaded.other + loaded.errors > 0 || alone.ok !== files || during.ok !== during.rounds * files) {
+      throw new Error(`failed requests: B ${JSON.stringify(loaded)} A ${JSON.stringify(alone)} ${JSON.stringify(during)}`);
+    }
+    const ratio = loaded.p99 / idle.p99;
+    console.log(`${bLine('3. B while A uploads', loaded)}  (p99 ${ratio.toFixed(1)}x idle)  · A ${during.rounds} rounds, ${during.ok} files in ${during.seconds.toFixed(1)} s (${during.mibPerSecond.toFixed(0)} MiB/s)`);
+    const met = ratio < UPLOAD_TARGET_RATIO || loaded.p99 < TARGET_P99_MS;
+    console.log(`  target: B's p99 < ${UPLOAD_TARGET_RATIO}x idle (${(UPLOAD_TARGET_RATIO * idle.p99).toFixed(1)} ms) or < ${TARGET_P99_MS} ms: ${met ? 'met' : 'NOT met'} (${loaded.p99.toFixed(1)} ms, ${ratio.toFixed(1)}x)`);
+  } finally {
+    await setup.stop();
+  }
+}
+
+async function uploads() {
+  for (const store of storesOption()) await uploadsOn(store);
+}
+
 // ---------------------------------------------------------------- cases
 
-const CASES = { reads: readsCase, pdf: pdfCase, deliveries: runDeliveryCase };
+const CASES = { reads: readsCase, pdf: pdfCase, uploads, deliveries: runDeliveryCase };
 const chosen = process.argv.filter((arg) => arg.startsWith('--case=')).map((arg) => arg.slice('--case='.length));
 for (const name of chosen) if (!(name in CASES)) throw new Error(`unknown case ${name}; the cases: ${Object.keys(CASES).join(', ')}`);
 for (const name of chosen.length > 0 ? chosen : Object.keys(CASES)) await CASES[name]();

@@ -1,6 +1,7 @@
 // Parsers for flag values, so that a bad value is refused before anything runs, with a
 // message that names the flag and what it takes.
 import { InvalidArgumentError } from 'commander';
+import { parseByteSize } from '../lib/byte-size.js';
 import { parseDuration } from '../lib/duration.js';
 import { parseHostPort } from '../lib/host-port.js';
 
@@ -29,6 +30,15 @@ export function durationArg(flag: string) {
     const ms = parseDuration(value);
     if (ms === undefined || ms < 1) throw new InvalidArgumentError(`${flag} must be a duration such as 90s, 10m or 1h.`);
     return ms;
+  };
+}
+
+/** A size in bytes (500MiB, 2GiB, 1.5G; a bare number is bytes). */
+export function byteSize(flag: string) {
+  return (value: string): number => {
+    const bytes = parseByteSize(value);
+    if (bytes === undefined) throw new InvalidArgumentError(`${flag} must be a size such as 500MiB or 2GiB.`);
+    return bytes;
   };
 }
 

@@ -49,6 +49,10 @@ export function tokenValueProblem(value: string): string | undefined {
 
 /** One attachment file (docs/api.md, "Attachments"): a scanned invoice or a contract, with room to spare. */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** A record's files: invoices carry a scan or two and their backing documents, not an archive. */
+export const MAX_ATTACHMENTS_PER_RECORD = 20;
+/** An account's attachments together, unless `ferry serve --attachment-quota` says otherwise. */
+export const DEFAULT_ATTACHMENT_QUOTA_BYTES = 1024 ** 3;
 /** An attachment's file name, in characters: what file systems allow. */
 export const MAX_ATTACHMENT_NAME = 255;
 

@@ -3,14 +3,16 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { privateDataDir } from '../lib/private-files.js';
-import { MAX_BODY_BYTES } from '../platforms/limits.js';
+import { DEFAULT_ATTACHMENT_QUOTA_BYTES, MAX_BODY_BYTES } from '../platforms/limits.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { ServiceContext } from './context.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { AuthCache, type AuthContext } from './http/auth.js';
 import { arrivalOptions, closeIfBodyUnread, DEFAULT_REQUEST_TIMEOUT_MS } from './http/incoming.js';
 import { parseJsonBody } from './http/json-body.js';
+import { clearStaleUploads } from './http/staged-upload.js';
 import { RateLimiter, type RateDecision } from '../lib/rate-limit.js';
 import { SharedRateLimiter } from '../lib/shared-rate-limit.js';
 import type { CacheLimits } from '../lib/byte-lru.js';
@@ -118,6 +120,8 @@ export interface ServiceOptions {
   streamLimits?: Partial<StreamLimits>;
   /** How long a request may take to arrive in full, headers and body, before a 408 (default 60 s). */
   requestTimeoutMs?: number;
+  /** Bytes of attachments each account may hold (default 1 GiB). */
+  attachmentQuota?: number;
 }
 
 export interface Service {
@@ -152,6 +156,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     onIdleError: (err) => backgroundError(err, 'database connection'),
   });
   const { store, adminKey } = opened;
+  const uploadDir = join(options.dataDir, 'uploads');
+  clearStaleUploads(uploadDir);
   const db = opened.kind === 'sqlite' ? opened.db : undefined;
   const platform: ClosablePlatform | undefined = options.platformUrl ? platformAdapter(options.platformUrl, clock) : undefined;
   const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
@@ -171,6 +177,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     wakeDeliveries: () => background.wakeDeliveries(),
     events: new EventBus(store),
     webhookTargets,
+    attachmentQuota: options.attachmentQuota ?? DEFAULT_ATTACHMENT_QUOTA_BYTES,
+    uploadDir,
   };
   const background = startBackground({
     opened, secretKey, sealer: ctx.sealer, clock, events: ctx.events,

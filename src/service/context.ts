@@ -33,4 +33,8 @@ export interface ServiceContext {
   wakeDeliveries(): void;
   /** Where webhook consumers may point (public addresses unless the operator opted in to more). */
   webhookTargets: TargetPolicy;
+  /** Bytes of attachments each account may hold. */
+  attachmentQuota: number;
+  /** Where uploads are staged as they arrive (<data-dir>/uploads), on the data dir's file system. */
+  uploadDir: string;
 }

@@ -1,6 +1,8 @@
 // The service's one error catalogue. Every error that leaves the service is built here,
 // so texts stay word for word as the contract says and internals never leak.
 
+import { byteSizeText } from '../lib/byte-size.js';
+
 export interface ValidationItem {
   /** Which rule found it (the read validation results name their rules). */
   ruleId?: string;
@@ -91,6 +93,16 @@ export const errors = {
   malformedRequest: () => new ApiError(400, 'The request is not valid HTTP/1.1; the connection is closed.'),
   methodNotAllowed: (allow: string[]) => new ApiError(405, 'Method not allowed.', { headers: { Allow: allow.join(', ') } }),
   conflict: (message: string) => new ApiError(409, message),
+  /** `size`: the file's, when known before it is read (a raw upload's Content-Length) or once it has been. */
+  attachmentQuotaExceeded: (quota: number, used: number, size?: number) => new ApiError(413,
+    `The account's attachments would pass its quota of ${quota} bytes (${byteSizeText(quota)}): ${used} bytes are in use, ${Math.max(0, quota - used)} left${
+      size === undefined ? '' : `, and the file is ${size} bytes`}. Delete attachments, connections or companies to free space.`, {
+      validation: [{ itemId: 'file', message: `must fit in the account's attachment quota of ${quota} bytes`, validatorName: 'Attachment' }],
+    }),
+  tooManyAttachments: (limit: number) => new ApiError(413,
+    `The record has ${limit} attachments, the most one record may have: delete one to add another.`, {
+      validation: [{ itemId: 'file', message: `at most ${limit} files per record`, validatorName: 'Attachment' }],
+    }),
   tooManyRequests: (retryAfterSeconds: number) => new ApiError(429, 'Too many requests. Retry later.', {
     headers: { 'Retry-After': String(retryAfterSeconds) },
   }),

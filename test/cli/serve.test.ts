@@ -9,6 +9,7 @@ import { rawRequest } from '../helpers/raw-http.js';
 import { basic, tempDir } from '../helpers/service.js';
 import { openStream } from '../helpers/sse-reader.js';
 import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { linkedCompany, readAll, waitFor } from '../helpers/sync.js';
 
 describe('ferry serve', () => {
   const dataDir = tempDir();
@@ -142,6 +143,29 @@ describe('ferry serve', () => {
     const bad = await runFerry(['serve', '--port', '0', '--data-dir', tempDir(), '--request-timeout', 'soon']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--request-timeout must be a duration such as 90s');
+  });
+
+  it('--attachment-quota caps each account\'s attachments with a 413 naming it; a size it cannot read is exit 2', async () => {
+    const unreadable = await runFerry(['serve', '--attachment-quota', 'lots', '--data-dir', tempDir()]);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toContain('--attachment-quota must be a size such as 500MiB or 2GiB.');
+
+    const capped = await startTestStack('process', { args: ['--attachment-quota', '64KiB'] });
+    try {
+      const linked = await linkedCompany(capped.api, capped.sandboxUrl, 'gbol', 2);
+      expect((await capped.api.call('POST', `/companies/${linked.companyId}/data/all`)).status).toBe(204);
+      await waitFor('the invoices to sync', async () => (await capped.api.call('GET', `/companies/${linked.companyId}/dataStatus`)).body.invoices?.currentStatus === 'Complete');
+      const [invoice] = await readAll(capped.api, linked.companyId, 'invoices');
+      const upload = () => fetch(`${capped.baseUrl}/companies/${linked.companyId}/connections/${linked.connectionId}/push/invoices/${encodeURIComponent(invoice.id)}/attachment?fileName=scan.pdf`, {
+        method: 'POST', headers: { authorization: basic(capped.adminKey), 'content-type': 'application/pdf' }, body: Buffer.alloc(40 * 1024, 1),
+      });
+      expect((await upload()).status).toBe(200);
+      const refused = await upload();
+      expect(refused.status).toBe(413);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/^The account's attachments would pass its quota of 65536 bytes \(64 KiB\): 40960 bytes are in use/);
+    } finally {
+      await capped.stop();
+    }
   });
 
   it('a port in use is a clear error', async () => {

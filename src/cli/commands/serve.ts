@@ -1,6 +1,6 @@
 // `ferry serve`: the bundled service in the foreground until SIGINT/SIGTERM, then a
 // graceful stop (no new connections, in-flight requests finish) and exit 0.
-import { durationArg, hostPortList, wholeNumber } from '../flags.js';
+import { byteSize, durationArg, hostPortList, wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
@@ -29,6 +29,8 @@ export interface ServeOptions {
   worker: boolean;
   webhookAllowPrivate?: boolean;
   webhookAllow: string[];
+  /** Bytes of attachments per account. */
+  attachmentQuota?: number;
 }
 
 /** `--webhook-allow-private` and `--webhook-allow`, on `ferry serve` and `ferry worker`. */
@@ -86,6 +88,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--max-streams <n>', 'open event streams in this process, then 503 (default: half the open-file limit, or 1000)', wholeNumber('--max-streams', 1))
     .option('--request-timeout <duration>', 'time a request may take to arrive in full, headers and body, before 408 and a closed connection (default 60s)', durationArg('--request-timeout'))
     .option('--maintenance', 'answer every request with 503 (offline for maintenance)')
+    .option('--attachment-quota <size>', 'bytes of attachments each account may hold, e.g. 500MiB or 2GiB (default 1GiB; beyond it uploads get 413)', byteSize('--attachment-quota'))
     .option('--public-url <url>', 'base of the links in responses (default: the listening address)', httpUrlFlag('--public-url', 'https://ferry.example.com'))
     .option('--trust-proxy', 'build links from X-Forwarded-Proto/X-Forwarded-Host (only behind a proxy that sets them)')
     .option('--database <url>', 'run on this PostgreSQL database (postgres://user@host:5432/db), shared by any number of instances and workers; default FERRY_DATABASE_URL, else SQLite in the data dir')
@@ -99,6 +102,7 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --rate-limit 10          # 10 requests/second per key, then 429',
       'ferry serve --max-streams-per-key 2 --max-streams-per-account 5   # fewer open `GET /events/stream` per client',
       'ferry serve --request-timeout 2m     # clients on slow links get 2 minutes to send a 10 MiB upload',
+      'ferry serve --attachment-quota 5GiB  # each account may keep 5 GiB of attachments',
       'ferry serve --host 0.0.0.0 --public-url https://ferry.example.com   # behind a load balancer',
       'ferry serve --secret-key-file /etc/ferry/secret.key   # every instance shares the token-encryption key',
       'ferry serve --database postgres://ferry@db:5432/ferry --no-worker --sandbox-url http://127.0.0.1:9090   # one of several API instances',
@@ -165,6 +169,7 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
         ...(options.maxStreams !== undefined ? { total: options.maxStreams } : {}),
       },
       ...(options.requestTimeout !== undefined ? { requestTimeoutMs: options.requestTimeout } : {}),
+      ...(options.attachmentQuota !== undefined ? { attachmentQuota: options.attachmentQuota } : {}),
       maintenance: options.maintenance ?? false,
       secretKeyFile: options.secretKeyFile,
       ...(database ? { database } : {}),

@@ -7,9 +7,11 @@
 //     and its name is the `fileName` query parameter (curl --data-binary).
 // A type that says nothing (none, application/octet-stream, curl's default form type) is
 // taken from the name's extension. Nothing reads the body until the route has checked the
-// path, so a refused upload costs no buffering. At most MAX_ATTACHMENT_BYTES of a file are
-// ever read: past that reading stops and the 400 goes out at once, closing the connection
-// (http/incoming.ts) instead of reading the rest.
+// path, so a refused upload costs no buffering. The file is written to a staged file as it
+// arrives (staged-upload.ts), at most MAX_ATTACHMENT_BYTES of it: past that reading stops
+// and the 400 goes out at once, closing the connection (http/incoming.ts) instead of
+// reading the rest. Only the SDK's form is decoded in memory, since which reading of it
+// holds is known only at its end.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
@@ -18,11 +20,13 @@ import { attachmentNameProblem, MAX_ATTACHMENT_BYTES } from '../../platforms/lim
 import { ApiError, errors } from '../errors.js';
 import { queryOf } from './body.js';
 import { SdkContentDecoder } from './sdk-upload-content.js';
+import { discardStaged, eachChunk, stageUpload, type Staged, type StagedFile } from './staged-upload.js';
 
 export interface Upload {
   fileName: string;
   contentType: string;
-  content: Buffer;
+  /** The bytes, in a file of `dir` (readUpload's); the caller removes it when done. */
+  file: StagedFile;
 }
 
 /**
@@ -61,14 +65,19 @@ export async function registerUploadParsers(scope: FastifyInstance): Promise<voi
   scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 }
 
-/** The uploaded file, checked: one file, named, not empty, within the size limit. */
-export async function readUpload(request: FastifyRequest): Promise<Upload> {
-  return request.isMultipart() ? readMultipart(request) : readRaw(request);
+/** The uploaded file, checked (one file, named, not empty, within the size limit) and staged in `dir`. */
+export async function readUpload(request: FastifyRequest, dir: string): Promise<Upload> {
+  return request.isMultipart() ? readMultipart(request, dir) : readRaw(request, dir);
 }
 
 function declaredLength(request: FastifyRequest): number | undefined {
   const value = request.headers['content-length'];
   return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** The file's size as declared before its body is read: a raw upload's Content-Length (a multipart body's length says little of its file's). */
+export function declaredFileSize(request: FastifyRequest): number | undefined {
+  return request.isMultipart() ? undefined : declaredLength(request);
 }
 
 /** The type as sent when it is a well-formed one that says something; else the name's. */
@@ -88,93 +97,56 @@ function checkedName(name: string | undefined): string {
   return name;
 }
 
-function checkedContent(chunks: Buffer[], size: number): Buffer {
-  if (size === 0) throw errors.badRequest('The file is empty (0 bytes).', [{ itemId: 'file', message: 'must not be empty', validatorName: 'Attachment' }]);
-  return Buffer.concat(chunks, size);
+/** The staged file, refused (and removed) when empty. */
+async function checkedFile(staged: Staged): Promise<StagedFile> {
+  if (staged.size === 0) {
+    await discardStaged(staged.file);
+    throw errors.badRequest('The file is empty (0 bytes).', [{ itemId: 'file', message: 'must not be empty', validatorName: 'Attachment' }]);
+  }
+  return staged.file!;
 }
 
-/**
- * Hands `take` each chunk of the stream until its end (true), or until `take` says no more
- * (false): the stream is then left paused, neither read on nor destroyed, since destroying
- * a request's body would end its connection before the answer is written.
- */
-function feed(stream: Readable, take: (chunk: Buffer) => boolean): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const stop = () => {
-      stream.off('data', onData).off('end', onEnd).off('error', onError);
-      // Whatever the abandoned stream reports later (the connection closing under it) is no longer anyone's concern.
-      stream.on('error', () => undefined);
-    };
-    const onData = (chunk: Buffer) => {
-      if (take(chunk)) return;
-      stream.pause();
-      stop();
-      resolve(false);
-    };
-    const onEnd = () => {
-      stop();
-      resolve(true);
-    };
-    const onError = (err: Error) => {
-      stop();
-      reject(err);
-    };
-    stream.on('data', onData).once('end', onEnd).once('error', onError);
-  });
-}
-
-/** Reads a stream to its end, or stops once it passes `limit` bytes (`over`, nothing kept). */
-async function readBounded(stream: Readable, limit: number): Promise<{ chunks: Buffer[]; size: number; over: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const ended = await feed(stream, (chunk) => {
-    size += chunk.length;
-    chunks.push(chunk);
-    return size <= limit;
-  });
-  return ended ? { chunks, size, over: false } : { chunks: [], size, over: true };
-}
-
-async function readRaw(request: FastifyRequest): Promise<Upload> {
+async function readRaw(request: FastifyRequest, dir: string): Promise<Upload> {
   const given = queryOf(request).fileName;
   const fileName = checkedName(Array.isArray(given) ? given[0] : given);
   const declared = declaredLength(request);
   // Refused before a byte is read (the connection is closed rather than the body read).
   if (declared !== undefined && declared > MAX_ATTACHMENT_BYTES) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, declared, 'file');
   // No body at all (Content-Length: 0) reaches the route as undefined.
-  let body = { chunks: [] as Buffer[], size: 0, over: false };
+  let staged: Staged = { size: 0 };
   if (request.body instanceof Readable) {
     try {
-      body = await readBounded(request.body, MAX_ATTACHMENT_BYTES);
+      staged = await stageUpload(dir, request.body, MAX_ATTACHMENT_BYTES);
     } catch {
       throw errors.badRequest('The upload ended before the whole file arrived.');
     }
   }
-  if (body.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, body.size, 'file');
-  return { fileName, contentType: mediaType(request.headers['content-type'], fileName), content: checkedContent(body.chunks, body.size) };
+  if (staged.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, staged.size, 'file');
+  return { fileName, contentType: mediaType(request.headers['content-type'], fileName), file: await checkedFile(staged) };
 }
 
 interface FilePart {
   fileName: string | undefined;
   /** undefined: the part had no type of its own (the SDK's field). */
   contentType: string | undefined;
-  chunks: Buffer[];
-  size: number;
+  staged: Staged;
   truncated: boolean;
   damaged: boolean;
 }
 
-/** The SDK's content field, decoded from the text the SDK made of the bytes, or `over` (its size so far) once past the limit. */
-async function readSdkContent(stream: Readable): Promise<{ chunks: Buffer[]; size: number; damaged: boolean; over: boolean }> {
+/** The SDK's content field, decoded from the text the SDK made of the bytes, then staged; `over` (its size so far) once past the limit. */
+async function readSdkContent(stream: Readable, dir: string): Promise<{ staged: Staged; damaged: boolean }> {
   const decoder = new SdkContentDecoder(MAX_ATTACHMENT_BYTES);
-  const ended = await feed(stream, (chunk) => {
+  const ended = await eachChunk(stream, (chunk) => {
     decoder.push(chunk);
     return decoder.size <= MAX_ATTACHMENT_BYTES;
   });
-  return ended ? { ...decoder.finish(), over: false } : { chunks: [], size: decoder.size, damaged: false, over: true };
+  if (!ended) return { staged: { size: decoder.size, over: true }, damaged: false };
+  const { chunks, damaged } = decoder.finish();
+  return { staged: await stageUpload(dir, chunks, MAX_ATTACHMENT_BYTES), damaged };
 }
 
-async function readMultipart(request: FastifyRequest): Promise<Upload> {
+async function readMultipart(request: FastifyRequest, dir: string): Promise<Upload> {
   const declared = declaredLength(request);
   if (declared !== undefined && declared > MAX_PART_BYTES + MULTIPART_OVERHEAD) {
     throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, declared, 'request body');
@@ -196,33 +168,42 @@ async function readMultipart(request: FastifyRequest): Promise<Upload> {
         continue;
       }
       if (part.fieldname === '' && part.filename === undefined) {
-        const content = await readSdkContent(part.file);
-        // Refused as soon as the file passes the limit: the rest of the body is never read.
-        if (content.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, content.size, 'file');
-        file = { fileName: undefined, contentType: undefined, chunks: content.chunks, size: content.size, damaged: content.damaged, truncated: part.file.truncated };
+        const content = await readSdkContent(part.file, dir);
+        file = { fileName: undefined, contentType: undefined, ...content, truncated: part.file.truncated };
       } else {
-        const content = await readBounded(part.file, MAX_ATTACHMENT_BYTES);
-        if (content.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, content.size, 'file');
-        file = { fileName: part.filename, contentType: part.mimetype, chunks: content.chunks, size: content.size, truncated: part.file.truncated, damaged: false };
+        const staged = await stageUpload(dir, part.file, MAX_ATTACHMENT_BYTES);
+        file = { fileName: part.filename, contentType: part.mimetype, staged, truncated: part.file.truncated, damaged: false };
       }
+      // Refused as soon as the file passes the limit: the rest of the body is never read.
+      if (file.staged.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, file.staged.size, 'file');
     }
   } catch (err) {
+    await discardStaged(file?.staged.file);
     throw multipartError(err);
   }
+  try {
+    return { ...checkedPart(file, sdkName, received), file: await checkedFile(file!.staged) };
+  } catch (err) {
+    await discardStaged(file?.staged.file);
+    throw err;
+  }
+}
+
+/** The file part's name and type, or why it is refused. */
+function checkedPart(file: FilePart | undefined, sdkName: string | undefined, received: number): Omit<Upload, 'file'> {
   if (!file) {
     throw errors.badRequest('The request has no file: send multipart/form-data with one file part (a part with a filename).', [
       { itemId: 'file', message: 'is required', validatorName: 'Attachment' },
     ]);
   }
   if (file.truncated) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, received, 'request body');
-  if (file.size > MAX_ATTACHMENT_BYTES) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, file.size, 'file');
   const fileName = checkedName(file.fileName ?? sdkName);
   if (file.damaged) {
     throw errors.badRequest('The file arrived as text with bytes replaced by U+FFFD: the SDK sends a Node Buffer as UTF-8 text. Pass the content as a plain Uint8Array (new Uint8Array(buffer)) and send it again.', [
       { itemId: 'file', message: 'is not the bytes of the file', validatorName: 'Attachment' },
     ]);
   }
-  return { fileName, contentType: mediaType(file.contentType, fileName), content: checkedContent(file.chunks, file.size) };
+  return { fileName, contentType: mediaType(file.contentType, fileName) };
 }
 
 /** The parser's errors in the service's words. */

@@ -1,23 +1,29 @@
 // Attachments of synced records, under a connection as the public API has them: list, get
 // and download at …/data/{dataPath}/{recordId}/attachments, upload at
 // …/push/{dataType}/{recordId}/attachment (or /attachments: the public API spells it both
-// ways, by data type). The service keeps the files itself (store: attachments); the record
-// must be in the connection's visible snapshot of its data set.
+// ways, by data type); and, ferry's own, DELETE …/attachments/{attachmentId}, so an
+// account can free space within its quota. The service keeps the files itself (store:
+// attachments); the record must be in the connection's visible snapshot of its data set to
+// read or add files, not to delete them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { isoSeconds } from '../../lib/clock.js';
 import { hasAttachments } from '../../platforms/attachments.js';
 import { dataTypeByKey, dataTypeByPath, type DataType } from '../../platforms/data-types.js';
+import { MAX_ATTACHMENTS_PER_RECORD } from '../../platforms/limits.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { params } from '../http/body.js';
 import { contentDisposition, wantsOctetStream } from '../http/download.js';
 import { defineRoute } from '../http/route.js';
-import { readUpload, registerUploadParsers } from '../http/upload-body.js';
-import type { AttachmentRow, RecordRef } from '../store/attachments.js';
+import { discardStaged } from '../http/staged-upload.js';
+import { declaredFileSize, readUpload, registerUploadParsers } from '../http/upload-body.js';
+import type { AttachmentBody, AttachmentRow, RecordRef } from '../store/attachments.js';
+import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
-import { ownedConnection } from './connections.js';
+import { ownedCompanyConnection } from './connections.js';
 import { readableGeneration } from './data.js';
 
 const DATA_BASE = '/companies/:companyId/connections/:connectionId/data/:dataPath/:recordId/attachments';
@@ -35,12 +41,18 @@ export function attachmentRecord(row: AttachmentRow): Record<string, unknown> {
   };
 }
 
+/** The bytes as the reply sends them: a file is streamed. */
+async function replyBody(body: AttachmentBody): Promise<Buffer | NodeJS.ReadableStream> {
+  return 'bytes' in body ? body.bytes : (await open(body.file)).createReadStream();
+}
+
 export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store, clock } = ctx;
+  const limits = { quotaBytes: ctx.attachmentQuota, perRecord: MAX_ATTACHMENTS_PER_RECORD };
 
-  /** The connection (the caller's), a data type that has attachments on its platform, and the record id. */
-  const target = async (request: FastifyRequest, given: string): Promise<{ connection: ConnectionRow; dataType: DataType; recordId: string }> => {
-    const connection = await ownedConnection(ctx, request);
+  /** The connection (the caller's) with its company, a data type that has attachments on its platform, and the record id. */
+  const target = async (request: FastifyRequest, given: string): Promise<{ company: CompanyRow; connection: ConnectionRow; dataType: DataType; recordId: string }> => {
+    const { company, connection } = await ownedCompanyConnection(ctx, request);
     // Looked up at request time by the read path (or, for pushes, the key): types added later need nothing here.
     const dataType = dataTypeByPath(given) ?? dataTypeByKey(given);
     if (!dataType) throw errors.notFound(`Unknown data type ${given}.`);
@@ -48,7 +60,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
     const integration = integrationByKey(connection.integration_key);
     if (!integration?.dataTypes.includes(dataType.key)) throw errors.dataTypeNotSupported(dataType.key, integration?.name ?? connection.integration_key);
     const { recordId = '' } = params(request);
-    return { connection, dataType, recordId };
+    return { company, connection, dataType, recordId };
   };
 
   /** 409 until the data set has synced; 404 when this connection's snapshot lacks the record. */
@@ -79,49 +91,74 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
 
   defineRoute(app, `${DATA_BASE}/:attachmentId`, {
     GET: async (request) => attachmentRecord(await attachmentOf(request)),
+    // The record need not be in the snapshot any more: its files still count against the quota.
+    DELETE: async (request, reply: FastifyReply) => {
+      const { connection, dataType, recordId } = await target(request, params(request).dataPath ?? '');
+      const { attachmentId = '' } = params(request);
+      if (!(await store.deleteAttachment({ connectionId: connection.id, dataType: dataType.key, recordId }, attachmentId))) {
+        throw errors.notFound(`Attachment ${attachmentId} not found for ${dataType.key} record ${recordId}.`);
+      }
+      return reply.code(204).send();
+    },
   });
 
   defineRoute(app, `${DATA_BASE}/:attachmentId/download`, {
     GET: async (request, reply: FastifyReply) => {
       const row = await attachmentOf(request);
-      const content = await store.attachmentContent(row.id);
-      if (!content) throw errors.notFound(`Attachment ${row.id} not found.`);
+      const body = await store.attachmentBody(row.id);
+      if (!body) throw errors.notFound(`Attachment ${row.id} not found.`);
+      // Opened before any header is set: an error answers with the envelope alone.
+      const payload = await replyBody(body);
       return reply
         .type(wantsOctetStream(request) ? 'application/octet-stream' : row.content_type)
+        .header('Content-Length', row.size)
         .header('Content-Disposition', contentDisposition(row.file_name))
         // The stored type is the uploader's word: never let a browser sniff or run it.
         .header('X-Content-Type-Options', 'nosniff')
         .header('Content-Security-Policy', "default-src 'none'; sandbox")
         .header('ETag', `"${row.sha256}"`)
-        .send(content);
+        .send(payload);
     },
   });
 
   const upload = async (request: FastifyRequest) => {
-    const { connection, dataType, recordId } = await target(request, params(request).dataType ?? '');
+    const { company, connection, dataType, recordId } = await target(request, params(request).dataType ?? '');
     if (connection.status !== 'Linked') {
       throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
     }
     const record = await requireRecord(connection, dataType, recordId);
+    // Refused before the body is read when the limits already say no: a full record, or an
+    // account with no room for the declared size (or for anything, when no size is declared).
+    if ((await store.listAttachments(record)).length >= limits.perRecord) throw errors.tooManyAttachments(limits.perRecord);
+    const used = await store.attachmentBytesUsed(company.client_id);
+    const declared = declaredFileSize(request);
+    if (used + (declared ?? 1) > limits.quotaBytes) throw errors.attachmentQuotaExceeded(limits.quotaBytes, used, declared);
     // Only now is the body read: every refusal above cost the client no upload.
-    const file = await readUpload(request);
-    const row = await store.transaction(async (tx) => {
-      // The connection may have gone while the file arrived.
-      if (!(await tx.getConnection(connection.company_id, connection.id))) throw errors.connectionNotFound(connection.company_id, connection.id);
-      return tx.insertAttachment({
-        id: randomUUID(),
-        company_id: connection.company_id,
-        connection_id: connection.id,
-        data_type: record.dataType,
-        record_id: record.recordId,
-        file_name: file.fileName,
-        content_type: file.contentType,
-        size: file.content.length,
-        sha256: createHash('sha256').update(file.content).digest('hex'),
-        created: isoSeconds(clock.now()),
-      }, file.content);
-    });
-    return attachmentRecord(row);
+    const { file, fileName, contentType } = await readUpload(request, ctx.uploadDir);
+    try {
+      const stored = await store.transaction(async (tx) => {
+        // The connection may have gone while the file arrived.
+        if (!(await tx.getConnection(connection.company_id, connection.id))) throw errors.connectionNotFound(connection.company_id, connection.id);
+        return tx.insertAttachment({
+          id: randomUUID(),
+          client_id: company.client_id,
+          company_id: connection.company_id,
+          connection_id: connection.id,
+          data_type: record.dataType,
+          record_id: record.recordId,
+          file_name: fileName,
+          content_type: contentType,
+          size: file.size,
+          sha256: file.sha256,
+          created: isoSeconds(clock.now()),
+        }, file.path, limits);
+      });
+      if ('row' in stored) return attachmentRecord(stored.row);
+      throw stored.refused === 'quota' ? errors.attachmentQuotaExceeded(limits.quotaBytes, stored.usedBytes, file.size) : errors.tooManyAttachments(limits.perRecord);
+    } finally {
+      // Moved into place or read into the row by now, or refused: nothing of it stays here.
+      await discardStaged(file);
+    }
   };
 
   // Its own scope: the multipart and raw-file parsers apply to these two paths and no others.

@@ -20,11 +20,16 @@ import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
 
 export async function ownedConnection(ctx: ServiceContext, request: FastifyRequest): Promise<ConnectionRow> {
+  return (await ownedCompanyConnection(ctx, request)).connection;
+}
+
+/** The caller's connection and its company: 404 for an unknown one, 403 for another client's. */
+export async function ownedCompanyConnection(ctx: ServiceContext, request: FastifyRequest): Promise<{ company: CompanyRow; connection: ConnectionRow }> {
   const company = await ownedCompany(ctx, request);
   const { connectionId = '' } = params(request);
   const connection = await ctx.store.getConnection(company.id, connectionId);
   if (!connection) throw errors.connectionNotFound(company.id, connectionId);
-  return connection;
+  return { company, connection };
 }
 
 function integrationOf(connection: ConnectionRow): Integration {

@@ -12,6 +12,7 @@
 // transaction.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
+import { settleFiles } from './attachment-files.js';
 import type { Db } from './db.js';
 import type { Page, PagePlan } from './paging.js';
 import { createSqliteStore } from './sqlite-store.js';
@@ -92,6 +93,8 @@ export function sqliteAsyncStore(db: Db): AsyncStore {
         } finally {
           active = undefined;
           open -= 1;
+          // Attachment files follow their rows, kept or removed (attachment-files.ts).
+          settleFiles(db);
           done();
         }
       };

@@ -2,6 +2,8 @@
 // queries reach into tags with json_extract (indexed for the ferryKey tag).
 import { randomUUID } from 'node:crypto';
 import type { FieldResolver } from '../query/types.js';
+import { settleFiles } from './attachment-files.js';
+import { noteCascade } from './attachments.js';
 import type { Db } from './db.js';
 import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
@@ -89,6 +91,9 @@ export function setCompanyProducts(db: Db, id: string, products: string[]): void
   prepared(db, 'UPDATE companies SET products = ? WHERE id = ?').run(JSON.stringify(products), id);
 }
 
+/** Deletes the company and all it holds; its attachments' files go once the deletion commits. */
 export function deleteCompany(db: Db, id: string): void {
+  noteCascade(db, { companyId: id });
   prepared(db, 'DELETE FROM companies WHERE id = ?').run(id);
+  settleFiles(db);
 }

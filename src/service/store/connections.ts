@@ -1,6 +1,8 @@
 // Data connections of a company, and their sealed tokens.
 import { randomUUID } from 'node:crypto';
 import type { FieldResolver } from '../query/types.js';
+import { settleFiles } from './attachment-files.js';
+import { noteCascade } from './attachments.js';
 import type { Db } from './db.js';
 import { planPage, runPagePlan, type Page, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
@@ -71,8 +73,11 @@ export function setConnectionStatus(db: Db, id: string, status: ConnectionStatus
   prepared(db, 'UPDATE connections SET status = ? WHERE id = ?').run(status, id);
 }
 
+/** Deletes the connection and what it holds; its attachments' files go once the deletion commits. */
 export function deleteConnection(db: Db, id: string): void {
+  noteCascade(db, { connectionId: id });
   prepared(db, 'DELETE FROM connections WHERE id = ?').run(id);
+  settleFiles(db);
 }
 
 export function storeTokens(db: Db, connectionId: string, sealed: Buffer, updated: string): void {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
 import type { SettleLedger } from '../../lib/shared-rate-limit.js';
 import { ensureAdmin } from '../bootstrap.js';
+import { reconcileFiles } from './attachment-files.js';
 import { sqliteAsyncStore, type AsyncStore } from './async-store.js';
 import { openDatabase, type Db } from './db.js';
 
@@ -38,6 +39,7 @@ export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
   const db = openDatabase(dbFile);
   const store = sqliteAsyncStore(db);
   try {
+    reconcileFiles(db);
     const adminKey = choice.admin === false ? '' : await ensureAdmin(store, choice.dataDir, choice.clock);
     return { kind: 'sqlite', db, dbFile, store, adminKey };
   } catch (err) {

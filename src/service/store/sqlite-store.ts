@@ -1,5 +1,6 @@
 // The SQLite store: every method of the Store interface bound to one database handle.
 import type { Statement } from 'better-sqlite3';
+import { settleFiles } from './attachment-files.js';
 import type { Db } from './db.js';
 import * as attachments from './attachments.js';
 import * as clients from './clients.js';
@@ -86,10 +87,12 @@ export function createSqliteStore(db: Db): Store {
     getPush: (key) => pushes.getPush(db, key),
     pendingPushes: (limit) => pushes.pendingPushes(db, limit),
     completePush: (key, fields) => pushes.completePush(db, key, fields),
-    insertAttachment: (row, content) => attachments.insertAttachment(db, row, content),
+    insertAttachment: (row, staged, limits) => attachments.insertAttachment(db, row, staged, limits),
+    attachmentBytesUsed: (clientId) => attachments.attachmentBytesUsed(db, clientId),
     listAttachments: (record) => attachments.listAttachments(db, record),
     getAttachment: (record, id) => attachments.getAttachment(db, record, id),
-    attachmentContent: (id) => attachments.attachmentContent(db, id),
+    attachmentBody: (id) => attachments.attachmentBody(db, id),
+    deleteAttachment: (record, id) => attachments.deleteAttachment(db, record, id),
     readDataConfig: (kind, clientId, platformKey, name) => dataConfigs.readDataConfig(db, kind, clientId, platformKey, name),
     writeDataConfig: (kind, clientId, platformKey, name, config) => dataConfigs.writeDataConfig(db, kind, clientId, platformKey, name, config),
     insertEvent: (event, deliveryId) => events.insertEvent(db, event, deliveryId),
@@ -135,7 +138,8 @@ export function createSqliteStore(db: Db): Store {
  * BEGIN IMMEDIATE … COMMIT around `work`, with the three statements prepared once (on first
  * use: a read-only handle never needs them). better-sqlite3's db.transaction(work) builds
  * four wrapper functions on every call, and every request and every pull writes in one.
- * A transaction inside another is a savepoint, as db.transaction makes it.
+ * A transaction inside another is a savepoint, as db.transaction makes it. Once it has
+ * ended, attachment files follow their rows (attachment-files.ts).
  */
 function immediateTransactions(db: Db): <T>(work: () => T) => T {
   let statements: { begin: Statement; commit: Statement; rollback: Statement } | undefined;
@@ -151,6 +155,8 @@ function immediateTransactions(db: Db): <T>(work: () => T) => T {
     } catch (err) {
       if (db.inTransaction) statements.rollback.run();
       throw err;
+    } finally {
+      settleFiles(db);
     }
   };
 }

@@ -5,7 +5,7 @@
 // synchronous because SQLite is; a store that must wait for its database will make them
 // return promises (docs/architecture.md, "Store").
 import type { FieldType } from '../query/index.js';
-import type { AttachmentInput, AttachmentRow, RecordRef } from './attachments.js';
+import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './attachments.js';
 import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { ConsumerRow, EventInput, EventRow } from './events.js';
@@ -162,13 +162,22 @@ export interface PushStore {
   completePush(key: string, fields: Pick<PushRow, 'status' | 'status_code' | 'completed'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes'>>): boolean;
 }
 
-/** Files attached to synced records; a company's or connection's deletion removes them. */
+/** Files attached to synced records; deleting one, or its connection or company, frees its space. */
 export interface AttachmentStore {
-  insertAttachment(row: AttachmentInput, content: Buffer): AttachmentRow;
+  /**
+   * Stores an attachment with the bytes of `staged` (a file on the data dir's file system,
+   * which the store moves or reads), unless the account's quota or the record's file limit
+   * would be passed. Call inside a transaction: on PostgreSQL it locks the account's usage.
+   */
+  insertAttachment(row: AttachmentInput, staged: string, limits: AttachmentLimits): AttachmentInsert;
+  /** Bytes of attachments the account holds. */
+  attachmentBytesUsed(clientId: string): number;
   /** A record's attachments, oldest first, without their bytes. */
   listAttachments(record: RecordRef): AttachmentRow[];
   getAttachment(record: RecordRef, id: string): AttachmentRow | undefined;
-  attachmentContent(id: string): Buffer | undefined;
+  attachmentBody(id: string): AttachmentBody | undefined;
+  /** False when the record had no such attachment. */
+  deleteAttachment(record: RecordRef, id: string): boolean;
 }
 
 /** Supplemental data and custom data type configurations, per account and platform. */
