@@ -142,7 +142,9 @@ async function readSdkContent(stream: Readable, dir: string): Promise<{ staged: 
     return decoder.size <= MAX_ATTACHMENT_BYTES;
   });
   if (!ended) return { staged: { size: decoder.size, over: true }, damaged: false };
-  const { chunks, damaged } = decoder.finish();
+  const { chunks, size, damaged } = decoder.finish();
+  // Which reading holds is known only at the end: over the limit then, nothing was kept.
+  if (size > MAX_ATTACHMENT_BYTES) return { staged: { size, over: true }, damaged };
   return { staged: await stageUpload(dir, chunks, MAX_ATTACHMENT_BYTES), damaged };
 }
 
