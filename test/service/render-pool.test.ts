@@ -52,6 +52,23 @@ describe('RenderPool', () => {
     expect(finished).toEqual(['A-1', 'B-1', 'A-2']);
   });
 
+  it('draws a record once when its render finishes while another request is still reading it', async () => {
+    pool = new RenderPool({ threads: 1 });
+    const record = invoice('SLOW-1');
+    let release!: () => void;
+    const readHeld = new Promise<void>((resolve) => { release = resolve; });
+    // The second request misses the cache, then waits on its read until the first PDF is drawn.
+    const first = pdf('A', 'c1', 'i1', record);
+    const late = pool.invoicePdf('A', { companyId: 'c1', invoiceId: 'i1', generation: 1 }, async () => {
+      await readHeld;
+      return record;
+    });
+    const drawn = await first;
+    release();
+    expect(await late).toBe(drawn);
+    expect(pool.rendered()).toBe(1);
+  });
+
   it('keeps a PDF until its record changes: the same snapshot is not read again, a new one with the same record is not drawn again', async () => {
     pool = new RenderPool({ threads: 1 });
     reads = 0;

@@ -76,9 +76,11 @@ export class RenderPool {
     if (cached?.generation === invoice.generation) return cached.drawn;
     const record = await readRecord();
     const hash = createHash('sha256').update(record).digest('base64url');
-    if (cached?.hash === hash) {
-      cached.generation = invoice.generation;
-      return cached.drawn;
+    // Looked up again: a render of this record may have finished while the read was awaited.
+    const now = this.cache.get(key);
+    if (now?.hash === hash) {
+      now.generation = invoice.generation;
+      return now.drawn;
     }
     const under = `${key}\n${hash}`;
     const pending = this.drawing.get(under);
