@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkTokenFields } from '../../src/service/integrations/token-schema.js';
+import { tokenFieldProblems } from '../../src/platforms/token-fields.js';
 import { INTEGRATIONS, integrationByKey } from '../../src/platforms/registry.js';
 import { CREDENTIAL_ROLES, credentialRoles, generateRecords, type Invoice } from '../../src/sandbox/index.js';
 import { bearer } from './support.js';
@@ -59,7 +59,7 @@ describe('credential table', () => {
     for (const integration of INTEGRATIONS) {
       const [tenant] = await sb.tenants(integration.key, { invoices: 1 });
       expect(Object.keys(tenant!.tokens).sort(), integration.key).toEqual(integration.tokenFields.map((f) => f.name).sort());
-      expect(checkTokenFields(integration.tokenFields, integration.name, tenant!.tokens), integration.key).toEqual([]);
+      expect(tokenFieldProblems(integration.tokenFields, integration.name, tenant!.tokens), integration.key).toEqual([]);
       const roles = credentialRoles(integration);
       if (roles.tenant) expect(tenant!.tokens[roles.tenant]).toBe(tenant!.orgId);
       if (roles.expiresAt) expect(tenant!.tokens[roles.expiresAt]).toMatch(ISO_Z);

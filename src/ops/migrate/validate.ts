@@ -1,8 +1,10 @@
 // Checks every row before anything is written: required columns, the platform, the token
-// fields against that integration's schema (missing and unknown named), managed-only
+// fields against that integration's schema (platforms/token-fields.ts, the rule the
+// service applies to PUT …/authorization: missing and unknown named), managed-only
 // integrations, duplicate keys within the file and malformed tags. Each problem names
 // the field; the caller adds the row number.
-import { formatCharacterProblem, MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS as MAX_COMPANY_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE, tokenValueProblem } from '../../platforms/limits.js';
+import { formatCharacterProblem, MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS as MAX_COMPANY_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE } from '../../platforms/limits.js';
+import { tokenFieldProblems } from '../../platforms/token-fields.js';
 import { ferryKey, keyHash } from './key.js';
 import type { IntegrationInfo, RawRow, RowProblem, ValidRow } from './types.js';
 import { BASE_COLUMNS } from './columns.js';
@@ -82,18 +84,12 @@ export class RowValidator {
 
     const tokens: Record<string, string> = {};
     if (integration && integration.known !== false) {
-      const known = new Map(integration.tokenFields.map((f) => [f.name, f]));
-      for (const field of integration.tokenFields) {
-        const value = text(field.name);
-        const problem = value ? tokenValueProblem(value) : undefined;
-        if (problem) problems.push({ field: field.name, message: `${field.name} ${problem}` });
-        else if (value) tokens[field.name] = value;
-        else if (field.required) problems.push({ field: field.name, message: `${field.name} is required for ${integration.name}: ${field.description}` });
-      }
+      // An empty cell is no value: a column the file has for other rows names nothing here.
       for (const [name, value] of Object.entries(v)) {
-        if (BASE.has(name) || known.has(name) || value.trim() === '') continue;
-        problems.push({ field: name, message: `${name} is not a token field of ${integration.name} (expected ${[...known.keys()].join(', ')})` });
+        const trimmed = value.trim();
+        if (!BASE.has(name) && trimmed !== '') tokens[name] = trimmed;
       }
+      problems.push(...tokenFieldProblems(integration.tokenFields, integration.name, tokens));
     }
 
     const tags = parseTags(text('tags'), problems);

@@ -12,7 +12,7 @@ import { envelope, parsePageRequest } from '../http/paging.js';
 import { connectionRecord } from '../http/records.js';
 import { defineRoute } from '../http/route.js';
 import { integrationByKey } from '../../platforms/registry.js';
-import { checkTokenFields } from '../integrations/token-schema.js';
+import { tokenFieldProblems } from '../../platforms/token-fields.js';
 import type { Integration } from '../../platforms/types.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
@@ -103,7 +103,8 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       const integration = integrationOf(connection);
       if (integration.migrationRoute === 'managed' && !request.auth.caller.is_admin) throw errors.managedOnly(integration.name);
       const payload = objectBody(request);
-      failIfAny(checkTokenFields(integration.tokenFields, integration.name, payload), `The tokens do not match the ${integration.name} token schema.`);
+      const problems = tokenFieldProblems(integration.tokenFields, integration.name, payload);
+      failIfAny(problems.map(({ field, message }) => ({ itemId: field, message, validatorName: 'TokenSchema' })), `The tokens do not match the ${integration.name} token schema.`);
       const tokens = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
       const verdict = await verifier.verify(integration, tokens);
       if (!verdict.ok) {
