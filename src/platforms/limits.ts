@@ -11,6 +11,8 @@ export const MAX_TAG_KEY = 27;
 export const MAX_TAG_VALUE = 100;
 /** One token field's value: long JWTs are a few kilobytes. */
 export const MAX_TOKEN_VALUE = 8192;
+/** Companies a Free plan account may hold: the service refuses the next (402), the migration counts its headroom. */
+export const FREE_PLAN_COMPANY_LIMIT = 50;
 /** Any JSON request body. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Objects and arrays inside objects and arrays: records are a handful deep. */

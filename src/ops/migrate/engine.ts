@@ -16,6 +16,7 @@ import type { InputEncoding } from './decode.js';
 import { openResults, resultsFromJournal } from './results.js';
 import type { IntegrationInfo, RowProblem, RowResult, Step, ValidRow } from './types.js';
 import { RowValidator } from './validate.js';
+import { FREE_PLAN_COMPANY_LIMIT } from '../../platforms/limits.js';
 
 export interface MigrationOptions {
   /** Opens the input from the start; called once per pass. */
@@ -100,8 +101,6 @@ export interface MigrationDeps {
   account?: () => Promise<{ plan: string; companies: number }>;
   now?: () => number;
 }
-
-const FREE_PLAN_COMPANIES = 50;
 
 export class JournalMismatchError extends Error {
   constructor(journalPath: string) {
@@ -373,7 +372,7 @@ async function dryRun(options: MigrationOptions, deps: MigrationDeps, started: n
   if (deps.account) {
     const account = await deps.account();
     report.plan = account.plan;
-    if (account.plan === 'Free') report.headroom = Math.max(0, FREE_PLAN_COMPANIES - account.companies);
+    if (account.plan === 'Free') report.headroom = Math.max(0, FREE_PLAN_COMPANY_LIMIT - account.companies);
   }
   const seconds = Math.max(0.001, ((deps.now ?? Date.now)() - started) / 1000);
   return {

@@ -11,10 +11,8 @@ import { companyInput, companyPatch } from '../http/company-input.js';
 import { envelope, linkedParams, parsePageRequest } from '../http/paging.js';
 import { companyRecord } from '../http/records.js';
 import { defineRoute } from '../http/route.js';
-import { FILTERABLE_TAG_KEY } from '../../platforms/limits.js';
+import { FILTERABLE_TAG_KEY, FREE_PLAN_COMPANY_LIMIT } from '../../platforms/limits.js';
 import type { CompanyInput, CompanyRow } from '../store/companies.js';
-
-export const FREE_PLAN_COMPANY_LIMIT = 50;
 
 /** The company named in the path, after the ownership check (404 unknown, 403 not yours). */
 export async function ownedCompany(ctx: ServiceContext, request: FastifyRequest): Promise<CompanyRow> {
