@@ -23,6 +23,7 @@
 // retries included, and a 429 the client retries is still learned from. Not attached, it
 // caps task starts and learns from how tasks end (the error they throw). Tasks are the
 // unit of latency: give one limit tasks of one kind.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, RequestGate } from './client.js';
 import { ApiRequestError, ConnectionError } from './errors.js';
 import { RateCap } from './rate-cap.js';
@@ -179,7 +180,7 @@ export class AdaptiveLimit implements RequestGate {
       try {
         await this.rateSlot(signal);
         // A 429 may have come while this task waited for its turn: its pause applies too.
-        for (let now = this.now(); now < this.pauseUntil; now = this.now()) await delay(this.pauseUntil - now, signal);
+        for (let now = this.now(); now < this.pauseUntil; now = this.now()) await sleep(this.pauseUntil - now, undefined, { signal }).catch(() => signal?.throwIfAborted());
       } catch (err) {
         this.release();
         throw err;
@@ -284,7 +285,8 @@ export class AdaptiveLimit implements RequestGate {
   /** Waits for this send's turn under the rate cap. */
   private async rateSlot(signal?: AbortSignal): Promise<void> {
     const wait = this.cap.reserve(this.now());
-    if (wait > 0) await delay(wait, signal);
+    // An abort rejects with the signal's reason, not the timers' AbortError.
+    if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => signal?.throwIfAborted());
   }
 
   private taskDone(started: number, pauses: number, sampled: boolean): void {
@@ -368,19 +370,4 @@ function congestionOf(status: number | undefined, timedOut: boolean, retryAfterS
 
 function clamp(n: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, n));
-}
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

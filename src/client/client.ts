@@ -4,9 +4,10 @@
 // refused, 429, 503); anything else is the caller's decision. A timeout is never retried:
 // `timeoutMs` is how long the caller is prepared to wait for an answer.
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readChunks, readText, Transport, type Answer } from './transport.js';
 import { ApiRequestError, ConnectionError, UnexpectedAnswerError, type ErrorEnvelope } from './errors.js';
-import { Pacer, sleep } from './pacer.js';
+import { Pacer } from './pacer.js';
 import type { AttemptOutcome, AttemptTicket } from './adaptive-limit.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -171,7 +172,7 @@ export class ApiClient {
         const retryable = !timedOut && (method !== 'POST' || options.idempotent || neverSent);
         this.log(`${method} ${path} failed: ${code || (err as Error).message}`);
         if (!retryable || attempt >= maxRetries) throw new ConnectionError(method, path, this.baseUrl, err, timedOut ? timeoutMs : undefined);
-        await sleep(backoffMs(attempt), options.signal);
+        await sleep(backoffMs(attempt), undefined, { signal: options.signal }).catch(() => options.signal?.throwIfAborted());
         continue;
       }
       const correlationId = header(headers, 'x-correlation-id');
@@ -185,7 +186,9 @@ export class ApiClient {
       const retryable = RETRY_STATUSES.has(statusCode) && (method !== 'POST' || options.idempotent || SAFE_POST_RETRY_STATUSES.has(statusCode));
       const tooLong = retryAfterSeconds !== undefined && retryAfterSeconds > maxRetryAfter;
       if (!retryable || attempt >= maxRetries || tooLong) throw new ApiRequestError(method, path, statusCode, body, retryAfterSeconds);
-      await sleep(retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 + jitter(250) : backoffMs(attempt), options.signal);
+      // An abort rejects with the signal's reason, as one during the request does.
+      await sleep(retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 + jitter(250) : backoffMs(attempt), undefined, { signal: options.signal })
+        .catch(() => options.signal?.throwIfAborted());
     }
   }
 

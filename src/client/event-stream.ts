@@ -1,10 +1,10 @@
 // The account's live events from ferry's service (GET /events/stream, server-sent
 // events), read as an async generator that reconnects by itself after a dropped
 // connection, resuming after the last event it yielded (Last-Event-ID).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eventTypes, openEventStream, EVENT_STREAM_PATH } from './api.js';
 import type { ApiClient } from './client.js';
 import { ApiRequestError, StreamUnavailableError, UnexpectedAnswerError } from './errors.js';
-import { sleep } from './pacer.js';
 import { SseParser } from './sse.js';
 import type { EventRecord } from './wire.js';
 
@@ -91,7 +91,7 @@ export async function* streamEvents(client: ApiClient, options: StreamEventsOpti
     if (openedAt !== undefined && Date.now() - openedAt >= HEALTHY_MS) failures = 0;
     failures += 1;
     try {
-      await sleep(waitMs ?? reconnectDelayMs(failures), signal);
+      await sleep(waitMs ?? reconnectDelayMs(failures), undefined, { signal });
     } catch {
       return; // aborted while waiting
     }

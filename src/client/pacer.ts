@@ -20,6 +20,9 @@
 // - After a 429, nobody sends until its Retry-After has passed, including callers that
 //   were already waiting for a later slot.
 // A response without the headers (a service with no limit) turns pacing off.
+// An abort rejects with the signal's reason, as the client's requests do (the timers'
+// AbortError is turned back into it).
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface RateHeaders {
   limit: number;
@@ -60,7 +63,7 @@ export class Pacer {
       if (signal?.aborted) throw signal.reason;
       const now = this.now();
       if (now < this.holdUntil) {
-        await sleep(Math.max(1, this.holdUntil - now), signal);
+        await sleep(Math.max(1, this.holdUntil - now), undefined, { signal }).catch(() => signal?.throwIfAborted());
         continue;
       }
       if (!this.known) {
@@ -88,7 +91,9 @@ export class Pacer {
       // we wait: its hold applies to slots reserved before it too. (Checked against the
       // clock, since a timer set during a long event-loop turn can fire early.)
       const slot = now + (-this.tokens / this.limit) * 1000;
-      for (let at = this.now(); at < Math.max(slot, this.holdUntil); at = this.now()) await sleep(Math.max(1, Math.max(slot, this.holdUntil) - at), signal);
+      for (let at = this.now(); at < Math.max(slot, this.holdUntil); at = this.now()) {
+        await sleep(Math.max(1, Math.max(slot, this.holdUntil) - at), undefined, { signal }).catch(() => signal?.throwIfAborted());
+      }
       return permit;
     }
   }
@@ -164,21 +169,6 @@ function changeSignal(): { done: Promise<void>; release: () => void } {
   let release!: () => void;
   const done = new Promise<void>((resolve) => (release = resolve));
   return { done, release };
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Waits for `promise` or `ms`, whichever is first; true when the time ran out. */

@@ -9,6 +9,27 @@ import { AdaptiveLimit, DEFAULT_INITIAL } from '../../src/client/adaptive-limit.
 import { ApiClient } from '../../src/client/client.js';
 import { ApiRequestError, ConnectionError } from '../../src/client/errors.js';
 
+// vitest's fake timers replace the global setTimeout but do not reach node:timers/promises,
+// where the limit's waits come from: route its setTimeout through the global one, so the
+// fake clock drives those waits too (the real one, once a test uses real timers).
+vi.mock('node:timers/promises', async (importOriginal) => {
+  const actual = await importOriginal<Record<string, unknown>>();
+  const setTimeout = <T>(ms?: number, value?: T, options: { signal?: AbortSignal } = {}) => new Promise<T>((resolve, reject) => {
+    const { signal } = options;
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      globalThis.clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = globalThis.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(value as T);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  return { ...actual, setTimeout, default: { ...actual, setTimeout } };
+});
+
 interface Target {
   /** The task to give the limit: one request to this target. */
   call(): Promise<void>;
