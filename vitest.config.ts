@@ -32,6 +32,8 @@ const LEFT_OUT = [
   'test/service/record-pages.test.ts',
   // The render pool on its own: no service, no store.
   'test/service/render-pool.test.ts',
+  // The shared rate limit on simulated time, with a ledger of its own: no service, no store.
+  'test/service/shared-rate-limit.test.ts',
   // A `ferry serve` killed and restarted: on PostgreSQL, where instances share the outbox,
   // the restart waits out the killed one's delivery leases (70 s) before sending again;
   // that takeover is tested on PostgreSQL in test/webhooks/shared-loop.test.ts.

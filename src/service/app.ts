@@ -14,7 +14,7 @@ import { arrivalOptions, closeIfBodyUnread, DEFAULT_REQUEST_TIMEOUT_MS } from '.
 import { parseJsonBody } from './http/json-body.js';
 import { clearStaleUploads } from './http/staged-upload.js';
 import { RateLimiter, type RateDecision } from '../lib/rate-limit.js';
-import { SharedRateLimiter } from '../lib/shared-rate-limit.js';
+import { SharedRateLimiter } from './shared-rate-limit.js';
 import type { CacheLimits } from '../lib/byte-lru.js';
 import { ResponseCache } from './http/response-cache.js';
 import { platformVerifier } from './integrations/platform-verifier.js';

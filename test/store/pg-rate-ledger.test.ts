@@ -5,7 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Pool } from 'pg';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { systemClock } from '../../src/lib/clock.js';
-import { SharedRateLimiter } from '../../src/lib/shared-rate-limit.js';
+import { SharedRateLimiter } from '../../src/service/shared-rate-limit.js';
 import { migratePostgres } from '../../src/service/store/pg/migrate.js';
 import { pgRateLedger, RATE_LEDGER_STALE_MS } from '../../src/service/store/pg/rate-ledger.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';

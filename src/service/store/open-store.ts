@@ -3,7 +3,7 @@
 // admin account exists once this returns.
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
-import type { SettleLedger } from '../../lib/shared-rate-limit.js';
+import type { SettleLedger } from '../shared-rate-limit.js';
 import { ensureAdmin } from '../bootstrap.js';
 import { reconcileFiles } from './attachment-files.js';
 import { sqliteAsyncStore, type AsyncStore } from './async-store.js';
@@ -29,7 +29,7 @@ export type OpenedStore = {
 } & ({ kind: 'sqlite'; db: Db; dbFile: string } | {
   kind: 'postgres';
   database: string;
-  /** Where instances sharing the database settle the per-key rate limit (lib/shared-rate-limit.ts). */
+  /** Where instances sharing the database settle the per-key rate limit (service/shared-rate-limit.ts). */
   rateLedger: SettleLedger;
 });
 

@@ -1,5 +1,5 @@
 // The shared rate limit's ledger on PostgreSQL (migration 009): the settle of
-// lib/shared-rate-limit.ts as one statement. It counts the instance in (rate_instances),
+// service/shared-rate-limit.ts as one statement. It counts the instance in (rate_instances),
 // refills each key's bucket from its `at` to the instance's `now` at `limit` per second,
 // capped at `limit`, takes away what the instance admitted (never below -limit: a debt is
 // at most one burst), and answers the buckets and the instances active within the window.
@@ -11,7 +11,7 @@
 // Rows nobody settled for a minute hold full buckets again (from -limit, full within 2 s),
 // the same as no row: a separate statement deletes them once a minute per instance,
 // skipping rows a settle holds, so it never waits on one and never deadlocks.
-import type { SettleAnswer, SettleLedger, SettleRequest } from '../../../lib/shared-rate-limit.js';
+import type { SettleAnswer, SettleLedger, SettleRequest } from '../../shared-rate-limit.js';
 import { rows, run, type Queryable } from './query.js';
 
 /** How long a bucket or an instance stays without a settle before it is deleted. */

@@ -1,5 +1,5 @@
 -- PostgreSQL only (SQLite runs in one process and keeps its buckets in memory): the shared
--- rate limit of API instances on one database (lib/shared-rate-limit.ts, pg/rate-ledger.ts).
+-- rate limit of API instances on one database (service/shared-rate-limit.ts, pg/rate-ledger.ts).
 -- One token bucket per key ('key:<key id>' or 'ip:<address>'): `tokens` as of `at` (ms on
 -- the instances' clocks), below 0 while the instances pay back what they admitted over it.
 CREATE TABLE rate_ledger (

@@ -1,4 +1,4 @@
-// The per-key rate limit of rate-limit.ts held across several API instances on one database:
+// The per-key rate limit of lib/rate-limit.ts held across several API instances on one database:
 // `limit` requests per second with a burst of `limit`, whichever instance a request reaches.
 //
 // The bucket of record is the ledger's (one row per key, store/pg/rate-ledger.ts). take()
@@ -31,8 +31,8 @@
 // one every activeWithinMs / 2 (an empty settle), so N is the live instances, and a stopped
 // one drops out after activeWithinMs.
 import { randomUUID } from 'node:crypto';
-import type { Clock } from './clock.js';
-import type { RateDecision } from './rate-limit.js';
+import type { Clock } from '../lib/clock.js';
+import type { RateDecision } from '../lib/rate-limit.js';
 
 export interface SettleRequest {
   /** Which instance settles: the ledger counts instances by it. */

@@ -5,7 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/lib/clock.js';
 import { RateLimiter } from '../../src/lib/rate-limit.js';
-import { SharedRateLimiter, type SettleAnswer, type SettleLedger, type Timers } from '../../src/lib/shared-rate-limit.js';
+import { SharedRateLimiter, type SettleAnswer, type SettleLedger, type Timers } from '../../src/service/shared-rate-limit.js';
 
 const START = Date.UTC(2026, 0, 1);
 
