@@ -31,7 +31,7 @@ const COMPANIES = 100;
 const load = (path) => import(pathToFileURL(join(distDir, ...path.split('/'))).href);
 const { createService } = await load('service/app.js');
 const { eventsOf, recordEvent } = await load('service/events/record.js');
-const { newSigningSecret, signatureHeaders } = await load('lib/standard-webhooks.js');
+const { newSigningSecret, signatureHeaders } = await load('lib/webhook-signature.js');
 
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

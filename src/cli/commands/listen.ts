@@ -68,7 +68,7 @@ export async function runListen(options: ListenCommandOptions, ctx: CommandConte
   const types = eventTypeList(options.events);
   const companyId = options.company?.trim() || undefined;
   const { listen } = await import('../../ops/listen/forward.js');
-  const { newSigningSecret } = await import('../../lib/standard-webhooks.js');
+  const { newSigningSecret } = await import('../../lib/webhook-signature.js');
   const secret = newSigningSecret();
   const connection = await ctx.connect();
   const shownUrl = forwardTo?.href;

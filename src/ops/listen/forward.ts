@@ -8,7 +8,7 @@ import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError, StreamUnavailableError, UnexpectedAnswerError } from '../../client/errors.js';
 import { streamEvents, type StreamedEvent } from '../../client/event-stream.js';
-import { signatureHeaders } from '../../lib/standard-webhooks.js';
+import { signatureHeaders } from '../../lib/webhook-signature.js';
 import { inputError } from '../errors.js';
 
 /** As webhook deliveries: a receiver gets 10 s to answer, and at most 64 KiB of its answer is read. */

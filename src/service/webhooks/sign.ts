@@ -1,14 +1,13 @@
-// Signing a delivery per Standard Webhooks (the scheme itself is lib/standard-webhooks.ts,
-// shared with `ferry listen`): receivers verify with any Standard Webhooks or Svix library.
-import { randomBytes } from 'node:crypto';
-import { SECRET_PREFIX, signatureHeaders } from '../../lib/standard-webhooks.js';
+// Signing a delivery per Standard Webhooks (lib/webhook-signature.ts, shared with
+// `ferry listen`): receivers verify with any Standard Webhooks or Svix library.
+import { newSigningSecret, signatureHeaders } from '../../lib/webhook-signature.js';
 
 /** 24 bytes (192 bits): within the 24 to 64 the scheme allows. */
 const CONSUMER_SECRET_BYTES = 24;
 
 /** A consumer's new signing secret, `whsec_` and the base64 of its key bytes. */
 export function newConsumerSecret(): string {
-  return SECRET_PREFIX + randomBytes(CONSUMER_SECRET_BYTES).toString('base64');
+  return newSigningSecret(CONSUMER_SECRET_BYTES);
 }
 
 /** webhook-id (the event's id, the same on every attempt and replay), webhook-timestamp (the attempt's), webhook-signature. */
