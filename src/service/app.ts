@@ -364,6 +364,6 @@ function toApiError(err: unknown): ApiError {
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return errors.bodyTooLarge(MAX_BODY_BYTES);
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return errors.unsupportedMediaType();
   if (code?.startsWith('FST_ERR_CTP_')) return errors.malformedJson();
-  if (statusCode && statusCode >= 400 && statusCode < 500) return errors.badRequest('Bad request.');
+  if (statusCode && statusCode >= 400 && statusCode < 500) return errors.badRequest();
   return errors.internal();
 }

@@ -1,6 +1,6 @@
 // Small helpers for reading request bodies and building links on the service's public URL.
 import type { FastifyRequest } from 'fastify';
-import { errors, type ValidationItem } from '../errors.js';
+import { errors, type ApiError, type ValidationItem } from '../errors.js';
 
 /** The configured public URL (app.ts), never the Host header as sent. */
 export function baseUrlOf(request: FastifyRequest): string {
@@ -10,13 +10,14 @@ export function baseUrlOf(request: FastifyRequest): string {
 export function objectBody(request: FastifyRequest): Record<string, unknown> {
   const body = request.body;
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw errors.badRequest('The request body must be a JSON object.');
+    throw errors.bodyNotObject();
   }
   return body as Record<string, unknown>;
 }
 
-export function failIfAny(items: ValidationItem[], message = 'The request is not valid.'): void {
-  if (items.length > 0) throw errors.badRequest(message, items);
+/** Throws the catalogue's error for `items` (one per problem found) when there are any. */
+export function failIfAny(items: ValidationItem[], error: (validation: ValidationItem[]) => ApiError): void {
+  if (items.length > 0) throw error(items);
 }
 
 export function params(request: FastifyRequest): Record<string, string> {

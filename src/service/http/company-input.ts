@@ -1,7 +1,7 @@
 // Company payload rules: names keep letters, digits, spaces and - ' & @ . , ? ! only, and
 // one with an invisible format character is refused; at most 10 tags, keys 1–27 characters, values up to 100 (platforms/limits.ts).
 import { formatCharacterProblem, MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE } from '../../platforms/limits.js';
-import type { ValidationItem } from '../errors.js';
+import { errors, type ValidationItem } from '../errors.js';
 import type { CompanyInput } from '../store/companies.js';
 import { failIfAny } from './body.js';
 
@@ -74,7 +74,7 @@ export function companyInput(body: Record<string, unknown>): CompanyInput {
   };
   const description = validateDescription(body.description, items);
   if (description !== undefined) input.description = description;
-  failIfAny(items, items[0]?.itemId === 'name' && items.length === 1 ? items[0].message : 'The company is not valid.');
+  failIfAny(items, items.length === 1 && items[0]!.itemId === 'name' ? errors.invalidCompanyName : errors.invalidCompany);
   return input;
 }
 
@@ -89,6 +89,6 @@ export function companyPatch(body: Record<string, unknown>, current: CompanyInpu
     if (description === undefined) delete next.description;
     else next.description = description;
   }
-  failIfAny(items, 'The company is not valid.');
+  failIfAny(items, errors.invalidCompany);
   return next;
 }

@@ -88,12 +88,10 @@ function mediaType(value: string | undefined, fileName: string): string {
 
 function checkedName(name: string | undefined): string {
   if (name === undefined) {
-    throw errors.badRequest('The file has no name: give the multipart file part a filename, or send the raw file with ?fileName=NAME.', [
-      { itemId: 'fileName', message: 'is required', validatorName: 'Attachment' },
-    ]);
+    throw errors.fileNameMissing();
   }
   const problem = attachmentNameProblem(name);
-  if (problem) throw errors.badRequest(`The file name ${problem}.`, [{ itemId: 'fileName', message: problem, validatorName: 'Attachment' }]);
+  if (problem) throw errors.badFileName(problem);
   return name;
 }
 
@@ -101,7 +99,7 @@ function checkedName(name: string | undefined): string {
 async function checkedFile(staged: Staged): Promise<StagedFile> {
   if (staged.size === 0) {
     await discardStaged(staged.file);
-    throw errors.badRequest('The file is empty (0 bytes).', [{ itemId: 'file', message: 'must not be empty', validatorName: 'Attachment' }]);
+    throw errors.fileEmpty();
   }
   return staged.file!;
 }
@@ -118,7 +116,7 @@ async function readRaw(request: FastifyRequest, dir: string): Promise<Upload> {
     try {
       staged = await stageUpload(dir, request.body, MAX_ATTACHMENT_BYTES);
     } catch {
-      throw errors.badRequest('The upload ended before the whole file arrived.');
+      throw errors.uploadCutShort();
     }
   }
   if (staged.over) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, staged.size, 'file');
@@ -194,16 +192,12 @@ async function readMultipart(request: FastifyRequest, dir: string): Promise<Uplo
 /** The file part's name and type, or why it is refused. */
 function checkedPart(file: FilePart | undefined, sdkName: string | undefined, received: number): Omit<Upload, 'file'> {
   if (!file) {
-    throw errors.badRequest('The request has no file: send multipart/form-data with one file part (a part with a filename).', [
-      { itemId: 'file', message: 'is required', validatorName: 'Attachment' },
-    ]);
+    throw errors.fileMissing();
   }
   if (file.truncated) throw errors.attachmentTooLarge(MAX_ATTACHMENT_BYTES, received, 'request body');
   const fileName = checkedName(file.fileName ?? sdkName);
   if (file.damaged) {
-    throw errors.badRequest('The file arrived as text with bytes replaced by U+FFFD: the SDK sends a Node Buffer as UTF-8 text. Pass the content as a plain Uint8Array (new Uint8Array(buffer)) and send it again.', [
-      { itemId: 'file', message: 'is not the bytes of the file', validatorName: 'Attachment' },
-    ]);
+    throw errors.fileSentAsText();
   }
   return { fileName, contentType: mediaType(file.contentType, fileName) };
 }
@@ -213,11 +207,11 @@ function multipartError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   switch ((err as { code?: string } | null)?.code) {
     case 'FST_FILES_LIMIT':
-      return errors.badRequest('Send one file per request: this one has more than one file part.');
+      return errors.tooManyFileParts();
     case 'FST_FIELDS_LIMIT':
     case 'FST_PARTS_LIMIT':
-      return errors.badRequest(`The multipart body has too many parts: send one file part and at most ${MAX_FIELDS} small fields.`);
+      return errors.tooManyParts(MAX_FIELDS);
     default:
-      return errors.badRequest('The multipart/form-data body could not be read: send one file part, with a boundary in the Content-Type.');
+      return errors.multipartUnreadable();
   }
 }

@@ -22,7 +22,7 @@ function clientInput(body: Record<string, unknown>, now: Date): { name: string; 
     if (Number.isNaN(parsed.getTime())) items.push({ itemId: 'created', message: 'created must be an ISO 8601 date.', validatorName: 'Client' });
     else created = isoSeconds(parsed);
   }
-  failIfAny(items, 'The client is not valid.');
+  failIfAny(items, errors.invalidClient);
   return { name, plan: plan as Plan, created };
 }
 
@@ -58,7 +58,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
   defineRoute(app, '/admin/sandbox', {
     GET: async (request) => {
       requireAdmin(request.auth);
-      if (!ctx.platformUrl) throw errors.notFound('This service has no sandbox platforms.');
+      if (!ctx.platformUrl) throw errors.noSandbox();
       return { url: ctx.platformUrl };
     },
   });

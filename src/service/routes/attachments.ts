@@ -55,8 +55,8 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
     const { company, connection } = await ownedCompanyConnection(ctx, request);
     // Looked up at request time by the read path (or, for pushes, the key): types added later need nothing here.
     const dataType = dataTypeByPath(given) ?? dataTypeByKey(given);
-    if (!dataType) throw errors.notFound(`Unknown data type ${given}.`);
-    if (!hasAttachments(dataType.key)) throw errors.notFound(`${dataType.key} records have no attachments.`);
+    if (!dataType) throw errors.unknownDataType(given);
+    if (!hasAttachments(dataType.key)) throw errors.noAttachments(dataType.key);
     const integration = integrationByKey(connection.integration_key);
     if (!integration?.dataTypes.includes(dataType.key)) throw errors.dataTypeNotSupported(dataType.key, integration?.name ?? connection.integration_key);
     const { recordId = '' } = params(request);
@@ -67,7 +67,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
   const requireRecord = async (connection: ConnectionRow, dataType: DataType, recordId: string): Promise<RecordRef> => {
     const generation = await readableGeneration(store, connection.company_id, dataType);
     if (!(await store.getRecord(connection.company_id, dataType.key, generation, recordId, connection.id))) {
-      throw errors.notFound(`No ${dataType.key} record ${recordId} for connection ${connection.id}.`);
+      throw errors.connectionRecordNotFound(dataType.key, recordId, connection.id);
     }
     return { connectionId: connection.id, dataType: dataType.key, recordId };
   };
@@ -81,7 +81,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
     const record = await readTarget(request);
     const { attachmentId = '' } = params(request);
     const row = await store.getAttachment(record, attachmentId);
-    if (!row) throw errors.notFound(`Attachment ${attachmentId} not found for ${record.dataType} record ${record.recordId}.`);
+    if (!row) throw errors.attachmentNotFound(attachmentId, record.dataType, record.recordId);
     return row;
   };
 
@@ -96,7 +96,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
       const { connection, dataType, recordId } = await target(request, params(request).dataPath ?? '');
       const { attachmentId = '' } = params(request);
       if (!(await store.deleteAttachment({ connectionId: connection.id, dataType: dataType.key, recordId }, attachmentId))) {
-        throw errors.notFound(`Attachment ${attachmentId} not found for ${dataType.key} record ${recordId}.`);
+        throw errors.attachmentNotFound(attachmentId, dataType.key, recordId);
       }
       return reply.code(204).send();
     },
@@ -106,7 +106,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
     GET: async (request, reply: FastifyReply) => {
       const row = await attachmentOf(request);
       const body = await store.attachmentBody(row.id);
-      if (!body) throw errors.notFound(`Attachment ${row.id} not found.`);
+      if (!body) throw errors.attachmentFileNotFound(row.id);
       // Opened before any header is set: an error answers with the envelope alone.
       const payload = await replyBody(body);
       return reply
@@ -124,7 +124,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
   const upload = async (request: FastifyRequest) => {
     const { company, connection, dataType, recordId } = await target(request, params(request).dataType ?? '');
     if (connection.status !== 'Linked') {
-      throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
+      throw errors.pushNotLinked(connection.status);
     }
     const record = await requireRecord(connection, dataType, recordId);
     // Refused before the body is read when the limits already say no: a full record, or an

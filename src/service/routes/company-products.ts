@@ -19,7 +19,7 @@ export function registerCompanyProductRoutes(app: FastifyInstance, ctx: ServiceC
   const { store, clock } = ctx;
   const productOf = (raw: string) => {
     const product = raw.toLowerCase();
-    if (!PRODUCT.test(product)) throw errors.badRequest(`${raw} is not a product identifier (lowercase letters, digits and dashes, e.g. bank-feeds).`);
+    if (!PRODUCT.test(product)) throw errors.notAProduct(raw);
     return product;
   };
 
@@ -59,7 +59,7 @@ export function registerCompanyProductRoutes(app: FastifyInstance, ctx: ServiceC
         const company = await ownedCompany(ctx, request);
         const product = productOf(params(request).productIdentifier ?? '');
         if (!(JSON.parse(company.products) as string[]).includes(product)) {
-          throw errors.badRequest(`The product ${product} is not enabled for company ${company.id}: enable it with PUT /companies/${company.id}/products/${product} first.`);
+          throw errors.productNotEnabled(product, company.id);
         }
         return queueAll(tx, clock, (await tx.listConnections(company.id, { page: 1, pageSize: 5000 })).rows);
       });

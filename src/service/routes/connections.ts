@@ -59,11 +59,11 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       const company = await ownedCompany(ctx, request);
       const { platformKey } = objectBody(request);
       if (typeof platformKey !== 'string' || platformKey.trim() === '') {
-        throw errors.badRequest('platformKey is required.', [{ itemId: 'platformKey', message: 'platformKey is required: the 4-letter key of an integration (GET /integrations).', validatorName: 'Connection' }]);
+        throw errors.platformKeyRequired();
       }
       const integration = integrationByKey(platformKey.trim().toLowerCase());
       if (!integration) {
-        throw errors.badRequest(`Unknown platformKey ${platformKey}.`, [{ itemId: 'platformKey', message: `No integration has the key ${platformKey}; see GET /integrations.`, validatorName: 'Connection' }]);
+        throw errors.unknownPlatformKey(platformKey);
       }
       const created = await tx.insertConnection(company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
       await connectionEvent(request, company, created, 'connection.created');
@@ -78,10 +78,10 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       const connection = await ownedConnection(ctx, request);
       const { status } = objectBody(request);
       if (status !== 'Unlinked') {
-        throw errors.badRequest('Only {"status":"Unlinked"} can be set.', [{ itemId: 'status', message: 'status can only be set to Unlinked.', validatorName: 'Connection' }]);
+        throw errors.onlyUnlinkedSettable();
       }
       if (connection.status !== 'Linked') {
-        throw errors.badRequest(`Only a Linked connection can be unlinked; this one is ${connection.status}.`, [{ itemId: 'status', message: `The connection is ${connection.status}, not Linked.`, validatorName: 'Connection' }]);
+        throw errors.unlinkNotLinked(connection.status);
       }
       await tx.setConnectionStatus(connection.id, 'Unlinked');
       await connectionEvent(request, await companyOf(connection), { ...connection, status: 'Unlinked' }, 'connection.disconnected');
@@ -104,12 +104,13 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       if (integration.migrationRoute === 'managed' && !request.auth.caller.is_admin) throw errors.managedOnly(integration.name);
       const payload = objectBody(request);
       const problems = tokenFieldProblems(integration.tokenFields, integration.name, payload);
-      failIfAny(problems.map(({ field, message }) => ({ itemId: field, message, validatorName: 'TokenSchema' })), `The tokens do not match the ${integration.name} token schema.`);
+      const items = problems.map(({ field, message }) => ({ itemId: field, message, validatorName: 'TokenSchema' }));
+      failIfAny(items, (validation) => errors.tokensNotInSchema(integration.name, validation));
       const tokens = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
       const verdict = await verifier.verify(integration, tokens);
       if (!verdict.ok) {
         await store.transaction(async () => connectionEvent(request, await companyOf(connection), connection, 'connection.failed'));
-        throw errors.badRequest(`${integration.name} rejected the tokens.`, [{ itemId: 'tokens', message: verdict.message, validatorName: 'PlatformVerification' }]);
+        throw errors.tokensRejected(integration.name, verdict.message);
       }
       const now = isoSeconds(clock.now());
       const linked = await store.transaction(async (tx) => {

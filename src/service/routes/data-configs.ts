@@ -42,7 +42,7 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
       const integration = integrationOf(request);
       const dataType = supplementalType(request);
       const body = objectBody(request);
-      failIfAny(checkSupplemental(body), 'The supplemental data configuration is not valid.');
+      failIfAny(checkSupplemental(body), errors.invalidSupplementalConfig);
       await store.writeDataConfig('supplemental', request.auth.client.id, integration.key, dataType, { supplementalDataConfig: body.supplementalDataConfig });
       return reply.code(200).send();
     },
@@ -53,14 +53,14 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
       const integration = integrationOf(request);
       const identifier = customIdentifier(request);
       const config = await store.readDataConfig('custom', request.auth.client.id, integration.key, identifier);
-      if (!config) throw errors.notFound(`No custom data type ${identifier} is configured for ${integration.name}.`);
+      if (!config) throw errors.customDataTypeNotFound(identifier, integration.name);
       return config;
     },
     PUT: async (request) => {
       const integration = integrationOf(request);
       const identifier = customIdentifier(request);
       const body = objectBody(request);
-      failIfAny(checkCustom(integration, body), `The custom data type ${identifier} is not valid.`);
+      failIfAny(checkCustom(integration, body), (validation) => errors.invalidCustomDataType(identifier, validation));
       const config = {
         dataSource: body.dataSource,
         requiredData: body.requiredData,
@@ -80,9 +80,9 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
         const identifier = customIdentifier(request);
         const company = await ownedCompany(ctx, request);
         if (!(await tx.readDataConfig('custom', company.client_id, connection.integration_key, identifier))) {
-          throw errors.notFound(`No custom data type ${identifier} is configured for ${connection.integration_key}: configure it with PUT /integrations/${connection.integration_key}/dataTypes/custom/${identifier}.`);
+          throw errors.customDataTypeNotConfigured(identifier, connection.integration_key);
         }
-        if (connection.status !== 'Linked') throw errors.badRequest(`Connection ${connection.id} is ${connection.status}, not Linked.`);
+        if (connection.status !== 'Linked') throw errors.connectionNotLinked(connection.id, connection.status);
         return queuePull(tx, clock, connection, `${CUSTOM_PREFIX}${identifier}`);
       });
       ctx.wakeWorker();
@@ -108,7 +108,7 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
       const company = await ownedCompany(ctx, request);
       const { datasetId = '' } = params(request);
       const pull = await store.getPull(datasetId);
-      if (!pull || pull.company_id !== company.id) throw errors.notFound(`Dataset ${datasetId} not found for company ${company.id}.`);
+      if (!pull || pull.company_id !== company.id) throw errors.datasetNotFound(datasetId, company.id);
       return (pull.validation ? JSON.parse(pull.validation) : { errors: [], warnings: [] }) as Validation;
     },
   });

@@ -35,15 +35,15 @@ export async function readableGeneration(store: AsyncStore, companyId: string, d
   const dataset = await store.getDataset(companyId, dataType.key);
   if (dataset?.visible_generation) return dataset.visible_generation;
   if (dataset?.last_requested) {
-    throw errors.conflict(`The ${dataType.key} data set of company ${companyId} is being synced and no sync of it has completed yet. Try again when GET /companies/${companyId}/dataStatus shows it Complete.`);
+    throw errors.dataSetSyncing(dataType.key, companyId);
   }
-  throw errors.conflict(`The ${dataType.key} data set of company ${companyId} has not been requested. Start a sync with POST /companies/${companyId}/data/all.`);
+  throw errors.dataSetNotRequested(dataType.key, companyId);
 }
 
 function dataTypeFromPath(request: FastifyRequest): DataType {
   const { dataPath = '' } = params(request);
   const dataType = dataTypeByPath(dataPath);
-  if (!dataType) throw errors.notFound(`Unknown data type ${dataPath}.`);
+  if (!dataType) throw errors.unknownDataType(dataPath);
   return dataType;
 }
 
@@ -72,7 +72,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
       const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
       if (!connection) {
-        throw errors.badRequest(wanted ? `Connection ${String(wanted)} is not a Linked connection of company ${company.id}.` : `Company ${company.id} has no Linked connection to sync.`);
+        throw wanted ? errors.notALinkedConnection(String(wanted), company.id) : errors.noLinkedConnection(company.id);
       }
       return queuePull(tx, clock, connection, dataType.key);
     });
@@ -84,7 +84,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     POST: async (request) => {
       const { dataType: key = '' } = params(request);
       const dataType = dataTypeByKey(key);
-      if (!dataType) throw errors.notFound(`Unknown data type ${key}.`);
+      if (!dataType) throw errors.unknownDataType(key);
       return queueOne(request, dataType);
     },
   });
@@ -116,7 +116,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const company = await ownedCompany(ctx, request);
       const { datasetId = '' } = params(request);
       const pull = await store.getPull(datasetId);
-      if (!pull || pull.company_id !== company.id) throw errors.notFound(`Dataset ${datasetId} not found for company ${company.id}.`);
+      if (!pull || pull.company_id !== company.id) throw errors.datasetNotFound(datasetId, company.id);
       return pullRecord(pull);
     },
   });
@@ -129,7 +129,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       // Company info is one record, answered as itself (the public API's shape), not as a page.
       if (dataType.key === 'company') {
         const [info] = (await store.listRecords(company.id, dataType.key, generation, { page: 1, pageSize: 1 })).rows;
-        if (!info) throw errors.notFound(`Company ${company.id} has no company info on its platform.`);
+        if (!info) throw errors.noCompanyInfo(company.id);
         return reply.type('application/json; charset=utf-8').send(info.data);
       }
       const page = parsePageRequest(queryOf(request));
@@ -160,7 +160,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const { connection, dataType, generation } = await connectionDataSet(request);
       const { recordId = '' } = params(request);
       const data = await store.getRecord(connection.company_id, dataType.key, generation, recordId, connection.id);
-      if (!data) throw errors.notFound(`No ${dataType.key} record ${recordId} for connection ${connection.id}.`);
+      if (!data) throw errors.connectionRecordNotFound(dataType.key, recordId, connection.id);
       return reply.type('application/json; charset=utf-8').send(data);
     },
   });
@@ -169,7 +169,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     const connection = await ownedConnection(ctx, request);
     const dataType = dataTypeFromPath(request);
     if (!CONNECTION_SCOPED.has(dataType.key)) {
-      throw errors.notFound(`${dataType.key} is read per company: GET /companies/${connection.company_id}/data/${dataType.path}.`);
+      throw errors.readPerCompany(dataType.key, connection.company_id, dataType.path);
     }
     return { connection, dataType, generation: await readableGeneration(store, connection.company_id, dataType) };
   };
@@ -181,7 +181,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const generation = await readableGeneration(store, company.id, dataType);
       const { recordId = '' } = params(request);
       const data = await store.getRecord(company.id, dataType.key, generation, recordId);
-      if (!data) throw errors.notFound(`No ${dataType.key} record ${recordId} for company ${company.id}.`);
+      if (!data) throw errors.recordNotFound(dataType.key, recordId, company.id);
       return reply.type('application/json; charset=utf-8').send(data);
     },
   });

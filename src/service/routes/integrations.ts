@@ -54,7 +54,7 @@ export function registerIntegrationRoutes(app: FastifyInstance): void {
     GET: async (request, reply) => {
       const { image = '' } = params(request);
       const which = image.replace(/\.svg$/, '') as BrandingImage;
-      if (!image.endsWith('.svg') || !BRANDING_IMAGES.includes(which)) throw errors.notFound(`No branding image ${image}.`);
+      if (!image.endsWith('.svg') || !BRANDING_IMAGES.includes(which)) throw errors.brandingImageNotFound(image);
       return reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(brandingSvg(integrationOf(request), which));
     },
   });

@@ -35,7 +35,7 @@ export function registerInvoicePdfRoutes(app: FastifyInstance, ctx: ServiceConte
       const { invoiceId = '' } = params(request);
       const { pdf, invoiceNumber } = await ctx.renders.invoicePdf(request.auth.client.id, { companyId: company.id, invoiceId, generation }, async () => {
         const data = await ctx.store.getRecord(company.id, invoices.key, generation, invoiceId);
-        if (!data) throw errors.notFound(`No invoices record ${invoiceId} for company ${company.id}.`);
+        if (!data) throw errors.recordNotFound('invoices', invoiceId, company.id);
         return data;
       });
       return reply

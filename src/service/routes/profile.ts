@@ -12,6 +12,8 @@ import { defineRoute } from '../http/route.js';
 import type { ValidationItem } from '../errors.js';
 
 const MAX_KEY_NAME = 50;
+/** CORS origins an account may list. */
+const MAX_ORIGINS = 50;
 const MAX_URL = 2048;
 
 interface StoredProfile {
@@ -65,7 +67,7 @@ function parseProfile(body: Record<string, unknown>): StoredProfile {
     if (typeof body.confirmCompanyName !== 'boolean') problem('confirmCompanyName', 'confirmCompanyName must be true or false.');
     else profile.confirmCompanyName = body.confirmCompanyName;
   }
-  failIfAny(items, 'The profile is not valid.');
+  failIfAny(items, errors.invalidProfile);
   return profile;
 }
 
@@ -108,8 +110,8 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
     GET: async (request: FastifyRequest) => ({ allowedOrigins: storedOf(request).allowedOrigins ?? [] }),
     POST: async (request: FastifyRequest) => {
       const { allowedOrigins } = objectBody(request);
-      if (!Array.isArray(allowedOrigins) || allowedOrigins.length > 50 || !allowedOrigins.every(isOrigin)) {
-        throw errors.badRequest('The CORS settings are not valid.', [{ itemId: 'allowedOrigins', message: 'allowedOrigins must be a list of at most 50 origins such as https://app.example.com (scheme, host and port only).', validatorName: 'CorsSettings' }]);
+      if (!Array.isArray(allowedOrigins) || allowedOrigins.length > MAX_ORIGINS || !allowedOrigins.every(isOrigin)) {
+        throw errors.invalidCorsSettings(MAX_ORIGINS);
       }
       await save(request, { ...storedOf(request), allowedOrigins: allowedOrigins as string[] });
       return { allowedOrigins };
@@ -130,7 +132,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
       const body = request.body === undefined || request.body === null ? {} : objectBody(request);
       const name = body.name === undefined || body.name === null ? null : body.name;
       if (name !== null && (typeof name !== 'string' || name.length > MAX_KEY_NAME)) {
-        throw errors.badRequest('The API key is not valid.', [{ itemId: 'name', message: `name must be text of at most ${MAX_KEY_NAME} characters.`, validatorName: 'ApiKey' }]);
+        throw errors.invalidApiKeyName(MAX_KEY_NAME);
       }
       const created = isoSeconds(clock.now());
       const key = await store.insertApiKey(request.auth.client.id, created, name);

@@ -55,7 +55,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const { dataType: given = '' } = params(request);
       const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
       if (!dataType || !integration?.dataTypes.includes(dataType.key)) throw errors.dataTypeNotSupported(given, integration?.name ?? connection.integration_key);
-      if (!dataType.pushable) throw errors.badRequest(`Datatype ${dataType.key} cannot be pushed.`);
+      if (!dataType.pushable) throw errors.notPushable(dataType.key);
       return pushOption(dataType.key, dataType.name);
     },
   });
@@ -69,7 +69,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
     const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
     const key = dataType?.key ?? given;
     if (!dataType || !integration?.dataTypes.includes(key)) throw errors.dataTypeNotSupported(key, integration?.name ?? connection.integration_key);
-    if (!dataType.pushable) throw errors.badRequest(`Datatype ${key} cannot be pushed.`);
+    if (!dataType.pushable) throw errors.notPushable(key);
     return { connection, integration, key };
   };
 
@@ -80,12 +80,12 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
   async function sendPush(request: FastifyRequest, write: Write): Promise<{ push: PushRow; record?: Record<string, unknown> }> {
     const { connection, integration, key } = await pushTarget(request);
     const timeoutMinutes = timeoutParam(queryOf(request).timeoutInMinutes);
-    if (write.record) failIfAny(validatePush(key, write.record), `The ${key} record is not valid.`);
+    if (write.record) failIfAny(validatePush(key, write.record), (validation) => errors.invalidPushRecord(key, validation));
     if (connection.status !== 'Linked') {
-      throw errors.badRequest(`The connection is ${connection.status}; only a Linked connection can push. Reauthorize it first.`);
+      throw errors.pushNotLinked(connection.status);
     }
     const tokens = await readTokens(store, sealer, connection.id);
-    if (!tokens || !ctx.platform) throw errors.badRequest('The connection has no platform to push to.');
+    if (!tokens || !ctx.platform) throw errors.noPlatformToPush();
     const platform = ctx.platform;
     const requested = isoSeconds(clock.now());
     const target = { dataType: key, changeType: write.changeType, recordId: write.recordId ?? null };
@@ -169,7 +169,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const company = await ownedCompany(ctx, request);
       const { pushOperationKey = '' } = params(request);
       const push = await store.getPush(pushOperationKey);
-      if (!push || push.company_id !== company.id) throw errors.notFound(`Push operation ${pushOperationKey} not found for company ${company.id}.`);
+      if (!push || push.company_id !== company.id) throw errors.pushNotFound(pushOperationKey, company.id);
       return pushRecord(push);
     },
   });

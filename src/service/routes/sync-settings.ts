@@ -37,7 +37,7 @@ const OPTIONAL: Array<[keyof SyncSetting, Check, string]> = [
 function parseSettings(body: Record<string, unknown>, client: ClientRow): SyncSetting[] {
   const items: ValidationItem[] = [];
   if (!Array.isArray(body.settings)) {
-    throw errors.badRequest('settings must be an array.', [{ itemId: 'settings', message: 'settings must be an array of {dataType, syncSchedule, …}.', validatorName: 'SyncSettings' }]);
+    throw errors.syncSettingsNotArray();
   }
   /** Data type → the index of its entry: one entry per data type. */
   const entries = new Map<string, number>();
@@ -67,7 +67,7 @@ function parseSettings(body: Record<string, unknown>, client: ClientRow): SyncSe
     if (raw?.isLocked != null) setting.isLocked = raw.isLocked as boolean;
     return setting;
   });
-  failIfAny(items, 'The sync settings are not valid.');
+  failIfAny(items, errors.invalidSyncSettings);
   if (client.plan === 'Free' && settings.some((s) => s.syncSchedule < MIN_FREE_SCHEDULE_HOURS)) throw errors.syncScheduleNotAllowed();
   return settings;
 }

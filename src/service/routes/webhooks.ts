@@ -53,7 +53,7 @@ export function deliveryRecord(row: DeliveryRow): Record<string, unknown> {
 async function ownedConsumer(ctx: ServiceContext, request: FastifyRequest): Promise<ConsumerRow> {
   const { webhookId = '' } = params(request);
   const consumer = await ctx.store.getConsumer(webhookId);
-  if (!consumer || consumer.client_id !== request.auth.client.id) throw errors.notFound(`Webhook consumer ${webhookId} not found.`);
+  if (!consumer || consumer.client_id !== request.auth.client.id) throw errors.webhookConsumerNotFound(webhookId);
   return consumer;
 }
 
@@ -61,18 +61,18 @@ async function ownedDelivery(ctx: ServiceContext, request: FastifyRequest): Prom
   const consumer = await ownedConsumer(ctx, request);
   const { deliveryId = '' } = params(request);
   const delivery = await ctx.store.getDelivery(consumer.id, deliveryId);
-  if (!delivery) throw errors.notFound(`Delivery ${deliveryId} not found for webhook consumer ${consumer.id}.`);
+  if (!delivery) throw errors.deliveryNotFound(deliveryId, consumer.id);
   return { consumer, delivery };
 }
 
 function refuseDisabled(consumer: ConsumerRow): void {
-  if (consumer.disabled) throw errors.conflict(`Webhook consumer ${consumer.id} is disabled; nothing is delivered to it. Create a new consumer to receive events again.`);
+  if (consumer.disabled) throw errors.consumerDisabled(consumer.id);
 }
 
 /** Sending on demand to a url the policy refuses now: a 400 naming `url`, as at creation. */
 function refuseTarget(ctx: ServiceContext, consumer: ConsumerRow): void {
   const problem = targetProblem(new URL(consumer.url), ctx.webhookTargets);
-  if (problem) throw errors.badRequest(`Webhook consumer ${consumer.id} cannot be sent to: ${problem}`, [{ itemId: 'url', message: problem, validatorName: 'WebhookConsumer' }]);
+  if (problem) throw errors.consumerUrlRefused(consumer.id, problem);
 }
 
 /** `status=Failed` is the query `status=Failed`, so the page links (which keep `query`) keep it too. */
@@ -108,7 +108,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
       // Count and insert together, so concurrent creates cannot pass the limit.
       await store.transaction(async (tx) => {
         if ((await tx.listConsumers(clientId)).length >= MAX_CONSUMERS) {
-          throw errors.badRequest(`An account may have at most ${MAX_CONSUMERS} webhook consumers; delete one first.`);
+          throw errors.tooManyConsumers(MAX_CONSUMERS);
         }
         await tx.insertConsumer(row);
       });

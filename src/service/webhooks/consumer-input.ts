@@ -70,6 +70,6 @@ export function parseConsumerInput(body: Record<string, unknown>, targets: Targe
 
   if (body.disabled !== undefined && body.disabled !== null && typeof body.disabled !== 'boolean') problem('disabled', 'disabled must be true or false.');
 
-  if (items.length > 0) throw errors.badRequest(`The webhook consumer is not valid: ${items.map((i) => i.message).join(' ')}`, items);
+  if (items.length > 0) throw errors.invalidWebhookConsumer(items);
   return { url: body.url as string, eventTypes, companyTags, disabled: body.disabled === true };
 }
