@@ -6,7 +6,7 @@
 // discarded at the end of the stream. Chunks may be split anywhere, even inside a UTF-8
 // character.
 //
-// Not eventsource-parser (3.1.1, a dependency): fed the cases of
+// Not the eventsource-parser package (3.1.1): fed the cases of
 // test/client/event-stream.test.ts in place of this class, it fails four. It reports an
 // `id` only with data, so the stream's starting point (`id: N` and a blank line) never
 // becomes the resume point and a reconnect before the first event loses its place (its
