@@ -7,11 +7,10 @@ import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
 import type { CheckResult } from '../../ops/verify/check.js';
 import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.js';
 import type { LimitStats } from '../../client/adaptive-limit.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
 export interface CheckOptions extends EventsFlag {

@@ -9,8 +9,7 @@ import type { Command } from 'commander';
 import type { Connection, CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export interface DemoOptions {
   companies: number;

@@ -10,8 +10,7 @@ import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { assertWritable } from '../files.js';
 import { positiveNumber, wholeNumber } from '../flags.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export type ExportFormat = 'ndjson' | 'csv' | 'json';
 

@@ -1,7 +1,7 @@
 // Every command's register function, in help order. Each command file imports its heavy
 // dependencies lazily inside its run function, so `ferry --help` stays fast.
 import type { Command } from 'commander';
-import type { Registrar } from '../program.js';
+import type { Registrar } from '../command.js';
 import * as clientsCreate from './admin/clients-create.js';
 import * as clientsList from './admin/clients-list.js';
 import * as keysCreate from './admin/keys-create.js';

@@ -7,10 +7,9 @@ import chalk from 'chalk';
 import type { CommandContext } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
-import type { Registrar } from '../program.js';
 import type { StreamedEvent } from '../../client/event-stream.js';
 import type { ForwardResult } from '../../ops/listen/forward.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export interface ListenCommandOptions {
   forwardTo?: string;

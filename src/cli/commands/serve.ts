@@ -6,8 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export interface ServeOptions {
   host: string;

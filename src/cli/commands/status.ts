@@ -5,8 +5,7 @@ import type { CommandContext } from '../context.js';
 import { connectionStatusText } from '../../client/wire.js';
 import { NOT_REQUESTED, type CompanyStatus, type ConnectionStatus } from '../../ops/status/company-status.js';
 import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   program.command('status')

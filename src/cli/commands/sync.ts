@@ -6,11 +6,10 @@ import type { CommandContext } from '../context.js';
 import type { CompanySummary } from '../../ops/syncs/runs.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, endsOnce, logTo } from '../waiting.js';
 import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.js';
 import { durationText } from '../../lib/duration.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
 export interface SyncOptions extends EventsFlag {

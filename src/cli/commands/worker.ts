@@ -8,8 +8,7 @@ import { printResult } from '../io.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 import { httpUrlFlag, WEBHOOK_TARGETS_HELP, webhookTargetOptions, webhookTargetsOf } from './serve.js';
 
 /** As sync/pull-lease.ts: below it a lease could run out between two heartbeats. */

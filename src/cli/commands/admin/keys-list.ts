@@ -4,8 +4,7 @@ import type { ApiKeyRecord } from '../../../client/wire.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printList } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'admin', 'Accounts and API keys (admin key only)'), 'keys', 'API keys of a client')

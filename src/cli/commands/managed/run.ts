@@ -2,9 +2,8 @@
 // on to the following ones while the person wants to go on.
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
 import type { StepFlags } from './runner.js';
-import { examples } from '../group.js';
+import { examples, type Registrar } from '../../command.js';
 import { managedGroup } from './init.js';
 import { addStepOptions } from './options.js';
 

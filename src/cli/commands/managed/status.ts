@@ -2,8 +2,7 @@
 // with --watch it follows the plan while steps 5 and 6 run elsewhere (watch-status.ts).
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import { examples } from '../group.js';
+import { examples, type Registrar } from '../../command.js';
 import { managedGroup } from './init.js';
 import { PLAN_FILE_HELP } from './options.js';
 

@@ -1,9 +1,8 @@
 // `ferry managed step N --confirm [flags]`: does one step without prompts (CI).
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
 import type { StepFlags } from './runner.js';
-import { examples } from '../group.js';
+import { examples, type Registrar } from '../../command.js';
 import { managedGroup } from './init.js';
 import { addStepOptions } from './options.js';
 

@@ -4,8 +4,7 @@ import { limitFlags, positiveNumber, wholeNumber } from '../../flags.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../../errors.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export interface MigrateTokensOptions {
   platform?: string;

@@ -3,8 +3,7 @@
 import type { Command } from 'commander';
 import { printResult } from '../../io.js';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 import { appFor, callbackUrlArg } from './apps-lookups.js';
 
 type Change = 'add' | 'remove';

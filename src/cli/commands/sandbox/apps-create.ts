@@ -4,8 +4,7 @@ import type { Command } from 'commander';
 import { printResult } from '../../io.js';
 import type { CommandContext } from '../../context.js';
 import { printRecord } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 import { callbackUrlArg, platformFor } from './apps-lookups.js';
 
 export interface AppsCreateOptions {

@@ -3,8 +3,7 @@
 import { printResult } from '../../io.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 const OUTCOMES: Record<string, string> = {
   'grant-revoked': 'the old refresh token had been rotated away, so its reuse revoked the grant: the migrated connection now needs reauthorization',

@@ -8,8 +8,7 @@ import { CliError, EXIT } from '../../errors.js';
 import { wholeNumber } from '../../flags.js';
 import { resolveDataDir } from '../../globals.js';
 import { printResult } from '../../io.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 import { httpUrlFlag } from '../serve.js';
 
 export interface SandboxServeOptions {

@@ -10,10 +10,9 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { CliError, EXIT, exitCodeFor, isWorded } from '../../errors.js';
 import { assertWritable, openFileAtomic } from '../../files.js';
-import type { Registrar } from '../../program.js';
 import { MAX_TENANTS, TENANTS_PER_CALL, TenantsStoppedError, createTenants } from '../../../ops/sandbox/create-tenants.js';
 import { formatCount, formatDuration, rateLine, silentProgress } from '../../../ops/progress.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export interface TenantsCreateOptions {
   platform: string;

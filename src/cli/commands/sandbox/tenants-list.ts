@@ -2,8 +2,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printList } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'sandbox', 'The emulated third-party platforms (admin key)'), 'tenants', 'Emulated organisations and their tokens')

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../output.js';
 import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookDeliveryStatus } from '../../../client/wire.js';
-import { group } from '../group.js';
+import { group } from '../../command.js';
 
 export function webhooksGroup(program: Command): Command {
   return group(program, 'webhooks', 'Webhook consumers: signed deliveries of the account\'s events, and their log');

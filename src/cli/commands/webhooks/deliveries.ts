@@ -10,8 +10,7 @@ import { UsageError } from '../../errors.js';
 import { wholeNumber } from '../../flags.js';
 import { printResult } from '../../io.js';
 import { printTable } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples } from '../group.js';
+import { examples, type Registrar } from '../../command.js';
 import { deliveryColumns, deliveryStatus, STATUSES, webhooksGroup } from './common.js';
 
 export interface WebhooksDeliveriesOptions {
