@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { readChunks, readText, Transport, type Answer } from './transport.js';
 import { ApiRequestError, ConnectionError, UnexpectedAnswerError, type ErrorEnvelope } from './errors.js';
 import { Pacer, sleep } from './pacer.js';
-import type { AttemptOutcome, AttemptTicket } from './adaptive-limit.js';
+import type { RequestGate } from './request-gate.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined;
@@ -36,16 +36,6 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Resolve a successful response's body as its raw bytes, the chunks as they arrived (Buffer[]), not parsed or joined (`ferry export` streams records through). */
   raw?: boolean;
-}
-
-/**
- * The command run's adaptive limit (adaptive-limit.ts), when one is attached: every attempt
- * waits for its rate cap and tells it how it ended.
- */
-export interface RequestGate {
-  admit(signal?: AbortSignal): Promise<AttemptTicket>;
-  /** `request` is the same object for every attempt of one request. */
-  answered(ticket: AttemptTicket, request: object, outcome: AttemptOutcome): void;
 }
 
 /**

@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
-import type { CheckResult } from '../../ops/verify/check.js';
+import type { CheckResult } from '../../ops/verify/types.js';
 import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.js';
 import type { LimitStats } from '../../client/adaptive-limit.js';
 import { examples, type Registrar } from '../command.js';

@@ -59,8 +59,7 @@ export async function stepPlatformDetails(env: StepEnv, inputs: StepInputs): Pro
   const integrations = await integrationsOf(client, signal);
   const work = workDir(env.planPath);
   const { runMigration } = await import('../migrate/engine.js');
-  const { RowsError } = await import('../migrate/first-pass.js');
-  const { CsvFormatError } = await import('../migrate/read-rows.js');
+  const { CsvFormatError, RowsError } = await import('../migrate/errors.js');
   env.log(`Validating ${file} as the bulk migration does (nothing is written)…`);
   let summary;
   try {

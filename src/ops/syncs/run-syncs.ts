@@ -5,7 +5,7 @@
 import { AdaptiveLimit, limitOptions, type LimitStats } from '../../client/adaptive-limit.js';
 import type { ApiClient } from '../../client/client.js';
 import { isFailed as isFailedStatus } from '../../client/wire.js';
-import type { ChangeFeed } from '../../client/wait-for-change.js';
+import type { ChangeFeed } from '../../client/change-feed.js';
 import { integrationLookup } from '../platform-knowledge.js';
 import { limitText, type Progress } from '../progress.js';
 import { label, startCompany, summarize, type CompanyRun, type CompanySummary } from './runs.js';

@@ -5,11 +5,12 @@ import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError, describeError } from '../../client/errors.js';
 import { pollUntil } from '../../client/poll.js';
-import { eventCompanyId, type ChangeEvent, type ChangeFeed } from '../../client/wait-for-change.js';
+import { eventCompanyId } from '../../client/wait-for-change.js';
+import type { ChangeEvent, ChangeFeed } from '../../client/change-feed.js';
 import { isFailed, isRunning } from '../../client/wire.js';
 import { durationText } from '../../lib/duration.js';
 import { dataTypeByKey } from '../../platforms/data-types.js';
-import type { CheckOptions, Criterion } from './check.js';
+import type { CheckOptions, Criterion } from './types.js';
 
 const TRANSIENT = new Set(['InternalError', 'FetchError', 'RateLimitError']);
 

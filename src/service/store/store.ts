@@ -16,7 +16,8 @@ import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { NewPull, PullFields, PullRow } from './pulls.js';
 import type { PushRow } from './pushes.js';
 import type { SyncSetting } from './sync-settings.js';
-import type { AttemptOutcome, AttemptRow, ClaimRequest, ClaimResult, DeliveryRow, InFlightIds } from './webhook-deliveries.js';
+import type { ClaimRequest } from './delivery-turns.js';
+import type { AttemptOutcome, AttemptRow, ClaimResult, DeliveryRow, InFlightIds } from './webhook-deliveries.js';
 
 /** Client accounts and their API keys (stored as hashes). */
 export interface ClientStore {

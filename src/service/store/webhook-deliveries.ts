@@ -14,7 +14,7 @@
 // Each row is parked and unparked at most once per wait: a pass costs what it claims.
 import type { FieldResolver } from '../query/types.js';
 import type { Db } from './db.js';
-import { BUSY_FROM, busyMark, FULL_FROM, fullMark, markEnd, planClaim, UNPARKED_PER_SETTLE, WAITING, type DueDelivery } from './delivery-turns.js';
+import { BUSY_FROM, busyMark, FULL_FROM, fullMark, markEnd, planClaim, UNPARKED_PER_SETTLE, WAITING, type ClaimRequest, type DueDelivery } from './delivery-turns.js';
 import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
 
@@ -61,29 +61,6 @@ export interface ClaimedDelivery {
   body: string;
   url: string;
   secret: Buffer;
-}
-
-export interface ClaimRequest {
-  now: string;
-  leaseUntil: string;
-  /** Deliveries to take at most. */
-  limit: number;
-  /** Attempts one consumer may have in flight. */
-  perConsumer: number;
-  /** Attempts in flight now, by consumer (a consumer at perConsumer has its due heads parked until one settles). */
-  busy: Record<string, number>;
-  /**
-   * The loop's slots, shared between accounts (delivery-turns.ts): at most `cap` each, fewer
-   * when more accounts have work. `busy`: attempts in flight now, by account (client id).
-   * Without it, accounts are not bounded.
-   */
-  accounts?: { cap: number; slots: number; busy: Record<string, number> };
-  /** Consumers whose circuit breaker is open, with the time it lets a trial through: their due heads are parked until then. */
-  paused?: Record<string, string>;
-  /** Consumers whose breaker lets a trial through: one attempt in flight at a time. */
-  trials?: string[];
-  /** Due rows to look at in this call, so one claim stays a short transaction. */
-  scanLimit?: number;
 }
 
 /** Consumers and accounts (client ids) with attempts in flight. */

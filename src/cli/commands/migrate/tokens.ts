@@ -86,10 +86,9 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   const { io } = ctx;
   const { createReadStream, existsSync, rmSync } = await import('node:fs');
   const { spoolStdin } = await import('../../../ops/migrate/spool.js');
-  const { runMigration, JournalMismatchError } = await import('../../../ops/migrate/engine.js');
+  const { runMigration } = await import('../../../ops/migrate/engine.js');
   const { accountOf } = await import('../../../ops/migrate/account.js');
-  const { RowsError } = await import('../../../ops/migrate/first-pass.js');
-  const { CsvFormatError } = await import('../../../ops/migrate/read-rows.js');
+  const { CsvFormatError, JournalMismatchError, RowsError } = await import('../../../ops/migrate/errors.js');
   const { printSummary, summaryJson } = await import('../../migrate-report.js');
 
   const fromStdin = file === '-';
