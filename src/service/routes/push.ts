@@ -9,7 +9,7 @@ import { errors } from '../errors.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { defineRoute } from '../http/route.js';
-import { pushRecord } from '../http/sync-records.js';
+import { pushRecord } from '../wire/sync-records.js';
 import { PlatformAuthError, PlatformRateLimitError } from '../integrations/adapter.js';
 import { dataTypeByKey, dataTypeByPath } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';

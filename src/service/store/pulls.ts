@@ -13,7 +13,7 @@ import type { Db } from './db.js';
 import { reserveGeneration } from './datasets.js';
 import { planPage, type PagePlan, type PageRequest } from './paging.js';
 import { prepared } from './statements.js';
-import { isFinished, type PullStatus } from '../sync/pull-status.js';
+import { isFinished, type PullStatus } from './pull-status.js';
 
 export type { PullStatus };
 

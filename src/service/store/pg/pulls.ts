@@ -4,7 +4,7 @@
 // the lease under it and find it taken).
 import { postgresDate } from '../../query/json-fields.js';
 import type { FieldResolver } from '../../query/types.js';
-import { isFinished } from '../../sync/pull-status.js';
+import { isFinished } from '../pull-status.js';
 import type { AsyncStore } from '../async-store.js';
 import { planPage } from '../paging.js';
 import { checkDistinctDataSets, pullFields, type PullFields, type PullRow } from '../pulls.js';

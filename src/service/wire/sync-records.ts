@@ -1,6 +1,6 @@
 // Wire records for pull operations, data status and push operations.
 import type { DatasetRow } from '../store/datasets.js';
-import { isErrored, isFinished } from '../sync/pull-status.js';
+import { isErrored, isFinished } from '../store/pull-status.js';
 import type { PullRow } from '../store/pulls.js';
 import type { PushRow } from '../store/pushes.js';
 
