@@ -49,6 +49,7 @@ import { loadGauge, measureLoad } from './sync/request-load.js';
 import type { LoopDeps } from './webhooks/loop.js';
 import { TargetPolicy, type WebhookTargets } from './webhooks/target-policy.js';
 import { startBackground } from './background.js';
+import { ensureAdmin } from './bootstrap.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -151,7 +152,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     if (!outage.lost(err)) options.onInternalError?.(err, context);
   };
   const opened = await openStore({
-    dataDir: options.dataDir, clock, keyCheck: keyCheckValue(secretKey), ...(options.database ? { database: options.database } : {}),
+    dataDir: options.dataDir, keyCheck: keyCheckValue(secretKey), ...(options.database ? { database: options.database } : {}),
+    admin: (store) => ensureAdmin(store, options.dataDir, clock),
     // An idle connection the server ended: the pool opens another; requests say if the database is gone.
     onIdleError: (err) => backgroundError(err, 'database connection'),
   });
