@@ -2,7 +2,7 @@
 // same run functions the commands use: sandbox tenants → `migrate tokens` → `sync --wait`
 // → `export invoices` → a summary, then what to try next. A fresh temp data dir by
 // default (removed at the end); --data-dir keeps everything. --managed rehearses the
-// support team's managed migration instead (demo-managed.ts).
+// support team's managed migration instead (cli/demo/managed.ts).
 import { wholeNumber } from '../flags.js';
 import * as api from '../../client/api.js';
 import type { Command } from 'commander';
@@ -80,7 +80,7 @@ export async function runDemo(flags: DemoOptions, ctx: CommandContext): Promise<
   const { io, signal } = ctx;
   if (ctx.flags.baseUrl || ctx.flags.profile) throw new UsageError('ferry demo runs on the embedded service.', 'Drop --base-url/--profile (give --data-dir to keep the demo\'s data).');
   if (flags.managed) {
-    const { runManagedDemo } = await import('./demo-managed.js');
+    const { runManagedDemo } = await import('../demo/managed.js');
     return runManagedDemo({ companies: flags.companies, invoices: flags.invoices ?? 20, platform: flags.platform ?? 'qhyg' }, ctx);
   }
   const options = { companies: flags.companies, invoices: flags.invoices ?? 200, platform: flags.platform ?? 'gbol' };
@@ -134,7 +134,7 @@ export async function runDemo(flags: DemoOptions, ctx: CommandContext): Promise<
     const asClient: CommandContext = { io: sub, flags: { dataDir }, signal, connect: async () => clientConnection };
 
     const tokens = join(work, 'tokens.csv');
-    const { runTenantsCreate } = await import('./sandbox/tenants-create.js');
+    const { runTenantsCreate } = await import('./sandbox/tenants/create.js');
     await stage(1, `Sandbox: ${options.companies} ${integration.name} organisations and a CSV of their tokens`, () => runTenantsCreate({
       platform: integration.key, count: options.companies, invoices: options.invoices, out: tokens, force: true,
     }, admin), () => `${options.companies} organisations; their tokens in ${tokens} (mode 0600)`);

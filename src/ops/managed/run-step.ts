@@ -1,7 +1,7 @@
 // Runs one step of a plan: rereads the plan, refuses steps out of order, says so when a
 // step is already done, gathers the answers (asking where someone can answer), confirms,
 // acts for the plan's client, records the outcome and saves. Asking, confirming and
-// showing are the caller's (src/cli/commands/managed/runner.ts).
+// showing are the caller's (src/cli/managed/runner.ts).
 import type { Connection } from '../../client/connection.js';
 import { inputError, OpError } from '../errors.js';
 import type { StartProgress } from '../progress.js';

@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import { printResult, type IO } from '../../io.js';
 import type { ConnectionRecord } from '../../../client/wire.js';
 import { examples, group, type Registrar } from '../../command.js';
-import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from '../../connections/target.js';
 
 export interface ConnectionsAuthorizeOptions extends ConnectionTargetOptions {
   tokensFile: string;

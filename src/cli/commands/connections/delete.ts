@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { confirmOrYes } from '../../prompt.js';
 import { examples, group, type Registrar } from '../../command.js';
-import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from '../../connections/target.js';
 
 export interface ConnectionsDeleteOptions extends ConnectionTargetOptions {
   yes?: boolean;

@@ -2,10 +2,10 @@
 // on to the following ones while the person wants to go on.
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { StepFlags } from './runner.js';
+import type { StepFlags } from '../../managed/runner.js';
 import { examples, type Registrar } from '../../command.js';
 import { managedGroup } from './init.js';
-import { addStepOptions } from './options.js';
+import { addStepOptions } from '../../managed/options.js';
 
 export type ManagedRunOptions = StepFlags;
 
@@ -27,9 +27,9 @@ confirmation only: each later step is confirmed by a person.
 
 export async function runManagedRun(options: ManagedRunOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
-  const { runStep } = await import('./runner.js');
+  const { runStep } = await import('../../managed/runner.js');
   const { pendingStep } = await import('../../../ops/managed/run-step.js');
-  const { printStatus } = await import('./print-status.js');
+  const { printStatus } = await import('../../managed/print-status.js');
   const { STEP_ACTIONS } = await import('../../../ops/managed/view.js');
   const { planFlag } = await import('../../../ops/managed/plan.js');
   const say = (line: string) => {

@@ -1,10 +1,10 @@
 // `ferry managed step N --confirm [flags]`: does one step without prompts (CI).
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { StepFlags } from './runner.js';
+import type { StepFlags } from '../../managed/runner.js';
 import { examples, type Registrar } from '../../command.js';
 import { managedGroup } from './init.js';
-import { addStepOptions } from './options.js';
+import { addStepOptions } from '../../managed/options.js';
 
 export type ManagedStepOptions = StepFlags;
 
@@ -28,6 +28,6 @@ companies failed the check.
 }
 
 export async function runManagedStep(options: ManagedStepOptions, ctx: CommandContext, [n]: string[]): Promise<void> {
-  const { parseStepNumber, runStep } = await import('./runner.js');
+  const { parseStepNumber, runStep } = await import('../../managed/runner.js');
   await runStep(parseStepNumber(n!), options, ctx, false);
 }

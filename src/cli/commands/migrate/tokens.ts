@@ -89,7 +89,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   const { runMigration } = await import('../../../ops/migrate/engine.js');
   const { accountOf } = await import('../../../ops/migrate/account.js');
   const { CsvFormatError, JournalMismatchError, RowsError } = await import('../../../ops/migrate/errors.js');
-  const { printSummary, summaryJson } = await import('../../migrate-report.js');
+  const { printSummary, summaryJson } = await import('../../migrate/report.js');
 
   const fromStdin = file === '-';
   if (!fromStdin && !existsSync(file!)) throw new UsageError(`${file} does not exist.`, 'Give the path of a CSV file, or - to read stdin.');

@@ -20,7 +20,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runTemplatesList(_options: object, ctx: CommandContext): Promise<void> {
-  const { listTemplates, TEMPLATES_DIR } = await import('./catalogue.js');
+  const { listTemplates, TEMPLATES_DIR } = await import('../../templates/catalogue.js');
   const templates = await listTemplates();
   if (templates.length === 0) throw new CliError(`No migration templates found in ${TEMPLATES_DIR}.`, undefined, 'Reinstall ferry, or run npm run templates in a checkout.');
   const { io } = ctx;

@@ -21,7 +21,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runTemplatesShow(_options: object, ctx: CommandContext, [rawKey]: string[]): Promise<void> {
-  const { readTemplate, listTemplates } = await import('./catalogue.js');
+  const { readTemplate, listTemplates } = await import('../../templates/catalogue.js');
   const key = (rawKey ?? '').trim().toLowerCase();
   const template = await readTemplate(key);
   if (!template) {

@@ -7,7 +7,7 @@ import type { CommandContext } from '../../context.js';
 import { printResult } from '../../io.js';
 import { printRecord } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
-import { companyTags, consumerUrl, eventTypes, webhooksGroup } from './common.js';
+import { companyTags, consumerUrl, eventTypes, webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksCreateOptions {
   url: string;

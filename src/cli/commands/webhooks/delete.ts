@@ -6,7 +6,7 @@ import type { CommandContext } from '../../context.js';
 import { printResult } from '../../io.js';
 import { confirmOrYes } from '../../prompt.js';
 import { examples, type Registrar } from '../../command.js';
-import { webhooksGroup } from './common.js';
+import { webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksDeleteOptions {
   yes?: boolean;

@@ -11,7 +11,7 @@ import { wholeNumber } from '../../flags.js';
 import { printResult } from '../../io.js';
 import { printTable } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
-import { deliveryColumns, deliveryStatus, STATUSES, webhooksGroup } from './common.js';
+import { deliveryColumns, deliveryStatus, STATUSES, webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksDeliveriesOptions {
   status?: WebhookDeliveryStatus;

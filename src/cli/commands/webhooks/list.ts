@@ -5,7 +5,7 @@ import type { WebhookConsumerRecord } from '../../../client/wire.js';
 import type { CommandContext } from '../../context.js';
 import { printList, type Column } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
-import { webhooksGroup } from './common.js';
+import { webhooksGroup } from '../../webhooks/common.js';
 
 export function register(program: Command, registrar: Registrar): void {
   webhooksGroup(program)

@@ -5,7 +5,7 @@ import * as api from '../../../client/api.js';
 import type { CommandContext } from '../../context.js';
 import { printResult } from '../../io.js';
 import { examples, type Registrar } from '../../command.js';
-import { webhooksGroup } from './common.js';
+import { webhooksGroup } from '../../webhooks/common.js';
 
 export function register(program: Command, registrar: Registrar): void {
   webhooksGroup(program)

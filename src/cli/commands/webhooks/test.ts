@@ -14,7 +14,7 @@ import { printResult } from '../../io.js';
 import { printRecord, type Section } from '../../output.js';
 import type { WebhookAttemptRecord } from '../../../client/wire.js';
 import { examples, type Registrar } from '../../command.js';
-import { attemptOutcome, webhooksGroup } from './common.js';
+import { attemptOutcome, webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksTestOptions {
   wait?: boolean;

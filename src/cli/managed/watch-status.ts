@@ -4,10 +4,10 @@
 // every save. On a terminal the checklist is redrawn in place; on a pipe each change is
 // one more tab-separated line, with --json one more document: never an escape code there.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EXIT, CliError, InterruptedError } from '../../errors.js';
-import type { IO } from '../../io.js';
-import { stepOf, type Plan, type StepProgress } from '../../../ops/managed/plan.js';
-import { liveness, statusJson, type RunLiveness } from '../../../ops/managed/view.js';
+import { EXIT, CliError, InterruptedError } from '../errors.js';
+import type { IO } from '../io.js';
+import { stepOf, type Plan, type StepProgress } from '../../ops/managed/plan.js';
+import { liveness, statusJson, type RunLiveness } from '../../ops/managed/view.js';
 import { columnsOf, statusLines, statusTsv, stepTsv } from './print-status.js';
 
 export const WATCH_INTERVAL_MS = 500;

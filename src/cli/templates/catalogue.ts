@@ -1,11 +1,11 @@
 // The migration CSV templates shipped in the package (templates/migration/<key>.csv),
-// read straight from disk: no service is needed. This file sits four levels below the
-// package root both as src/cli/commands/templates/catalogue.ts (vitest) and as
-// dist/cli/commands/templates/catalogue.js (the binary), so one relative URL finds them.
+// read straight from disk: no service is needed. This file sits three levels below the
+// package root both as src/cli/templates/catalogue.ts (vitest) and as
+// dist/cli/templates/catalogue.js (the binary), so one relative URL finds them.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const TEMPLATES_DIR = fileURLToPath(new URL('../../../../templates/migration/', import.meta.url));
+export const TEMPLATES_DIR = fileURLToPath(new URL('../../../templates/migration/', import.meta.url));
 
 export interface TemplateField {
   name: string;
@@ -47,7 +47,7 @@ export async function readTemplate(key: string, dir: string = TEMPLATES_DIR): Pr
   const header = rows[0] ?? [];
   const values = rows[1] ?? [];
   const example = Object.fromEntries(header.map((column, i) => [column, values[i] ?? '']));
-  const { integrationByKey } = await import('../../../platforms/registry.js');
+  const { integrationByKey } = await import('../../platforms/registry.js');
   const integration = integrationByKey(key);
   const template: MigrationTemplate = { key, file, text, header, example, tokenFields: [] };
   if (integration) {

@@ -3,9 +3,9 @@
 // it), to a pipe (tab-separated lines) and to a script (--json). statusLines builds the
 // checklist as lines that fit the terminal, so --watch can redraw it line by line.
 import chalk from 'chalk';
-import { printResult, type IO } from '../../io.js';
-import type { Plan, PlanStep, StepProgress } from '../../../ops/managed/plan.js';
-import { countsText, liveness, phaseText, runningStep, shortTime, statusJson, type RunLiveness } from '../../../ops/managed/view.js';
+import { printResult, type IO } from '../io.js';
+import type { Plan, PlanStep, StepProgress } from '../../ops/managed/plan.js';
+import { countsText, liveness, phaseText, runningStep, shortTime, statusJson, type RunLiveness } from '../../ops/managed/view.js';
 
 export interface StatusView {
   /** Marks (✓ ✗ · ▸) and colour; otherwise the state as a word. */

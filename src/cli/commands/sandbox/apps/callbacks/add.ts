@@ -1,10 +1,10 @@
 // `ferry sandbox apps callbacks add|remove APP_ID URL`: the callback (redirect) URLs of a
 // sandbox app, which managed step 3 checks for the service's callback URL.
 import type { Command } from 'commander';
-import { printResult } from '../../io.js';
-import type { CommandContext } from '../../context.js';
-import { examples, group, type Registrar } from '../../command.js';
-import { appFor, callbackUrlArg } from './apps-lookups.js';
+import { printResult } from '../../../../io.js';
+import type { CommandContext } from '../../../../context.js';
+import { examples, group, type Registrar } from '../../../../command.js';
+import { appFor, callbackUrlArg } from '../../../../sandbox/apps-lookups.js';
 
 type Change = 'add' | 'remove';
 
@@ -35,12 +35,12 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runAppsCallbacks(change: Change, ctx: CommandContext, [appId, given]: string[]): Promise<void> {
   const url = callbackUrlArg(given ?? '');
   const clientId = (appId ?? '').trim();
-  const { sandboxApi } = await import('../../../client/sandbox-api.js');
+  const { sandboxApi } = await import('../../../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(await ctx.connect());
   const app = await appFor(sandbox, clientId, ctx.signal);
   const had = app.callbackUrls.includes(url);
   if (change === 'remove' && !had) {
-    const { CliError } = await import('../../errors.js');
+    const { CliError } = await import('../../../../errors.js');
     throw new CliError(`App ${app.clientId} has no callback URL ${url}.`, 1,
       app.callbackUrls.length ? `Its callback URLs: ${app.callbackUrls.join(', ')}` : 'It has no callback URLs.');
   }

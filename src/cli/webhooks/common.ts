@@ -2,10 +2,10 @@
 // (the service checks everything again and its 400 names the rest), and how a delivery of
 // the log is shown.
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
-import type { Column } from '../../output.js';
-import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookDeliveryStatus } from '../../../client/wire.js';
-import { group } from '../../command.js';
+import { UsageError } from '../errors.js';
+import type { Column } from '../output.js';
+import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookDeliveryStatus } from '../../client/wire.js';
+import { group } from '../command.js';
 
 export function webhooksGroup(program: Command): Command {
   return group(program, 'webhooks', 'Webhook consumers: signed deliveries of the account\'s events, and their log');

@@ -1,10 +1,10 @@
 // `ferry admin clients create`: a new client account; its API key goes to stdout, once.
-import { printResult } from '../../io.js';
-import * as api from '../../../client/api.js';
+import { printResult } from '../../../io.js';
+import * as api from '../../../../client/api.js';
 import { Option, type Command } from 'commander';
-import type { CommandContext } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { examples, group, type Registrar } from '../../command.js';
+import type { CommandContext } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { examples, group, type Registrar } from '../../../command.js';
 
 export interface ClientsCreateOptions {
   name: string;

@@ -1,9 +1,9 @@
 // `ferry admin keys create CLIENT_ID`: another API key for a client, printed once.
-import { printResult } from '../../io.js';
-import * as api from '../../../client/api.js';
+import { printResult } from '../../../io.js';
+import * as api from '../../../../client/api.js';
 import type { Command } from 'commander';
-import type { CommandContext } from '../../context.js';
-import { examples, group, type Registrar } from '../../command.js';
+import type { CommandContext } from '../../../context.js';
+import { examples, group, type Registrar } from '../../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'admin', 'Accounts and API keys (admin key only)'), 'keys', 'API keys of a client')

@@ -2,7 +2,7 @@
 // as the argument or as `--connection ID` (the same flag `authorize` takes), so
 // get/unlink/delete/authorize read alike in scripts and by hand.
 import { Option, type Command } from 'commander';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../errors.js';
 
 export interface ConnectionTargetOptions {
   company: string;

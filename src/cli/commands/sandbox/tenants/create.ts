@@ -3,16 +3,16 @@
 // made in calls the sandbox accepts, each batch's rows appended to a temp file as it
 // arrives (memory stays flat), which becomes --out only once every tenant is in it.
 import { randomInt } from 'node:crypto';
-import { wholeNumber } from '../../flags.js';
-import { printResult } from '../../io.js';
-import * as api from '../../../client/api.js';
+import { wholeNumber } from '../../../flags.js';
+import { printResult } from '../../../io.js';
+import * as api from '../../../../client/api.js';
 import type { Command } from 'commander';
-import type { CommandContext } from '../../context.js';
-import { CliError, EXIT, exitCodeFor, isWorded } from '../../errors.js';
-import { assertWritable, openFileAtomic } from '../../files.js';
-import { MAX_TENANTS, TENANTS_PER_CALL, TenantsStoppedError, createTenants } from '../../../ops/sandbox/create-tenants.js';
-import { formatCount, formatDuration, rateLine, silentProgress } from '../../../ops/progress.js';
-import { examples, group, type Registrar } from '../../command.js';
+import type { CommandContext } from '../../../context.js';
+import { CliError, EXIT, exitCodeFor, isWorded } from '../../../errors.js';
+import { assertWritable, openFileAtomic } from '../../../files.js';
+import { MAX_TENANTS, TENANTS_PER_CALL, TenantsStoppedError, createTenants } from '../../../../ops/sandbox/create-tenants.js';
+import { formatCount, formatDuration, rateLine, silentProgress } from '../../../../ops/progress.js';
+import { examples, group, type Registrar } from '../../../command.js';
 
 export interface TenantsCreateOptions {
   platform: string;
@@ -48,7 +48,7 @@ export async function runTenantsCreate(options: TenantsCreateOptions, ctx: Comma
   assertWritable(options.out, overwrite);
   const connection = await ctx.connect();
   const integration = await api.integration(connection.client, options.platform);
-  const { sandboxApi } = await import('../../../client/sandbox-api.js');
+  const { sandboxApi } = await import('../../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(connection);
   // Chosen here, not by the sandbox per call, so the batches' seeds run on from one another.
   const seed = options.seed ?? randomInt(2 ** 32);
@@ -58,7 +58,7 @@ export async function runTenantsCreate(options: TenantsCreateOptions, ctx: Comma
   const file = await openFileAtomic(options.out, { mode: 0o600, overwrite });
   const s = options.count === 1 ? '' : 's';
   // A bar only where someone watches it; a pipe gets the final lines alone.
-  const { startProgress } = await import('../../progress.js');
+  const { startProgress } = await import('../../../progress.js');
   const title = `Creating ${formatCount(options.count)} ${integration.name} sandbox tenant${s}…`;
   const progress = io.stderrIsTTY ? await startProgress(io, title) : await silentProgress(title);
   const started = Date.now();

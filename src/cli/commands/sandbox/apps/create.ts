@@ -1,11 +1,11 @@
 // `ferry sandbox apps create`: an OAuth app on a sandbox platform, standing in for the
 // client's own app that a managed migration needs (step 1's app id, step 3's callback URL).
 import type { Command } from 'commander';
-import { printResult } from '../../io.js';
-import type { CommandContext } from '../../context.js';
-import { printRecord } from '../../output.js';
-import { examples, group, type Registrar } from '../../command.js';
-import { callbackUrlArg, platformFor } from './apps-lookups.js';
+import { printResult } from '../../../io.js';
+import type { CommandContext } from '../../../context.js';
+import { printRecord } from '../../../output.js';
+import { examples, group, type Registrar } from '../../../command.js';
+import { callbackUrlArg, platformFor } from '../../../sandbox/apps-lookups.js';
 
 export interface AppsCreateOptions {
   platform: string;
@@ -32,12 +32,12 @@ export async function runAppsCreate(options: AppsCreateOptions, ctx: CommandCont
   const callbackUrls = (options.callbackUrl ?? []).map((url) => callbackUrlArg(url, '--callback-url'));
   const name = options.name?.trim();
   if (options.name !== undefined && !name) {
-    const { UsageError } = await import('../../errors.js');
+    const { UsageError } = await import('../../../errors.js');
     throw new UsageError('--name is empty.', 'Give the app a name, or leave --name out for "Sandbox app".');
   }
   const connection = await ctx.connect();
   const integration = await platformFor(connection, options.platform, ctx.signal);
-  const { sandboxApi } = await import('../../../client/sandbox-api.js');
+  const { sandboxApi } = await import('../../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(connection);
   const app = await sandbox.createApp({ platform: integration.key, ...(name ? { name } : {}), callbackUrls });
 

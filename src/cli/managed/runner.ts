@@ -2,15 +2,15 @@
 // prompts: every answer is a flag, --confirm says yes) and `ferry managed run` (prompts
 // where a person can answer): flags become the step's inputs, prompts answer its
 // questions, and its outcome is printed. The step itself is ops/managed/run-step.ts.
-import { printResult } from '../../io.js';
-import { createContext, type CommandContext } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { logTo } from '../../waiting.js';
-import { eventsWanted } from '../../event-waits.js';
-import { limitFlags } from '../../flags.js';
-import { STEP_NUMBERS, type Plan, type StepNumber } from '../../../ops/managed/plan.js';
-import type { StepOutcome } from '../../../ops/managed/run-step.js';
-import type { StepInputs } from '../../../ops/managed/step-env.js';
+import { printResult } from '../io.js';
+import { createContext, type CommandContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import { logTo } from '../waiting.js';
+import { eventsWanted } from '../event-waits.js';
+import { limitFlags } from '../flags.js';
+import { STEP_NUMBERS, type Plan, type StepNumber } from '../../ops/managed/plan.js';
+import type { StepOutcome } from '../../ops/managed/run-step.js';
+import type { StepInputs } from '../../ops/managed/step-env.js';
 
 export interface StepFlags {
   file?: string;
@@ -84,9 +84,9 @@ export function parseStepNumber(text: string): StepNumber {
 export async function runStep(n: StepNumber, flags: StepFlags, ctx: CommandContext, prompt: boolean): Promise<StepOutcome> {
   const { io, signal } = ctx;
   const canAsk = prompt && io.canPrompt;
-  const { runPlanStep } = await import('../../../ops/managed/run-step.js');
-  const { startProgress } = await import('../../progress.js');
-  const { ask } = await import('../../prompt.js');
+  const { runPlanStep } = await import('../../ops/managed/run-step.js');
+  const { startProgress } = await import('../progress.js');
+  const { ask } = await import('../prompt.js');
   const askLine = async (flag: string, message: string) => (await ask(io, { flag, message }, signal)).trim();
   const run = await runPlanStep(n, { ...(flags.file !== undefined ? { file: flags.file } : {}), inputs: inputsOf(flags, io.env), confirmed: flags.confirm === true, redo: flags.redo === true }, {
     signal,
@@ -122,7 +122,7 @@ export async function runStep(n: StepNumber, flags: StepFlags, ctx: CommandConte
 async function printOutcome(ctx: CommandContext, result: StepOutcome): Promise<void> {
   const { io } = ctx;
   const { step, next } = result;
-  const { printRecord } = await import('../../output.js');
+  const { printRecord } = await import('../output.js');
   printResult(io, result, () => {
     printRecord(io, result, [
       ['step', step.step], ['title', step.title], ['state', step.state], ['at', step.at], ['by', step.by], ['notes', step.notes],

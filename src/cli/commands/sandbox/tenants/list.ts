@@ -1,8 +1,8 @@
 // `ferry sandbox tenants list`: the emulated organisations (never their tokens).
 import type { Command } from 'commander';
-import type { CommandContext } from '../../context.js';
-import { printList } from '../../output.js';
-import { examples, group, type Registrar } from '../../command.js';
+import type { CommandContext } from '../../../context.js';
+import { printList } from '../../../output.js';
+import { examples, group, type Registrar } from '../../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'sandbox', 'The emulated third-party platforms (admin key)'), 'tenants', 'Emulated organisations and their tokens')
@@ -17,7 +17,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runTenantsList(options: { platform?: string }, ctx: CommandContext): Promise<void> {
-  const { sandboxApi } = await import('../../../client/sandbox-api.js');
+  const { sandboxApi } = await import('../../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(await ctx.connect());
   const results = await sandbox.tenants(options.platform);
   printList(ctx.io, results, [

@@ -1,9 +1,9 @@
 // `ferry sandbox apps list`: the OAuth apps on the sandbox platforms (never their secrets).
 import type { Command } from 'commander';
-import type { CommandContext } from '../../context.js';
-import { printList } from '../../output.js';
-import { examples, group, type Registrar } from '../../command.js';
-import { platformFor } from './apps-lookups.js';
+import type { CommandContext } from '../../../context.js';
+import { printList } from '../../../output.js';
+import { examples, group, type Registrar } from '../../../command.js';
+import { platformFor } from '../../../sandbox/apps-lookups.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'sandbox', 'The emulated third-party platforms (admin key)'), 'apps', "OAuth apps on the sandbox platforms (a client's app)")
@@ -22,7 +22,7 @@ export async function runAppsList(options: { platform?: string }, ctx: CommandCo
   const connection = await ctx.connect();
   // An unknown key would list nothing; say it is unknown instead.
   const platform = options.platform === undefined ? undefined : (await platformFor(connection, options.platform, ctx.signal)).key;
-  const { sandboxApi } = await import('../../../client/sandbox-api.js');
+  const { sandboxApi } = await import('../../../../client/sandbox-api.js');
   const apps = await (await sandboxApi(connection)).apps(platform);
   const { io } = ctx;
   if (apps.length === 0 && io.mode === 'tty') {

@@ -1,8 +1,8 @@
 // The flags `ferry managed step N` and `ferry managed run` share: every answer a step
 // needs is a flag, so CI never needs a prompt.
 import { Option, type Command } from 'commander';
-import { durationArg, positiveNumber, wholeNumber } from '../../flags.js';
-import { noEventsOption } from '../../event-waits.js';
+import { durationArg, positiveNumber, wholeNumber } from '../flags.js';
+import { noEventsOption } from '../event-waits.js';
 
 export const PLAN_FILE_HELP = 'the plan file (default ./ferry-plan.json)';
 

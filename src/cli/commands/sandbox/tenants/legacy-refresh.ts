@@ -1,9 +1,9 @@
 // `ferry sandbox tenants legacy-refresh`: the client's old application refreshes a tenant's
 // token — what happens when syncing was not disabled there before a migration.
-import { printResult } from '../../io.js';
+import { printResult } from '../../../io.js';
 import type { Command } from 'commander';
-import type { CommandContext } from '../../context.js';
-import { examples, group, type Registrar } from '../../command.js';
+import type { CommandContext } from '../../../context.js';
+import { examples, group, type Registrar } from '../../../command.js';
 
 const OUTCOMES: Record<string, string> = {
   'grant-revoked': 'the old refresh token had been rotated away, so its reuse revoked the grant: the migrated connection now needs reauthorization',
@@ -25,7 +25,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runLegacyRefresh(_options: object, ctx: CommandContext, [tenantId]: string[]): Promise<void> {
-  const { sandboxApi } = await import('../../../client/sandbox-api.js');
+  const { sandboxApi } = await import('../../../../client/sandbox-api.js');
   const sandbox = await sandboxApi(await ctx.connect());
   const result = await sandbox.legacyRefresh(tenantId!);
   printResult(ctx.io, result, () => ctx.io.out(`${result.outcome}\t${OUTCOMES[result.outcome] ?? ''}`));

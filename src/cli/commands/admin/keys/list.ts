@@ -1,10 +1,10 @@
 // `ferry admin keys list CLIENT_ID`: key ids and dates (never the keys themselves).
-import * as api from '../../../client/api.js';
-import type { ApiKeyRecord } from '../../../client/wire.js';
+import * as api from '../../../../client/api.js';
+import type { ApiKeyRecord } from '../../../../client/wire.js';
 import type { Command } from 'commander';
-import type { CommandContext } from '../../context.js';
-import { printList } from '../../output.js';
-import { examples, group, type Registrar } from '../../command.js';
+import type { CommandContext } from '../../../context.js';
+import { printList } from '../../../output.js';
+import { examples, group, type Registrar } from '../../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'admin', 'Accounts and API keys (admin key only)'), 'keys', 'API keys of a client')

@@ -1,7 +1,7 @@
 // The migration summary for people (stderr, with the next command to run) and for
 // scripts (--json, documented in docs/cli.md).
-import type { IO } from './io.js';
-import type { MigrationSummary } from '../ops/migrate/engine.js';
+import type { IO } from '../io.js';
+import type { MigrationSummary } from '../../ops/migrate/engine.js';
 
 function count(n: number): string {
   return n.toLocaleString('en-US');

@@ -11,8 +11,8 @@
 import type { CommandContext, Connection } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { printResult } from '../io.js';
-import type { StepFlags } from './managed/runner.js';
-import type { DemoSummary } from './demo.js';
+import type { StepFlags } from '../managed/runner.js';
+import type { DemoSummary } from '../commands/demo.js';
 
 export interface ManagedDemoOptions {
   companies: number;
@@ -74,7 +74,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
   const { STEP_ACTIONS } = await import('../../ops/managed/view.js');
   const { OpError } = await import('../../ops/errors.js');
   const { createContext } = await import('../context.js');
-  const { stageIO } = await import('./demo.js');
+  const { stageIO } = await import('../commands/demo.js');
   const { privateDataDir } = await import('../../lib/private-files.js');
 
   const started = Date.now();
@@ -144,7 +144,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
       (created) => ({ text: `app ${created.clientId}; callback URL ${callbackUrl}` }),
       [`$ ferry sandbox apps create --platform ${integration.key} --name "${CLIENT_NAME} app" --callback-url ${callbackUrl}`]);
 
-    const { runTenantsCreate } = await import('./sandbox/tenants-create.js');
+    const { runTenantsCreate } = await import('../commands/sandbox/tenants/create.js');
     // Its own lines would suggest ferry migrate tokens, which a managed-only platform refuses.
     const quietAdmin: CommandContext = { ...admin, io: { ...sub, quiet: true, err: () => {} } };
     await stage(3, `Sandbox: ${options.companies} ${integration.name} companies and a CSV of their tokens`, () => runTenantsCreate({
@@ -153,7 +153,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
     [`$ ferry sandbox tenants create --platform ${integration.key} --count ${options.companies} --invoices ${options.invoices} --out ${shellPath(companiesFile, (p) => relative(cwd, p))}`]);
 
     const asClient: CommandContext = { io: sub, flags: { dataDir, client: account.id }, signal, connect: async () => clientConnection };
-    const { runManagedInit } = await import('./managed/init.js');
+    const { runManagedInit } = await import('../commands/managed/init.js');
     await stage(4, 'ferry managed init: the plan', () => runManagedInit({
       platform: integration.key, name: CLIENT_NAME, companies: companiesFile, appClientId: app.clientId, file: planPath, force: true,
     }, asClient), () => ({ text: `plan ${planPath}` }),
@@ -168,7 +168,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
       ...(interactive ? {} : { by: DEMO_BY }),
       ...(n === 2 ? { date: schedule, contact: [CONTACT] } : {}),
     });
-    const { runStep } = await import('./managed/runner.js');
+    const { runStep } = await import('../managed/runner.js');
     const stepCtx: CommandContext = { ...asClient, io: interactive ? { ...sub, canPrompt: true } : sub };
     let stepSix: InstanceType<typeof OpError> | undefined;
     let stoppedAfter: number | undefined;

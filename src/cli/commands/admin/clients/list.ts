@@ -1,10 +1,10 @@
 // `ferry admin clients list`: every client account.
-import * as api from '../../../client/api.js';
+import * as api from '../../../../client/api.js';
 import type { Command } from 'commander';
-import type { ClientRecord } from '../../../client/wire.js';
-import type { CommandContext } from '../../context.js';
-import { printList } from '../../output.js';
-import { examples, group, type Registrar } from '../../command.js';
+import type { ClientRecord } from '../../../../client/wire.js';
+import type { CommandContext } from '../../../context.js';
+import { printList } from '../../../output.js';
+import { examples, group, type Registrar } from '../../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'admin', 'Accounts and API keys (admin key only)'), 'clients', 'Client accounts')
