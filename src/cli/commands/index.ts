@@ -17,7 +17,8 @@ import * as tenantsCreate from './sandbox/tenants/create.js';
 import * as tenantsList from './sandbox/tenants/list.js';
 import * as appsCreate from './sandbox/apps/create.js';
 import * as appsList from './sandbox/apps/list.js';
-import * as appsCallbacks from './sandbox/apps/callbacks/add.js';
+import * as callbacksAdd from './sandbox/apps/callbacks/add.js';
+import * as callbacksRemove from './sandbox/apps/callbacks/remove.js';
 import * as migrateTokens from './migrate/tokens.js';
 import * as serve from './serve.js';
 import * as worker from './worker.js';
@@ -71,7 +72,8 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   legacyRefresh.register,
   appsCreate.register,
   appsList.register,
-  appsCallbacks.register,
+  callbacksAdd.register,
+  callbacksRemove.register,
   sandboxSettings.register,
   sandboxServe.register,
   companiesCreate.register,
