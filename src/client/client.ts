@@ -74,6 +74,11 @@ export class ApiClient {
     await this.transport.close();
   }
 
+  /** Another client on this one's target and key, acting for `clientId` (X-Client-Id: an admin key acting for a client). Close it on its own. */
+  actingFor(clientId: string): ApiClient {
+    return new ApiClient({ ...this.options, clientId });
+  }
+
   /** Sends every request through `gate` from now on (undefined: none); returns the one it replaces. */
   useGate(gate: RequestGate | undefined): RequestGate | undefined {
     const previous = this.gate;

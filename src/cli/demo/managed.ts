@@ -8,6 +8,7 @@
 // answers what `ferry managed run` asks (the same runner and prompts): the confirmations
 // are the judgement a support engineer makes, so the rehearsal leaves them to the person;
 // the facts the demo made up itself (platform, app, company file, date, contact) are flags.
+import type { ApiClient } from '../../client/client.js';
 import type { CommandContext, Connection } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { printResult } from '../io.js';
@@ -66,10 +67,8 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
   const { parse } = await import('csv-parse/sync');
   const { default: chalk } = await import('chalk');
   const api = await import('../../client/api.js');
-  const { ApiClient } = await import('../../client/client.js');
   const { sandboxApi } = await import('../../client/sandbox-api.js');
   const { callbackUrlFor } = await import('../../ops/verify/platform-lookups.js');
-  const { ADMIN_KEY_FILE } = await import('../../service/bootstrap.js');
   const { planFlag, readPlan, stepOf, STEP_NUMBERS } = await import('../../ops/managed/plan.js');
   const { STEP_ACTIONS } = await import('../../ops/managed/view.js');
   const { OpError } = await import('../../ops/errors.js');
@@ -116,7 +115,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
   const dirFlag = `--data-dir ${shellPath(dataDir, (p) => relative(cwd, p))}`;
 
   const admin = createContext(sub, { dataDir }, signal);
-  let clientApi: InstanceType<typeof ApiClient> | undefined;
+  let clientApi: ApiClient | undefined;
   try {
     say(`ferry demo --managed: a managed migration of ${options.companies} companies rehearsed on the embedded service in ${dataDir}${kept ? '' : ' (temporary)'}`);
     const adminConnection = await admin.connect();
@@ -133,8 +132,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
     const account = await stage(1, `A client: ${CLIENT_NAME}`, () => api.createClientAccount(adminConnection.client, { name: CLIENT_NAME, plan: 'Paid' }),
       (created) => ({ text: `client ${created.id} (Paid plan)` }), [`$ ferry admin clients create --name "${CLIENT_NAME}" --plan Paid`]);
     // The support team acts for the client with the admin key (X-Client-Id), as `ferry managed` does.
-    const adminKey = readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
-    clientApi = new ApiClient({ baseUrl: adminConnection.baseUrl, apiKey: adminKey, clientId: account.id });
+    clientApi = adminConnection.client.actingFor(account.id);
     const clientConnection: Connection = { client: clientApi, baseUrl: adminConnection.baseUrl, embedded: true };
 
     const callbackUrl = callbackUrlFor(adminConnection.baseUrl, integration.key);
