@@ -1,7 +1,7 @@
 // `ferry export DATA_TYPE`: every record of a data set (one company's, or every company's)
 // to ndjson, csv or one JSON document, on stdout or into a file written atomically, in
 // constant memory; --resume continues an interrupted file export, --state exports only
-// what changed since the last run. The engine lives in src/export/.
+// what changed since the last run. The engine lives in src/ops/export/.
 import { printResult } from '../io.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
@@ -100,7 +100,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
 
   const { io } = ctx;
   const { client } = await ctx.connect();
-  const { runExportPlan } = await import('../../ops/export/exporter.js');
+  const { runExportPlan } = await import('../../ops/export/engine.js');
   const { startProgress } = await import('../progress.js');
   const { limitText, rateLine, formatCount } = await import('../../ops/progress.js');
   const quietNotes = io.mode === 'json';

@@ -8,7 +8,7 @@ import type { CommandContext } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import type { StreamedEvent } from '../../client/event-stream.js';
-import type { ForwardResult } from '../../ops/listen/forward.js';
+import type { ForwardResult } from '../../ops/listen/engine.js';
 import { examples, type Registrar } from '../command.js';
 
 export interface ListenCommandOptions {
@@ -66,7 +66,7 @@ export async function runListen(options: ListenCommandOptions, ctx: CommandConte
   const forwardTo = options.forwardTo === undefined ? undefined : forwardUrl(options.forwardTo);
   const types = eventTypeList(options.events);
   const companyId = options.company?.trim() || undefined;
-  const { listen } = await import('../../ops/listen/forward.js');
+  const { listen } = await import('../../ops/listen/engine.js');
   const { newSigningSecret } = await import('../../lib/standard-webhooks.js');
   const secret = newSigningSecret();
   const connection = await ctx.connect();

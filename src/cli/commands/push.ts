@@ -63,7 +63,7 @@ export async function runPush(options: PushOptions, ctx: CommandContext, [dataTy
   const records = format === 'json' ? await jsonFileRecords(options.file) : ndjsonRecords(options.file);
 
   const { client } = await ctx.connect();
-  const { linkedConnection, pushRecords } = await import('../../ops/push/run-push.js');
+  const { linkedConnection, pushRecords } = await import('../../ops/push/engine.js');
   const connection = await linkedConnection(client, options.company, options.connection, signal);
 
   const results: PushResult[] = [];

@@ -3,7 +3,7 @@
 // Stopping the wait (Ctrl-C, --timeout) never cancels a sync: they carry on in the service.
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import type { CompanySummary } from '../../ops/syncs/runs.js';
+import type { CompanySummary } from '../../ops/sync/runs.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, endsOnce, logTo } from '../waiting.js';
@@ -71,8 +71,8 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
 
   const deadline = options.wait ? Date.now() + (options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS) : Infinity;
   const connection = await ctx.connect();
-  const { runSyncs } = await import('../../ops/syncs/run-syncs.js');
-  const { stillRunning } = await import('../../ops/syncs/runs.js');
+  const { runSyncs } = await import('../../ops/sync/engine.js');
+  const { stillRunning } = await import('../../ops/sync/runs.js');
   const { startProgress } = await import('../progress.js');
   const spinning = io.stderrIsTTY && io.color && !io.quiet && io.mode !== 'json';
   const progress = endsOnce(await startProgress(io, `Starting syncs of ${unique.length} compan${unique.length === 1 ? 'y' : 'ies'}…`));
@@ -119,7 +119,7 @@ async function dataTypeKey(text: string): Promise<string> {
 }
 
 async function printSummary(io: IO, summary: CompanySummary[]): Promise<void> {
-  const { detailOf } = await import('../../ops/syncs/runs.js');
+  const { detailOf } = await import('../../ops/sync/runs.js');
   const { printTable } = await import('../output.js');
   printResult(io, summary, () => {
     const counts = (s: CompanySummary) => {

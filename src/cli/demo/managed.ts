@@ -68,7 +68,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
   const { default: chalk } = await import('chalk');
   const api = await import('../../client/api.js');
   const { sandboxApi } = await import('../../client/sandbox-api.js');
-  const { callbackUrlFor } = await import('../../ops/verify/platform-lookups.js');
+  const { callbackUrlFor } = await import('../../ops/check/platform-lookups.js');
   const { planFlag, readPlan, stepOf, STEP_NUMBERS } = await import('../../ops/managed/plan.js');
   const { STEP_ACTIONS } = await import('../../ops/managed/view.js');
   const { OpError } = await import('../../ops/errors.js');

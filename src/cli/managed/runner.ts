@@ -1,7 +1,7 @@
 // The command line's side of a managed step, shared by `ferry managed step N` (no
 // prompts: every answer is a flag, --confirm says yes) and `ferry managed run` (prompts
 // where a person can answer): flags become the step's inputs, prompts answer its
-// questions, and its outcome is printed. The step itself is ops/managed/run-step.ts.
+// questions, and its outcome is printed. The step itself is ops/managed/engine.ts.
 import { printResult } from '../io.js';
 import { createContext, type CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -9,7 +9,7 @@ import { logTo } from '../waiting.js';
 import { eventsWanted } from '../event-waits.js';
 import { limitFlags } from '../flags.js';
 import { STEP_NUMBERS, type Plan, type StepNumber } from '../../ops/managed/plan.js';
-import type { StepOutcome } from '../../ops/managed/run-step.js';
+import type { StepOutcome } from '../../ops/managed/engine.js';
 import type { StepInputs } from '../../ops/managed/step-env.js';
 
 export interface StepFlags {
@@ -84,7 +84,7 @@ export function parseStepNumber(text: string): StepNumber {
 export async function runStep(n: StepNumber, flags: StepFlags, ctx: CommandContext, prompt: boolean): Promise<StepOutcome> {
   const { io, signal } = ctx;
   const canAsk = prompt && io.canPrompt;
-  const { runPlanStep } = await import('../../ops/managed/run-step.js');
+  const { runPlanStep } = await import('../../ops/managed/engine.js');
   const { startProgress } = await import('../progress.js');
   const { ask } = await import('../prompt.js');
   const askLine = async (flag: string, message: string) => (await ask(io, { flag, message }, signal)).trim();

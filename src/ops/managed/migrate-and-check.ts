@@ -13,11 +13,11 @@ import { interrupted, OpError } from '../errors.js';
 import { limitText, rateLine } from '../progress.js';
 import { resultsByRow } from '../migrate/read-results.js';
 import type { IntegrationInfo } from '../migrate/types.js';
-import { checkCompanies } from '../verify/check.js';
-import type { CheckResult, CheckTarget } from '../verify/types.js';
+import { checkCompanies } from '../check/engine.js';
+import type { CheckResult, CheckTarget } from '../check/types.js';
 import type { RowInfo } from './company-rows.js';
 import { stepOf, workDir, type CompanyOutcome, type Plan, type PlanStep, type StepProgress } from './plan.js';
-import { legacyRefreshes, optionalSandbox } from '../verify/platform-lookups.js';
+import { legacyRefreshes, optionalSandbox } from '../check/platform-lookups.js';
 import type { StepEnv, StepInputs } from './step-env.js';
 
 export interface Batch {

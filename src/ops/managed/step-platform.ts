@@ -7,7 +7,7 @@ import * as api from '../../client/api.js';
 import { knowIntegration, type KnownIntegration, type TargetIntegration } from '../platform-knowledge.js';
 import { accountOf } from '../migrate/account.js';
 import { ApiRequestError } from '../../client/errors.js';
-import { optionalSandbox } from '../verify/platform-lookups.js';
+import { optionalSandbox } from '../check/platform-lookups.js';
 import { integrationsOf, listRows, pilotRef } from './company-rows.js';
 import { companiesPath, fingerprint, storedCompaniesPath, workDir } from './plan.js';
 import { failed, pilotLabel, type StepEnv, type StepInputs, type StepResult } from './step-env.js';

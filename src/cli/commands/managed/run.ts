@@ -28,7 +28,7 @@ confirmation only: each later step is confirmed by a person.
 export async function runManagedRun(options: ManagedRunOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
   const { runStep } = await import('../../managed/runner.js');
-  const { pendingStep } = await import('../../../ops/managed/run-step.js');
+  const { pendingStep } = await import('../../../ops/managed/engine.js');
   const { printStatus } = await import('../../managed/print-status.js');
   const { STEP_ACTIONS } = await import('../../../ops/managed/view.js');
   const { planFlag } = await import('../../../ops/managed/plan.js');

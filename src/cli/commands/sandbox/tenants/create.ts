@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../../context.js';
 import { CliError, EXIT, exitCodeFor, isWorded } from '../../../errors.js';
 import { assertWritable, openFileAtomic } from '../../../files.js';
-import { MAX_TENANTS, TENANTS_PER_CALL, TenantsStoppedError, createTenants } from '../../../../ops/sandbox/create-tenants.js';
+import { MAX_TENANTS, TENANTS_PER_CALL, TenantsStoppedError, createTenants } from '../../../../ops/sandbox/engine.js';
 import { formatCount, formatDuration, rateLine, silentProgress } from '../../../../ops/progress.js';
 import { examples, group, type Registrar } from '../../../command.js';
 

@@ -1,4 +1,4 @@
-// The shapes of the end-to-end check (check.ts): what it is asked, what it needs, and
+// The shapes of the end-to-end check (engine.ts): what it is asked, what it needs, and
 // what it finds, criterion by criterion (criteria.ts).
 import type { SandboxApi } from '../../client/sandbox-api.js';
 import type { ApiClient } from '../../client/client.js';
