@@ -8,6 +8,11 @@ function layer(files, forbidden, message) {
   return { files: [files], rules: { 'no-restricted-imports': ['error', { patterns: [{ group, message }] }] } };
 }
 
+// The store's modules (the contract in store/, SQLite in store/sqlite/, PostgreSQL in
+// store/pg/): the rest of the service imports their types, and these few for their values.
+const STORE_MODULES = ['**/store/*.js', '**/store/sqlite/**', '**/store/pg/**'];
+const STORE_VALUES = ['!**/store/store.js', '!**/store/integrations.js', '!**/store/unreachable.js', '!**/store/pull-status.js', '!**/store/pg/unavailable.js'];
+
 export default tseslint.config(
   { ignores: ['dist/', '.dist-*/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -41,8 +46,8 @@ export default tseslint.config(
     }] },
   },
   {
-    // The store behind one interface: routes, workers and schedulers take the Store (ctx.store)
-    // and may import the store modules' types, never their functions; SQL stays under store/.
+    // The store behind one interface: routes, workers and schedulers take the AsyncStore
+    // (ctx.store) and may import the store modules' types, never their functions; SQL stays under store/.
     files: ['src/service/**/*.ts'],
     ignores: ['src/service/store/**'],
     rules: {
@@ -50,7 +55,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [{ name: 'better-sqlite3', message: 'SQL lives under src/service/store/; add a Store method.' }],
         patterns: [
-          { group: ['**/store/*.js', '!**/store/store.js', '!**/store/integrations.js', '!**/store/unreachable.js', '!**/store/pull-status.js'], allowTypeImports: true, message: 'Use the Store interface (ctx.store); only the places that open a store import its implementation.' },
+          { group: [...STORE_MODULES, ...STORE_VALUES], allowTypeImports: true, message: 'Use the Store interface (ctx.store); only the places that open a store import its implementation.' },
           { group: ['**/sandbox/*', '**/sandbox/**'], message: 'The service reaches the sandbox only over HTTP; shared knowledge goes in platforms/.' },
         ],
       }],
@@ -62,7 +67,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/store/*.js', '!**/store/store.js', '!**/store/integrations.js', '!**/store/unreachable.js', '!**/store/pull-status.js', '!**/store/db.js', '!**/store/sqlite-store.js', '!**/store/async-store.js', '!**/store/open-store.js'], allowTypeImports: true, message: 'Use the Store interface; open it with openStore (or sqliteAsyncStore / createSqliteStore in a thread of its own).' },
+          { group: [...STORE_MODULES, ...STORE_VALUES, '!**/store/open-store.js', '!**/store/sqlite/db.js', '!**/store/sqlite/sqlite-store.js', '!**/store/sqlite/async-store.js'], allowTypeImports: true, message: 'Use the Store interface; open it with openStore (or sqliteAsyncStore / createSqliteStore in a thread of its own).' },
           { group: ['**/sandbox/*', '**/sandbox/**'], message: 'The service reaches the sandbox only over HTTP.' },
         ],
       }],

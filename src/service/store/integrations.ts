@@ -2,7 +2,7 @@
 // /integrations share the query language and paging of every other list.
 import { INTEGRATIONS } from '../../platforms/registry.js';
 import type { FieldResolver } from '../query/types.js';
-import { openDatabase, type Db } from './db.js';
+import { openDatabase, type Db } from './sqlite/db.js';
 import { selectPage, type Page, type PageRequest } from './paging.js';
 
 const integrationFields: FieldResolver = (path) => {

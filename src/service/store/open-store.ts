@@ -3,9 +3,9 @@
 // admin account exists once this returns (the caller says how to make it: bootstrap.ts).
 import { join } from 'node:path';
 import type { SettleLedger } from '../../lib/shared-rate-limit.js';
-import { reconcileFiles } from './attachment-files.js';
-import { sqliteAsyncStore, type AsyncStore } from './async-store.js';
-import { openDatabase, type Db } from './db.js';
+import { reconcileFiles } from './sqlite/attachment-files.js';
+import { sqliteAsyncStore, type AsyncStore } from './sqlite/async-store.js';
+import { openDatabase, type Db } from './sqlite/db.js';
 
 export interface StoreChoice {
   dataDir: string;

@@ -2,9 +2,9 @@
 // to SQL, so filtering, counting and ordering happen in SQLite, never in JavaScript.
 import { compileOrderBy, compileQuery, type Dialect } from '../query/index.js';
 import type { FieldResolver } from '../query/types.js';
-import type { Db } from './db.js';
+import type { Db } from './sqlite/db.js';
 import { fixedScope, nearestStart, rememberStart } from './fixed-scope.js';
-import { prepared } from './statements.js';
+import { prepared } from './sqlite/statements.js';
 
 export interface PageRequest {
   page: number;

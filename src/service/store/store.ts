@@ -5,19 +5,19 @@
 // synchronous because SQLite is; a store that must wait for its database will make them
 // return promises (docs/architecture.md, "Store").
 import type { FieldType } from '../query/index.js';
-import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './attachments.js';
-import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
-import type { ConfigKind } from './data-configs.js';
-import type { ConsumerRow, EventInput, EventRow } from './events.js';
-import type { CompanyInput, CompanyRow } from './companies.js';
-import type { ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
-import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
+import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './sqlite/attachments.js';
+import type { ApiKeyRow, ClientRow, Plan } from './sqlite/clients.js';
+import type { ConfigKind } from './sqlite/data-configs.js';
+import type { ConsumerRow, EventInput, EventRow } from './sqlite/events.js';
+import type { CompanyInput, CompanyRow } from './sqlite/companies.js';
+import type { ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './sqlite/connections.js';
+import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './sqlite/datasets.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
-import type { NewPull, PullFields, PullRow } from './pulls.js';
-import type { PushRow } from './pushes.js';
-import type { SyncSetting } from './sync-settings.js';
+import type { NewPull, PullFields, PullRow } from './sqlite/pulls.js';
+import type { PushRow } from './sqlite/pushes.js';
+import type { SyncSetting } from './sqlite/sync-settings.js';
 import type { ClaimRequest } from './delivery-turns.js';
-import type { AttemptOutcome, AttemptRow, ClaimResult, DeliveryRow, InFlightIds } from './webhook-deliveries.js';
+import type { AttemptOutcome, AttemptRow, ClaimResult, DeliveryRow, InFlightIds } from './sqlite/webhook-deliveries.js';
 
 /** Client accounts and their API keys (stored as hashes). */
 export interface ClientStore {

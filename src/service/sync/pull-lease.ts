@@ -5,8 +5,8 @@
 // a slow platform page never lets it lapse, and a worker killed mid-pull holds its pulls
 // for one lease length at most.
 import { isoSeconds, type Clock } from '../../lib/clock.js';
-import type { AsyncStore } from '../store/async-store.js';
-import type { PullFields, PullRow } from '../store/pulls.js';
+import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { PullFields, PullRow } from '../store/sqlite/pulls.js';
 import type { SyncDeps } from './deps.js';
 
 /**

@@ -10,7 +10,7 @@
 // its client; a task the work left running after the commit goes back to the pool.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool } from 'pg';
-import type { AsyncStore, PlanBuilder } from '../async-store.js';
+import type { AsyncStore, PlanBuilder } from '../sqlite/async-store.js';
 import { attachmentMethods } from './attachments.js';
 import { clientMethods } from './clients.js';
 import { companyMethods } from './companies.js';

@@ -1,7 +1,7 @@
 // Push operations: writes sent to a platform, with their outcome.
-import type { FieldResolver } from '../query/types.js';
+import type { FieldResolver } from '../../query/types.js';
 import type { Db } from './db.js';
-import { planPage, type PagePlan, type PageRequest } from './paging.js';
+import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
 
 export type PushStatus = 'Pending' | 'Failed' | 'Success' | 'TimedOut';

@@ -14,9 +14,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import { settleFiles } from './attachment-files.js';
 import type { Db } from './db.js';
-import type { Page, PagePlan } from './paging.js';
+import type { Page, PagePlan } from '../paging.js';
 import { createSqliteStore } from './sqlite-store.js';
-import type { Store } from './store.js';
+import type { Store } from '../store.js';
 
 type Promised<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
 

@@ -1,9 +1,9 @@
 // Accounts ("clients") and their API keys, stored as hashes (api-keys.ts).
 import { randomUUID } from 'node:crypto';
-import { generateApiKey, hashApiKey } from '../api-keys.js';
-import type { FieldResolver } from '../query/types.js';
+import { generateApiKey, hashApiKey } from '../../api-keys.js';
+import type { FieldResolver } from '../../query/types.js';
 import type { Db } from './db.js';
-import { selectPage, type Page, type PageRequest } from './paging.js';
+import { selectPage, type Page, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
 
 export type Plan = 'Free' | 'Paid';

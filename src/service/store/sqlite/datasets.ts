@@ -1,8 +1,8 @@
 // Data set state per (company, data type) and the records of each generation.
-import type { FieldType } from '../query/types.js';
+import type { FieldType } from '../../query/types.js';
 import type { Db } from './db.js';
-import { runPagePlan, type Page, type PagePlan, type PageRequest } from './paging.js';
-import { planRecordsPage } from './records-page.js';
+import { runPagePlan, type Page, type PagePlan, type PageRequest } from '../paging.js';
+import { planRecordsPage } from '../records-page.js';
 import { prepared } from './statements.js';
 
 export interface DatasetRow {

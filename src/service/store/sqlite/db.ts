@@ -5,9 +5,9 @@
 // connection commits between its read and its write.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as sqlite from '../../lib/sqlite.js';
+import * as sqlite from '../../../lib/sqlite.js';
 
-export type { Db } from '../../lib/sqlite.js';
+export type { Db } from '../../../lib/sqlite.js';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 

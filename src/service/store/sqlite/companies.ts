@@ -1,13 +1,13 @@
 // Companies of a client. Tags and the other object/array fields are JSON text columns;
 // queries reach into tags with json_extract (indexed for the ferryKey tag).
 import { randomUUID } from 'node:crypto';
-import type { FieldResolver } from '../query/types.js';
+import type { FieldResolver } from '../../query/types.js';
 import { settleFiles } from './attachment-files.js';
 import { noteCascade } from './attachments.js';
 import type { Db } from './db.js';
-import { planPage, type PagePlan, type PageRequest } from './paging.js';
+import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
-import { FILTERABLE_TAG_KEY } from '../../platforms/limits.js';
+import { FILTERABLE_TAG_KEY } from '../../../platforms/limits.js';
 
 export interface CompanyRow {
   seq: number;

@@ -8,12 +8,12 @@
 // another took the pull).
 // Freeing leases (releaseOpenPullLeases) breaks the chain of later times: only the only
 // worker of a database may, when it starts.
-import type { FieldResolver } from '../query/types.js';
+import type { FieldResolver } from '../../query/types.js';
 import type { Db } from './db.js';
 import { reserveGeneration } from './datasets.js';
-import { planPage, type PagePlan, type PageRequest } from './paging.js';
+import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
-import { isFinished, type PullStatus } from './pull-status.js';
+import { isFinished, type PullStatus } from '../pull-status.js';
 
 export type { PullStatus };
 

@@ -1,10 +1,10 @@
 // Data connections of a company, and their sealed tokens.
 import { randomUUID } from 'node:crypto';
-import type { FieldResolver } from '../query/types.js';
+import type { FieldResolver } from '../../query/types.js';
 import { settleFiles } from './attachment-files.js';
 import { noteCascade } from './attachments.js';
 import type { Db } from './db.js';
-import { planPage, runPagePlan, type Page, type PagePlan, type PageRequest } from './paging.js';
+import { planPage, runPagePlan, type Page, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
 
 export type ConnectionStatus = 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized';

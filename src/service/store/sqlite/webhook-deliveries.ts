@@ -12,10 +12,10 @@
 //   up to two such rows are due again: one to take the slot, one in case the limit grew);
 // - its consumer's circuit breaker is open: the time it lets a trial through.
 // Each row is parked and unparked at most once per wait: a pass costs what it claims.
-import type { FieldResolver } from '../query/types.js';
+import type { FieldResolver } from '../../query/types.js';
 import type { Db } from './db.js';
-import { BUSY_FROM, busyMark, FULL_FROM, fullMark, markEnd, planClaim, UNPARKED_PER_SETTLE, WAITING, type ClaimRequest, type DueDelivery } from './delivery-turns.js';
-import { planPage, type PagePlan, type PageRequest } from './paging.js';
+import { BUSY_FROM, busyMark, FULL_FROM, fullMark, markEnd, planClaim, UNPARKED_PER_SETTLE, WAITING, type ClaimRequest, type DueDelivery } from '../delivery-turns.js';
+import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
 
 export type DeliveryStatus = 'Pending' | 'Delivered' | 'Failed';
