@@ -38,7 +38,7 @@ import { ReadPool } from './read-pool/pool.js';
 import { RenderPool } from './documents/render-pool.js';
 import { createSealer, keyCheckValue, loadSecretKey } from './secrets.js';
 import { setAutoCheckpoint, type Db } from './store/sqlite/db.js';
-import type { AsyncStore } from './store/sqlite/async-store.js';
+import type { AsyncStore } from './store/async-store.js';
 import { openStore } from './store/open-store.js';
 import { Outage } from './outage.js';
 import { EventBus } from './events/bus.js';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isoSeconds, type Clock } from '../lib/clock.js';
 import { hashApiKey } from './api-keys.js';
-import type { AsyncStore } from './store/sqlite/async-store.js';
+import type { AsyncStore } from './store/async-store.js';
 
 export const ADMIN_KEY_FILE = 'admin.key';
 

@@ -7,7 +7,7 @@ import type { RenderPool } from './documents/render-pool.js';
 import type { PlatformAdapter } from './integrations/adapter.js';
 import type { TokenVerifier } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
-import type { AsyncStore } from './store/sqlite/async-store.js';
+import type { AsyncStore } from './store/async-store.js';
 import type { TargetPolicy } from './webhooks/target-policy.js';
 
 export interface ServiceContext {

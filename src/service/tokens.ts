@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PlatformAuthError, PlatformFetchError, type PlatformAdapter } from './integrations/adapter.js';
 import type { Tokens } from './integrations/verifier.js';
 import type { Sealer } from './secrets.js';
-import type { AsyncStore } from './store/sqlite/async-store.js';
+import type { AsyncStore } from './store/async-store.js';
 
 export async function readTokens(store: AsyncStore, sealer: Sealer, connectionId: string): Promise<Tokens | undefined> {
   return openTokens(sealer, connectionId, await store.loadSealedTokens(connectionId));

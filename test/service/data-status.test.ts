@@ -3,8 +3,8 @@
 // success) whichever of the two the commit came before.
 import { describe, expect, it } from 'vitest';
 import { dataStatusRecord } from '../../src/service/wire/sync-records.js';
-import type { DatasetRow } from '../../src/service/store/sqlite/datasets.js';
-import type { PullRow } from '../../src/service/store/sqlite/pulls.js';
+import type { DatasetRow } from '../../src/service/store/datasets.js';
+import type { PullRow } from '../../src/service/store/pulls.js';
 
 const T1 = '2026-01-01T00:00:00Z';
 const T2 = '2026-01-02T00:00:00Z';

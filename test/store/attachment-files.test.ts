@@ -7,8 +7,9 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, w
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createService } from '../../src/service/app.js';
-import { sqliteAsyncStore, type AsyncStore } from '../../src/service/store/sqlite/async-store.js';
-import type { AttachmentInput } from '../../src/service/store/sqlite/attachments.js';
+import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
+import type { AsyncStore } from '../../src/service/store/async-store.js';
+import type { AttachmentInput } from '../../src/service/store/attachments.js';
 import { applyMigrations, listMigrations, openDatabase } from '../../src/service/store/sqlite/db.js';
 import { openStore } from '../../src/service/store/open-store.js';
 import { tempDir } from '../helpers/service.js';

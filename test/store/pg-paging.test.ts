@@ -4,7 +4,7 @@
 // the same order, with the same total, for orders with many ties; and the count and the
 // page must come from one snapshot while other connections write.
 import { expect, it } from 'vitest';
-import type { CompanyInput } from '../../src/service/store/sqlite/companies.js';
+import type { CompanyInput } from '../../src/service/store/companies.js';
 import type { PagePlan, PageRequest } from '../../src/service/store/paging.js';
 import { clientMethods } from '../../src/service/store/pg/clients.js';
 import { companyMethods } from '../../src/service/store/pg/companies.js';

@@ -14,7 +14,8 @@ import { PlatformFetchError, type PlatformAdapter, type PlatformPage } from '../
 import type { Tokens } from '../../src/service/integrations/verifier.js';
 import { ReadOnlyPlatform } from '../helpers/read-only-platform.js';
 import { createSealer } from '../../src/service/secrets.js';
-import { sqliteAsyncStore, type AsyncStore } from '../../src/service/store/sqlite/async-store.js';
+import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
+import type { AsyncStore } from '../../src/service/store/async-store.js';
 import { openDatabase } from '../../src/service/store/sqlite/db.js';
 import { createPgStore } from '../../src/service/store/pg/pg-store.js';
 import { openPostgres } from '../../src/service/store/pg/pool.js';

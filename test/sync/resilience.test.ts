@@ -6,7 +6,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PullRow } from '../../src/service/store/sqlite/pulls.js';
+import type { PullRow } from '../../src/service/store/pulls.js';
 import { atRest } from '../helpers/at-rest.js';
 import { tempDir } from '../helpers/service.js';
 import {

@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { eventsOf, recordEvent } from '../../src/service/events/record.js';
 import type { Service } from '../../src/service/app.js';
-import type { CompanyRow } from '../../src/service/store/sqlite/companies.js';
+import type { CompanyRow } from '../../src/service/store/companies.js';
 
 export interface Received {
   /** The request's path and query (several consumers may share a receiver, each on its own path). */

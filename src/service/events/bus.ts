@@ -8,7 +8,7 @@
 // transaction: its read waits for the commit and sees only committed events, and the
 // listeners' own reads start outside any transaction too.
 import { AsyncResource } from 'node:async_hooks';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export type EventListener = (latestSeq: number) => void;
 

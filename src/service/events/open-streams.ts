@@ -8,7 +8,7 @@
 // `watchMs`, and when it moved, one read finds which of the keys streaming here are still
 // live. So the cost is one shared read per process per tick, however many streams.
 import { errors } from '../errors.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export interface StreamLimits {
   /** Open streams per API key. */

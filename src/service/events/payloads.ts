@@ -1,10 +1,10 @@
 // What each event carries, in the public catalogue's shapes. Links are built from the base
 // URL the caller knows (a request's); background work passes the service's public URL.
 import { connectionRecord } from '../wire/records.js';
-import type { CompanyRow } from '../store/sqlite/companies.js';
-import type { ConnectionRow } from '../store/sqlite/connections.js';
-import type { PullRow } from '../store/sqlite/pulls.js';
-import type { PushRow } from '../store/sqlite/pushes.js';
+import type { CompanyRow } from '../store/companies.js';
+import type { ConnectionRow } from '../store/connections.js';
+import type { PullRow } from '../store/pulls.js';
+import type { PushRow } from '../store/pushes.js';
 
 type Json = Record<string, unknown>;
 

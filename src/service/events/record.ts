@@ -2,9 +2,9 @@
 // and its webhook deliveries commit with the change or not at all.
 import { randomUUID } from 'node:crypto';
 import { isoSeconds, type Clock } from '../../lib/clock.js';
-import type { CompanyRow } from '../store/sqlite/companies.js';
+import type { CompanyRow } from '../store/companies.js';
 import type { ServiceContext } from '../context.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export interface EventContext {
   store: AsyncStore;

@@ -3,8 +3,8 @@ import { apiKeyFromHeader } from '../../lib/basic-auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { errors } from '../errors.js';
 import { hashApiKey } from '../api-keys.js';
-import type { ClientRow } from '../store/sqlite/clients.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { ClientRow } from '../store/clients.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export interface AuthContext {
   keyId: string;

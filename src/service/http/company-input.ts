@@ -2,7 +2,7 @@
 // one with an invisible format character is refused; at most 10 tags, keys 1–27 characters, values up to 100 (platforms/limits.ts).
 import { formatCharacterProblem, MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE } from '../../platforms/limits.js';
 import type { ValidationItem } from '../errors.js';
-import type { CompanyInput } from '../store/sqlite/companies.js';
+import type { CompanyInput } from '../store/companies.js';
 import { failIfAny } from './body.js';
 
 const NAME_DISALLOWED = /[^\p{L}\p{N} \-'&@.,?!]/gu;

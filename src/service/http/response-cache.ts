@@ -1,8 +1,9 @@
-// Serialised GET responses, kept until the database changes (store/version.ts), so no
-// write anywhere, from this thread or the sync worker's, can leave a stale page.
+// Serialised GET responses, kept until the database changes (store/sqlite/version.ts,
+// store/pg/version.ts), so no write anywhere, from this thread or the sync worker's, can
+// leave a stale page.
 // Bounded in bytes, overall and per client (lib/byte-lru.ts).
 import { ByteLru, type CacheLimits } from '../../lib/byte-lru.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export const DEFAULT_CACHE_LIMITS: CacheLimits = { maxBytes: 64 * 1024 * 1024, maxBytesPerClient: 16 * 1024 * 1024 };
 

@@ -4,7 +4,7 @@
 // scans of one page and faster there than the hop to a thread and back.
 import { Worker } from 'node:worker_threads';
 import { threadUrl } from '../../lib/thread-url.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 import type { Page, PagePlan } from '../store/paging.js';
 import type { ReaderOptions } from './reader-thread.js';
 import { ThreadPool } from './thread-pool.js';

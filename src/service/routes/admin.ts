@@ -8,7 +8,7 @@ import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { clientRecord } from '../wire/records.js';
 import { defineRoute } from '../http/route.js';
-import type { ClientRow, Plan } from '../store/sqlite/clients.js';
+import type { ClientRow, Plan } from '../store/clients.js';
 
 function clientInput(body: Record<string, unknown>, now: Date): { name: string; plan: Plan; created: string } {
   const items: ValidationItem[] = [];

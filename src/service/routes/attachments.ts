@@ -20,9 +20,9 @@ import { contentDisposition, wantsOctetStream } from '../http/download.js';
 import { defineRoute } from '../http/route.js';
 import { discardStaged } from '../http/staged-upload.js';
 import { declaredFileSize, readUpload, registerUploadParsers } from '../http/upload-body.js';
-import type { AttachmentBody, AttachmentRow, RecordRef } from '../store/sqlite/attachments.js';
-import type { CompanyRow } from '../store/sqlite/companies.js';
-import type { ConnectionRow } from '../store/sqlite/connections.js';
+import type { AttachmentBody, AttachmentRow, RecordRef } from '../store/attachments.js';
+import type { CompanyRow } from '../store/companies.js';
+import type { ConnectionRow } from '../store/connections.js';
 import { ownedCompanyConnection } from './connections.js';
 import { readableGeneration } from './data.js';
 

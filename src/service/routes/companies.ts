@@ -12,7 +12,7 @@ import { envelope, linkedParams, parsePageRequest } from '../http/paging.js';
 import { companyRecord } from '../wire/records.js';
 import { defineRoute } from '../http/route.js';
 import { FILTERABLE_TAG_KEY } from '../../platforms/limits.js';
-import type { CompanyInput, CompanyRow } from '../store/sqlite/companies.js';
+import type { CompanyInput, CompanyRow } from '../store/companies.js';
 
 export const FREE_PLAN_COMPANY_LIMIT = 50;
 

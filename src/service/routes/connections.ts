@@ -14,8 +14,8 @@ import { defineRoute } from '../http/route.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { checkTokenFields } from '../integrations/token-schema.js';
 import type { Integration } from '../../platforms/types.js';
-import type { CompanyRow } from '../store/sqlite/companies.js';
-import type { ConnectionRow } from '../store/sqlite/connections.js';
+import type { CompanyRow } from '../store/companies.js';
+import type { ConnectionRow } from '../store/connections.js';
 import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
 

@@ -11,7 +11,7 @@ import { pullRecord } from '../wire/sync-records.js';
 import { defineRoute } from '../http/route.js';
 import { NAME, SUPPLEMENTAL_DATA_TYPES, checkCustom, checkSupplemental } from '../data-configs/validate-config.js';
 import { queuePull } from '../sync/enqueue.js';
-import type { RecordBytes } from '../store/sqlite/datasets.js';
+import type { RecordBytes } from '../store/datasets.js';
 import { CUSTOM_PREFIX } from '../sync/pull-source.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';

@@ -17,7 +17,7 @@ import { queryOf } from '../http/body.js';
 import { defineRoute } from '../http/route.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
 import { defaultStreamLimits, OpenStreams, type StreamLimits, type StreamSlot } from '../events/open-streams.js';
-import type { EventRow } from '../store/sqlite/events.js';
+import type { EventRow } from '../store/events.js';
 
 /** A comment line this often keeps proxies (and the client's idle timeout) from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;

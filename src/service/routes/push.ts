@@ -15,7 +15,7 @@ import { dataTypeByKey, dataTypeByPath } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { pushOption } from '../push/fields.js';
 import { validatePush } from '../push/validate.js';
-import type { PushChangeType, PushRow } from '../store/sqlite/pushes.js';
+import type { PushChangeType, PushRow } from '../store/pushes.js';
 import { eventsOf } from '../events/record.js';
 import { deauthorized, pushEnded } from '../sync/events.js';
 import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';

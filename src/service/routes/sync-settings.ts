@@ -7,8 +7,8 @@ import { errors, type ValidationItem } from '../errors.js';
 import { failIfAny, objectBody } from '../http/body.js';
 import { defineRoute } from '../http/route.js';
 import { dataTypeByKey } from '../../platforms/data-types.js';
-import type { ClientRow } from '../store/sqlite/clients.js';
-import type { SyncSetting } from '../store/sqlite/sync-settings.js';
+import type { ClientRow } from '../store/clients.js';
+import type { SyncSetting } from '../store/sync-settings.js';
 import { DEFAULT_SYNC_SCHEDULE_HOURS, effectiveSettings } from '../sync/settings.js';
 import { ownedCompany } from './companies.js';
 

@@ -13,8 +13,8 @@ import { eventsOf, recordEvent } from '../events/record.js';
 import { objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { defineRoute } from '../http/route.js';
-import type { ConsumerRow } from '../store/sqlite/events.js';
-import type { AttemptRow, DeliveryRow } from '../store/sqlite/webhook-deliveries.js';
+import type { ConsumerRow } from '../store/events.js';
+import type { AttemptRow, DeliveryRow } from '../store/webhook-deliveries.js';
 import { parseConsumerInput, targetProblem } from '../webhooks/consumer-input.js';
 import { newConsumerSecret } from '../webhooks/sign.js';
 

@@ -3,7 +3,8 @@
 import { INTEGRATIONS } from '../../platforms/registry.js';
 import type { FieldResolver } from '../query/types.js';
 import { openDatabase, type Db } from './sqlite/db.js';
-import { selectPage, type Page, type PageRequest } from './paging.js';
+import type { Page, PageRequest } from './paging.js';
+import { selectPage } from './sqlite/paging.js';
 
 const integrationFields: FieldResolver = (path) => {
   switch (path) {

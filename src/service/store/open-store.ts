@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import type { SettleLedger } from '../../lib/shared-rate-limit.js';
 import { reconcileFiles } from './sqlite/attachment-files.js';
-import { sqliteAsyncStore, type AsyncStore } from './sqlite/async-store.js';
+import { sqliteAsyncStore } from './sqlite/async-store.js';
+import type { AsyncStore } from './async-store.js';
 import { openDatabase, type Db } from './sqlite/db.js';
 
 export interface StoreChoice {

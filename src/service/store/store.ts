@@ -1,23 +1,22 @@
 // The store as the rest of the service sees it: one interface, whatever holds the data.
 // Routes, the sync and push workers, the schedulers and the read pool call these methods
-// and never SQL; sqlite-store.ts implements them over the SQLite modules beside it, and a
-// second implementation (PostgreSQL) satisfies the same interface. The methods are
-// synchronous because SQLite is; a store that must wait for its database will make them
-// return promises (docs/architecture.md, "Store").
+// and never SQL. This is its synchronous shape, as SQLite answers (sqlite/sqlite-store.ts,
+// over the SQLite modules beside it); the service uses the same methods asynchronously
+// (async-store.ts), on SQLite or on PostgreSQL (pg/).
 import type { FieldType } from '../query/index.js';
-import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './sqlite/attachments.js';
-import type { ApiKeyRow, ClientRow, Plan } from './sqlite/clients.js';
-import type { ConfigKind } from './sqlite/data-configs.js';
-import type { ConsumerRow, EventInput, EventRow } from './sqlite/events.js';
-import type { CompanyInput, CompanyRow } from './sqlite/companies.js';
-import type { ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './sqlite/connections.js';
-import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './sqlite/datasets.js';
+import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './attachments.js';
+import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
+import type { ConfigKind } from './data-configs.js';
+import type { ConsumerRow, EventInput, EventRow } from './events.js';
+import type { CompanyInput, CompanyRow } from './companies.js';
+import type { ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
+import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
-import type { NewPull, PullFields, PullRow } from './sqlite/pulls.js';
-import type { PushRow } from './sqlite/pushes.js';
-import type { SyncSetting } from './sqlite/sync-settings.js';
+import type { NewPull, PullFields, PullRow } from './pulls.js';
+import type { PushRow } from './pushes.js';
+import type { SyncSetting } from './sync-settings.js';
 import type { ClaimRequest } from './delivery-turns.js';
-import type { AttemptOutcome, AttemptRow, ClaimResult, DeliveryRow, InFlightIds } from './sqlite/webhook-deliveries.js';
+import type { AttemptOutcome, AttemptRow, ClaimResult, DeliveryRow, InFlightIds } from './webhook-deliveries.js';
 
 /** Client accounts and their API keys (stored as hashes). */
 export interface ClientStore {

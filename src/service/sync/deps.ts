@@ -2,7 +2,7 @@
 import type { Clock } from '../../lib/clock.js';
 import type { PlatformAdapter } from '../integrations/adapter.js';
 import type { Sealer } from '../secrets.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 export interface SyncDeps {
   store: AsyncStore;

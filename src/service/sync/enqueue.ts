@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import { integrationByKey } from '../../platforms/registry.js';
-import type { ConnectionRow } from '../store/sqlite/connections.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
-import type { NewPull, PullRow } from '../store/sqlite/pulls.js';
+import type { ConnectionRow } from '../store/connections.js';
+import type { AsyncStore } from '../store/async-store.js';
+import type { NewPull, PullRow } from '../store/pulls.js';
 import { CUSTOM_PREFIX } from './pull-source.js';
 
 /** A new pull of the data set, for queuePulls; the caller holds the transaction and has checked for an open one. */

@@ -5,10 +5,10 @@ import { isErrored } from '../store/pull-status.js';
 import { connectionPayload, dataTypeReadPayload, readCompletedPayload, writePayload } from '../events/payloads.js';
 import { recordEvent, type EventContext } from '../events/record.js';
 import { FERRY_EVENTS } from '../events/catalogue.js';
-import type { CompanyRow } from '../store/sqlite/companies.js';
-import type { ConnectionError } from '../store/sqlite/connections.js';
-import type { PullRow } from '../store/sqlite/pulls.js';
-import type { PushRow } from '../store/sqlite/pushes.js';
+import type { CompanyRow } from '../store/companies.js';
+import type { ConnectionError } from '../store/connections.js';
+import type { PullRow } from '../store/pulls.js';
+import type { PushRow } from '../store/pushes.js';
 import type { SyncDeps } from './deps.js';
 
 export interface BackgroundEvents extends EventContext {

@@ -7,8 +7,8 @@ import { isoSeconds, type Clock } from '../../lib/clock.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { parseSourcePath, readPath } from '../data-configs/source-path.js';
 import { customSource, type CustomDataTypeConfig, type SupplementalConfig } from '../data-configs/validate-config.js';
-import type { RecordInput } from '../store/sqlite/datasets.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { RecordInput } from '../store/datasets.js';
+import type { AsyncStore } from '../store/async-store.js';
 
 type Json = Record<string, unknown>;
 type Steps = Array<string | number>;

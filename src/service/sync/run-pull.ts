@@ -8,10 +8,11 @@
 import { isoSeconds } from '../../lib/clock.js';
 import type { Validation } from '../errors.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
-import type { CompanyRow } from '../store/sqlite/companies.js';
-import type { RecordInput } from '../store/sqlite/datasets.js';
-import type { PullRow, PullStatus } from '../store/sqlite/pulls.js';
+import type { AsyncStore } from '../store/async-store.js';
+import type { CompanyRow } from '../store/companies.js';
+import type { RecordInput } from '../store/datasets.js';
+import type { PullRow } from '../store/pulls.js';
+import type { PullStatus } from '../store/pull-status.js';
 import type { FieldType } from '../query/types.js';
 import { freshTokens, openTokens } from '../tokens.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';

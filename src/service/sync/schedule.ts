@@ -2,7 +2,7 @@
 // syncSchedule (hours) has passed since it was last requested. Data sets never requested
 // are left alone: the service does not fetch on first link.
 import type { Clock } from '../../lib/clock.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 import { queuePull } from './enqueue.js';
 import { effectiveSettings } from './settings.js';
 

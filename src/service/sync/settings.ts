@@ -1,8 +1,8 @@
 // Effective sync settings: a company's override, else the account's profile, else the
 // defaults (every data type daily, no fetch on first link: the seed's token route has none).
 import { DATA_TYPES } from '../../platforms/data-types.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
-import type { SyncSetting } from '../store/sqlite/sync-settings.js';
+import type { AsyncStore } from '../store/async-store.js';
+import type { SyncSetting } from '../store/sync-settings.js';
 
 export const DEFAULT_SYNC_SCHEDULE_HOURS = 24;
 

@@ -8,7 +8,7 @@
 // attempts into its claim's transaction); tests await deliverOnce() on a fake clock.
 import { isoSeconds } from '../../lib/clock.js';
 import type { Sealer } from '../secrets.js';
-import type { ClaimedDelivery, InFlightIds } from '../store/sqlite/webhook-deliveries.js';
+import type { ClaimedDelivery, InFlightIds } from '../store/webhook-deliveries.js';
 import { attemptDelivery, ATTEMPT_TIMEOUT_MS, type AttemptOptions, type AttemptResult } from './attempt.js';
 import type { Breakers } from './breaker.js';
 import { Recorder, type OutcomeDeps, type Settled } from './outcome.js';

@@ -5,9 +5,9 @@
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import { FERRY_EVENTS } from '../events/catalogue.js';
 import { recordEvent } from '../events/record.js';
-import type { ClaimedDelivery } from '../store/sqlite/webhook-deliveries.js';
+import type { ClaimedDelivery } from '../store/webhook-deliveries.js';
 import type { AttemptResult } from './attempt.js';
-import type { AsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 import { DEFAULT_BACKOFF, nextStep, type BackoffPolicy } from './backoff.js';
 
 export type Settled = 'delivered' | 'retried' | 'failed' | 'stopped';

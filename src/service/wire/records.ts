@@ -1,8 +1,8 @@
 // Store rows → wire records. Optional fields without a value are omitted (never null),
 // except the fields the contract lists as nullable.
-import type { ClientRow } from '../store/sqlite/clients.js';
-import type { CompanyRow } from '../store/sqlite/companies.js';
-import type { ConnectionRow } from '../store/sqlite/connections.js';
+import type { ClientRow } from '../store/clients.js';
+import type { CompanyRow } from '../store/companies.js';
+import type { ConnectionRow } from '../store/connections.js';
 import { integrationByKey, integrationId } from '../../platforms/registry.js';
 
 export function clientRecord(row: ClientRow): Record<string, unknown> {

@@ -1,8 +1,8 @@
 // Wire records for pull operations, data status and push operations.
-import type { DatasetRow } from '../store/sqlite/datasets.js';
+import type { DatasetRow } from '../store/datasets.js';
 import { isErrored, isFinished } from '../store/pull-status.js';
-import type { PullRow } from '../store/sqlite/pulls.js';
-import type { PushRow } from '../store/sqlite/pushes.js';
+import type { PullRow } from '../store/pulls.js';
+import type { PushRow } from '../store/pushes.js';
 
 export function pullRecord(row: PullRow): Record<string, unknown> {
   const record: Record<string, unknown> = {

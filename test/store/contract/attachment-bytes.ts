@@ -3,7 +3,7 @@
 // PostgreSQL reads it into the row), and read from wherever the store keeps them.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AttachmentBody } from '../../../src/service/store/sqlite/attachments.js';
+import type { AttachmentBody } from '../../../src/service/store/attachments.js';
 import { tempDir } from '../../helpers/service.js';
 
 export async function staged(bytes: Buffer): Promise<string> {

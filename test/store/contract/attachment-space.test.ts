@@ -6,8 +6,8 @@
 // instances, whose transactions run side by side.
 import type { Pool } from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import type { AsyncStore } from '../../../src/service/store/sqlite/async-store.js';
-import type { AttachmentInput, AttachmentLimits } from '../../../src/service/store/sqlite/attachments.js';
+import type { AsyncStore } from '../../../src/service/store/async-store.js';
+import type { AttachmentInput, AttachmentLimits } from '../../../src/service/store/attachments.js';
 import { createPgStore } from '../../../src/service/store/pg/pg-store.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { staged } from './attachment-bytes.js';

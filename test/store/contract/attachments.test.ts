@@ -1,7 +1,7 @@
 // The attachment group: files and their bytes answer on PostgreSQL as on SQLite (which
 // keeps the bytes in a file each, where PostgreSQL keeps them in the row).
 import { expect, it } from 'vitest';
-import type { AttachmentInput } from '../../../src/service/store/sqlite/attachments.js';
+import type { AttachmentInput } from '../../../src/service/store/attachments.js';
 import { attachmentMethods } from '../../../src/service/store/pg/attachments.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { describePostgres } from '../../helpers/postgres.js';

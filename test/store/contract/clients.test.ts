@@ -3,7 +3,7 @@
 // the order they were made in (relabel) before they are compared.
 import { expect, it } from 'vitest';
 import { hashApiKey } from '../../../src/service/api-keys.js';
-import type { Plan } from '../../../src/service/store/sqlite/clients.js';
+import type { Plan } from '../../../src/service/store/clients.js';
 import type { PageRequest } from '../../../src/service/store/paging.js';
 import { clientMethods } from '../../../src/service/store/pg/clients.js';
 import { describePostgres } from '../../helpers/postgres.js';

@@ -3,7 +3,7 @@
 // on SQLite. Ids are random in both stores, so answers name them (relabel) before they are
 // compared.
 import { expect, it } from 'vitest';
-import type { CompanyInput } from '../../../src/service/store/sqlite/companies.js';
+import type { CompanyInput } from '../../../src/service/store/companies.js';
 import type { PagePlan, PageRequest } from '../../../src/service/store/paging.js';
 import { clientMethods } from '../../../src/service/store/pg/clients.js';
 import { companyMethods } from '../../../src/service/store/pg/companies.js';

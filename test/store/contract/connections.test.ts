@@ -2,7 +2,7 @@
 // pages, answer on PostgreSQL as on SQLite; the refresh lease holds across processes.
 // Ids are random in both stores, so answers name them (relabel) before they are compared.
 import { expect, it } from 'vitest';
-import type { ConnectionError } from '../../../src/service/store/sqlite/connections.js';
+import type { ConnectionError } from '../../../src/service/store/connections.js';
 import type { PagePlan, PageRequest } from '../../../src/service/store/paging.js';
 import { clientMethods } from '../../../src/service/store/pg/clients.js';
 import { companyMethods } from '../../../src/service/store/pg/companies.js';

@@ -2,7 +2,7 @@
 // with query= and orderBy= over the remembered fields, pruning and the schedule's
 // candidates answer on PostgreSQL as on SQLite.
 import { describe, expect, it } from 'vitest';
-import type { RecordInput } from '../../../src/service/store/sqlite/datasets.js';
+import type { RecordInput } from '../../../src/service/store/datasets.js';
 import type { Page, PagePlan, PageRequest } from '../../../src/service/store/paging.js';
 import { datasetMethods } from '../../../src/service/store/pg/datasets.js';
 import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';

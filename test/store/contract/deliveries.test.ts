@@ -6,7 +6,7 @@
 import { Pool } from 'pg';
 import { expect, it } from 'vitest';
 import type { ClaimRequest } from '../../../src/service/store/delivery-turns.js';
-import type { ClaimResult } from '../../../src/service/store/sqlite/webhook-deliveries.js';
+import type { ClaimResult } from '../../../src/service/store/webhook-deliveries.js';
 import { ROW_TYPES } from '../../../src/service/store/pg/pool.js';
 import { databaseUrl, describePostgres } from '../../helpers/postgres.js';
 import { consumer, counter, event, named, newClient, outboxMethods, refused, type OutboxStore } from './outbox.js';

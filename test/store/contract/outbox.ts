@@ -3,9 +3,9 @@
 // the rows they write. A client's id is random in both stores, so answers name it as
 // CLIENT (normalised).
 import { randomUUID } from 'node:crypto';
-import type { AsyncStore } from '../../../src/service/store/sqlite/async-store.js';
-import type { ClientRow } from '../../../src/service/store/sqlite/clients.js';
-import type { ConsumerRow, EventInput } from '../../../src/service/store/sqlite/events.js';
+import type { AsyncStore } from '../../../src/service/store/async-store.js';
+import type { ClientRow } from '../../../src/service/store/clients.js';
+import type { ConsumerRow, EventInput } from '../../../src/service/store/events.js';
 import { deliveryMethods } from '../../../src/service/store/pg/deliveries.js';
 import { eventMethods } from '../../../src/service/store/pg/events.js';
 import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';

@@ -5,10 +5,10 @@
 // (`relabel`) before they are compared.
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import type { AsyncStore } from '../../../src/service/store/sqlite/async-store.js';
-import type { ClientRow } from '../../../src/service/store/sqlite/clients.js';
-import type { CompanyRow } from '../../../src/service/store/sqlite/companies.js';
-import type { ConnectionRow } from '../../../src/service/store/sqlite/connections.js';
+import type { AsyncStore } from '../../../src/service/store/async-store.js';
+import type { ClientRow } from '../../../src/service/store/clients.js';
+import type { CompanyRow } from '../../../src/service/store/companies.js';
+import type { ConnectionRow } from '../../../src/service/store/connections.js';
 import { row, type Queryable } from '../../../src/service/store/pg/query.js';
 
 export type OwnerMethods = Pick<AsyncStore, 'insertClient' | 'insertCompany' | 'insertConnection'>;

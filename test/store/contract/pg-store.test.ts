@@ -2,7 +2,7 @@
 // answers as SQLite's, and its transactions are what the contract says they are.
 import type { Pool } from 'pg';
 import { expect, it } from 'vitest';
-import type { AsyncStore } from '../../../src/service/store/sqlite/async-store.js';
+import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import { createPgStore } from '../../../src/service/store/pg/pg-store.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { relabel } from './owners.js';

@@ -1,11 +1,11 @@
 // The pull group: the sync queue, its leases and its pages answer on PostgreSQL as on SQLite.
 import { describe, expect, it } from 'vitest';
-import type { AsyncStore } from '../../../src/service/store/sqlite/async-store.js';
+import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import type { PagePlan } from '../../../src/service/store/paging.js';
 import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
-import type { PullRow } from '../../../src/service/store/sqlite/pulls.js';
+import type { PullRow } from '../../../src/service/store/pulls.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
 import { freshPostgres, onBoth } from './stores.js';

@@ -1,12 +1,12 @@
 // The push group: push operations, their completion and their pages answer on PostgreSQL
 // as on SQLite.
 import { expect, it } from 'vitest';
-import type { AsyncStore } from '../../../src/service/store/sqlite/async-store.js';
+import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import type { PagePlan } from '../../../src/service/store/paging.js';
 import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';
 import { pushMethods } from '../../../src/service/store/pg/pushes.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
-import type { PushRow } from '../../../src/service/store/sqlite/pushes.js';
+import type { PushRow } from '../../../src/service/store/pushes.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
 import { freshPostgres, onBoth } from './stores.js';

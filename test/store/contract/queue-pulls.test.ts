@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { datasetMethods } from '../../../src/service/store/pg/datasets.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
-import type { NewPull } from '../../../src/service/store/sqlite/pulls.js';
+import type { NewPull } from '../../../src/service/store/pulls.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
 import { freshPostgres, onBoth } from './stores.js';

@@ -2,7 +2,7 @@
 // version keys the caches in both, so its contract is what the caches rely on rather than
 // equal text: it holds while only reads happen, and moves when any process commits a write.
 import { expect, it } from 'vitest';
-import type { SyncSetting } from '../../../src/service/store/sqlite/sync-settings.js';
+import type { SyncSetting } from '../../../src/service/store/sync-settings.js';
 import { clientMethods } from '../../../src/service/store/pg/clients.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { settingMethods } from '../../../src/service/store/pg/settings.js';

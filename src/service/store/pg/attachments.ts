@@ -5,8 +5,8 @@
 // there to their commit and cannot pass a limit together; the usage itself is kept by the
 // trigger of 012_attachment_space.sql. The bytes go in by COPY, streamed from the staged
 // file (copy-in.ts).
-import type { AsyncStore } from '../sqlite/async-store.js';
-import type { AttachmentRow } from '../sqlite/attachments.js';
+import type { AsyncStore } from '../async-store.js';
+import type { AttachmentRow } from '../attachments.js';
 import { copyRowWithFile } from './copy-in.js';
 import { row, rows, run, type Queryable } from './query.js';
 

@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
-import type { AsyncStore } from '../sqlite/async-store.js';
-import { PULL_CONNECTION, splitPullConnection, type ConnectionRow } from '../sqlite/connections.js';
+import type { AsyncStore } from '../async-store.js';
+import { PULL_CONNECTION, splitPullConnection, type ConnectionRow } from '../connections.js';
 import type { PagePlan, PageRequest } from '../paging.js';
 import { planPgPage, runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';

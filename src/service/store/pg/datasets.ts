@@ -1,7 +1,7 @@
 // Data sets on PostgreSQL: generations (snapshots) of synced records and the schedule, as
 // ../datasets.ts keeps them in SQLite; the records themselves are in records.ts.
-import type { AsyncStore } from '../sqlite/async-store.js';
-import type { DatasetRow, ScheduleCandidate } from '../sqlite/datasets.js';
+import type { AsyncStore } from '../async-store.js';
+import type { DatasetRow, ScheduleCandidate } from '../datasets.js';
 import { row, rows, type Queryable } from './query.js';
 import * as records from './records.js';
 

@@ -16,8 +16,8 @@
 // first; setLastSync writes it before the connection). A pull ending locks its pull and
 // data set rows before the company, and a queuing that holds the company only locks a data
 // set that has no open pull, so never one an ending pull holds.
-import type { AsyncStore } from '../sqlite/async-store.js';
-import type { CompanyRow } from '../sqlite/companies.js';
+import type { AsyncStore } from '../async-store.js';
+import type { CompanyRow } from '../companies.js';
 import { row, run, type Queryable } from './query.js';
 
 type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'openPull' | 'openPulls' | 'listConsumers'>;

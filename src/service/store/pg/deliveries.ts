@@ -2,11 +2,11 @@
 // delivery log, replays and the loop's reads here; claims, attempts and parking, the
 // writes that move lanes along, in delivery-claims.ts.
 import { postgresDate } from '../../query/json-fields.js';
-import type { AsyncStore } from '../sqlite/async-store.js';
+import type { AsyncStore } from '../async-store.js';
 import { planPage } from '../paging.js';
 import type { WebhookDeliveryStore } from '../store.js';
 import { WAITING } from '../delivery-turns.js';
-import { deliveryFieldsFor, type AttemptRow, type DeliveryRow } from '../sqlite/webhook-deliveries.js';
+import { deliveryFieldsFor, type AttemptRow, type DeliveryRow } from '../webhook-deliveries.js';
 import { claimMethods } from './delivery-claims.js';
 import { row, rows, type Queryable } from './query.js';
 

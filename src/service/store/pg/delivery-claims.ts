@@ -13,9 +13,9 @@
 // Deliveries are written without the lock (insertEvent, replayDelivery), so one may commit
 // after a later delivery of its lane was leased. A delivery is a head only if no other of
 // its lane is pending before it, or leased: the two are never in flight together.
-import type { AsyncStore } from '../sqlite/async-store.js';
+import type { AsyncStore } from '../async-store.js';
 import { BUSY_FROM, busyMark, FULL_FROM, fullMark, markEnd, planClaim, UNPARKED_PER_SETTLE, WAITING, type DueDelivery } from '../delivery-turns.js';
-import type { ClaimedDelivery, InFlightIds } from '../sqlite/webhook-deliveries.js';
+import type { ClaimedDelivery, InFlightIds } from '../webhook-deliveries.js';
 import { rollback, row, rows, run, type Queryable } from './query.js';
 
 type ClaimMethods = Pick<AsyncStore, 'claimDeliveries' | 'recordDeliveryAttempt' | 'releaseDeliveryLease' | 'releaseDeliveryLeases'

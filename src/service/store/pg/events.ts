@@ -2,8 +2,8 @@
 // event and its deliveries (one per consumer that wants it) are one INSERT statement, so
 // they are written together or not at all, in or out of a transaction. Its number in the
 // account is given when the transaction commits, by a trigger (migrations/011).
-import type { AsyncStore } from '../sqlite/async-store.js';
-import type { ConsumerRow, EventInput, EventRow } from '../sqlite/events.js';
+import type { AsyncStore } from '../async-store.js';
+import type { ConsumerRow, EventInput, EventRow } from '../events.js';
 import type { EventStore } from '../store.js';
 import { row, rows, run, type Queryable } from './query.js';
 

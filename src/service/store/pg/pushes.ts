@@ -1,8 +1,8 @@
 // Push operations on PostgreSQL: writes sent to a platform, with their outcome, as
 // ../pushes.ts keeps them in SQLite.
-import type { AsyncStore } from '../sqlite/async-store.js';
+import type { AsyncStore } from '../async-store.js';
 import { planPage } from '../paging.js';
-import { pushFields, type PushRow } from '../sqlite/pushes.js';
+import { pushFields, type PushRow } from '../pushes.js';
 import { pgDates } from './pulls.js';
 import { row, rows, run, type Queryable } from './query.js';
 

@@ -2,7 +2,7 @@
 // ../datasets.ts, with the record's JSON kept as the text it was synced as (json, not jsonb)
 // and read back as its UTF-8 bytes, as SQLite's CAST(data AS BLOB) gives them.
 import type { FieldType } from '../../query/types.js';
-import type { RecordBytes, RecordInput } from '../sqlite/datasets.js';
+import type { RecordBytes, RecordInput } from '../datasets.js';
 import type { Page, PagePlan, PageRequest } from '../paging.js';
 import { planRecordsPage } from '../records-page.js';
 import { runPgPagePlan } from './paging.js';

@@ -2,9 +2,9 @@
 // (supplemental data, custom data types) on PostgreSQL: ../sync-settings.ts and
 // ../data-configs.ts statement by statement. Each document is json holding the text SQLite
 // holds; writes are one upsert.
-import type { AsyncStore } from '../sqlite/async-store.js';
-import type { ConfigKind } from '../sqlite/data-configs.js';
-import type { SyncSetting } from '../sqlite/sync-settings.js';
+import type { AsyncStore } from '../async-store.js';
+import type { ConfigKind } from '../data-configs.js';
+import type { SyncSetting } from '../sync-settings.js';
 import { row, run, type Queryable } from './query.js';
 
 type SettingMethods = 'readSettings' | 'writeSettings' | 'readDataConfig' | 'writeDataConfig';

@@ -20,7 +20,7 @@
 // On the pool, reads are shared: every request asks twice (the auth cache, then the
 // response cache), and a round trip each would cost more than the cached page saves.
 import { Pool } from 'pg';
-import type { AsyncStore } from '../sqlite/async-store.js';
+import type { AsyncStore } from '../async-store.js';
 import { row, type Queryable } from './query.js';
 
 export function versionMethods(db: Queryable): Pick<AsyncStore, 'dataVersion'> {

@@ -1,39 +1,16 @@
-// The store as a service spread over processes needs it: every method returns a promise,
-// since PostgreSQL answers over a socket. The shape is the synchronous Store's (store.ts),
-// method for method, so both implementations answer the same contract suite
-// (test/store/contract/): `sqliteAsyncStore` here over the SQLite modules, and the
-// PostgreSQL store (pg/) over a pool.
-//
-// Page-plan builders stay synchronous (they only compile SQL), except recordsPage, which
-// reads the fields the data type has shown so far. A transaction hands its work a store
-// bound to it (`tx`). Calls made while the work runs, on `tx` or on the outer store from
-// anything the work calls (its async context), join the transaction; calls from anywhere
-// else wait until it has committed, so no other work ever runs inside someone else's
-// transaction.
+// The SQLite store behind the asynchronous contract (../async-store.ts): the synchronous
+// store's methods (sqlite-store.ts), each answering a promise, and transactions that may
+// await. A transaction hands its work a store bound to it (`tx`). Calls made while the
+// work runs, on `tx` or on the outer store from anything the work calls (its async
+// context), join the transaction; calls from anywhere else wait until it has committed,
+// so no other work ever runs inside someone else's transaction.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import { settleFiles } from './attachment-files.js';
 import type { Db } from './db.js';
-import type { Page, PagePlan } from '../paging.js';
+import { PLAN_BUILDERS, type AsyncStore } from '../async-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 import type { Store } from '../store.js';
-
-type Promised<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
-
-/** Compile SQL only: the same in both stores' shapes, no database read. */
-export type PlanBuilder = 'companiesPage' | 'connectionsPage' | 'pullsPage' | 'pushesPage' | 'webhookDeliveriesPage';
-type Special = PlanBuilder | 'runPage' | 'transaction' | 'close';
-
-export type AsyncRepository = { [K in Exclude<keyof Store, Special>]: Promised<Store[K]> };
-
-export interface AsyncStore extends AsyncRepository, Pick<Store, PlanBuilder> {
-  runPage<Row>(plan: PagePlan): Promise<Page<Row>>;
-  /** Runs `work` as one transaction that takes the write lock before it reads; `tx` is the store inside it. */
-  transaction<T>(work: (tx: AsyncStore) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
-
-const PLAN_BUILDERS: readonly PlanBuilder[] = ['companiesPage', 'connectionsPage', 'pullsPage', 'pushesPage', 'webhookDeliveriesPage'];
 
 /**
  * The SQLite store behind the asynchronous contract. One connection serves everyone, so a

@@ -6,49 +6,7 @@
 import { attachmentFile, noteDeleted, placeFile, settleFiles } from './attachment-files.js';
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
-
-/** An attachment's metadata; the bytes are read on their own (attachmentBody). */
-export interface AttachmentRow {
-  seq: number;
-  id: string;
-  /** The account whose quota the file counts against: its company's. */
-  client_id: string;
-  company_id: string;
-  connection_id: string;
-  data_type: string;
-  record_id: string;
-  file_name: string;
-  content_type: string;
-  size: number;
-  sha256: string;
-  created: string;
-}
-
-export type AttachmentInput = Omit<AttachmentRow, 'seq'>;
-
-/** Which record's attachments: a record id is unique within its connection's data type. */
-export interface RecordRef {
-  connectionId: string;
-  dataType: string;
-  recordId: string;
-}
-
-/** What an insert may not pass. */
-export interface AttachmentLimits {
-  /** Bytes of attachments per account. */
-  quotaBytes: number;
-  /** Files per record. */
-  perRecord: number;
-}
-
-/** The row stored, or which limit refused it and how far along that limit was. */
-export type AttachmentInsert =
-  | { row: AttachmentRow }
-  | { refused: 'quota'; usedBytes: number }
-  | { refused: 'record'; files: number };
-
-/** Where an attachment's bytes are: a file (SQLite), or read from the row (PostgreSQL). */
-export type AttachmentBody = { file: string } | { bytes: Buffer };
+import type { AttachmentRow, AttachmentInput, RecordRef, AttachmentLimits, AttachmentInsert, AttachmentBody } from '../attachments.js';
 
 const COLUMNS = 'seq, id, client_id, company_id, connection_id, data_type, record_id, file_name, content_type, size, sha256, created';
 

@@ -3,29 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey } from '../../api-keys.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { Db } from './db.js';
-import { selectPage, type Page, type PageRequest } from '../paging.js';
+import type { Page, PageRequest } from '../paging.js';
+import { selectPage } from './paging.js';
 import { prepared } from './statements.js';
-
-export type Plan = 'Free' | 'Paid';
-
-export interface ClientRow {
-  seq: number;
-  id: string;
-  name: string;
-  plan: Plan;
-  created: string;
-  is_admin: number;
-  /** PUT /profile's fields, as JSON; null until set. */
-  profile: string | null;
-}
-
-export interface ApiKeyRow {
-  id: string;
-  client_id: string;
-  created: string;
-  revoked: string | null;
-  name?: string | null;
-}
+import type { Plan, ClientRow, ApiKeyRow } from '../clients.js';
 
 export function insertClient(db: Db, client: { name: string; plan: Plan; created: string; isAdmin?: boolean }): ClientRow {
   const id = randomUUID();

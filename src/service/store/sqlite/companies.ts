@@ -8,26 +8,7 @@ import type { Db } from './db.js';
 import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
 import { FILTERABLE_TAG_KEY } from '../../../platforms/limits.js';
-
-export interface CompanyRow {
-  seq: number;
-  id: string;
-  client_id: string;
-  name: string;
-  description: string | null;
-  created: string;
-  created_by_user_name: string | null;
-  last_sync: string | null;
-  tags: string;
-  products: string;
-  ref_subsidiaries: string;
-}
-
-export interface CompanyInput {
-  name: string;
-  description?: string;
-  tags: Record<string, string>;
-}
+import type { CompanyRow, CompanyInput } from '../companies.js';
 
 const SIMPLE_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -4,23 +4,10 @@ import type { FieldResolver } from '../../query/types.js';
 import { settleFiles } from './attachment-files.js';
 import { noteCascade } from './attachments.js';
 import type { Db } from './db.js';
-import { planPage, runPagePlan, type Page, type PagePlan, type PageRequest } from '../paging.js';
+import { planPage, type Page, type PagePlan, type PageRequest } from '../paging.js';
+import { runPagePlan } from './paging.js';
 import { prepared } from './statements.js';
-
-export type ConnectionStatus = 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized';
-
-export interface ConnectionRow {
-  seq: number;
-  id: string;
-  company_id: string;
-  integration_key: string;
-  source_id: string;
-  status: ConnectionStatus;
-  created: string;
-  last_sync: string | null;
-  errors: string | null;
-  connection_info: string | null;
-}
+import { type ConnectionStatus, type ConnectionRow, type PullConnection, PULL_CONNECTION, splitPullConnection, type ConnectionError } from '../connections.js';
 
 export const connectionFields: FieldResolver = (path) => {
   switch (path) {
@@ -95,39 +82,8 @@ export function getConnectionById(db: Db, id: string): ConnectionRow | undefined
   return prepared(db, 'SELECT * FROM connections WHERE id = ?').get(id) as ConnectionRow | undefined;
 }
 
-export interface ConnectionWithTokens {
-  connection: ConnectionRow;
-  /** Its sealed tokens; undefined when it has none. */
-  sealed: Buffer | undefined;
-}
-
-export interface PullConnection extends ConnectionWithTokens {
-  /** The client owning the connection's company: a pull's data configs are keyed by it. */
-  clientId: string;
-}
-
-/** What getConnectionById and loadSealedTokens read, and the company's client id: all a pull reads before it fetches, in one statement (both stores run it). */
-export const PULL_CONNECTION = `SELECT c.*, t.sealed AS ferry_sealed, co.client_id AS ferry_client_id FROM connections c
-  JOIN companies co ON co.id = c.company_id
-  LEFT JOIN connection_tokens t ON t.connection_id = c.id WHERE c.id = ?`;
-
-/** A row of PULL_CONNECTION as getPullConnection answers it. */
-export function splitPullConnection(row: (ConnectionRow & { ferry_sealed: Buffer | null; ferry_client_id: string }) | undefined): PullConnection | undefined {
-  if (!row) return undefined;
-  const { ferry_client_id: clientId, ferry_sealed: sealed, ...connection } = row;
-  return { connection, sealed: sealed ?? undefined, clientId };
-}
-
 export function getPullConnection(db: Db, id: string): PullConnection | undefined {
   return splitPullConnection(prepared(db, PULL_CONNECTION).get(id) as Parameters<typeof splitPullConnection>[0]);
-}
-
-export interface ConnectionError {
-  statusCode: string;
-  statusText: string;
-  errorMessage: string;
-  erroredOnUtc: string;
-  status: string;
 }
 
 /** A revoked grant: the connection needs reauthorization before it can sync again. */

@@ -3,8 +3,7 @@
 // (service/data-configs/) before they get here.
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
-
-export type ConfigKind = 'supplemental' | 'custom';
+import type { ConfigKind } from '../data-configs.js';
 
 const TABLE: Record<ConfigKind, { table: string; key: string }> = {
   supplemental: { table: 'supplemental_configs', key: 'data_type' },

@@ -1,20 +1,11 @@
 // Data set state per (company, data type) and the records of each generation.
 import type { FieldType } from '../../query/types.js';
 import type { Db } from './db.js';
-import { runPagePlan, type Page, type PagePlan, type PageRequest } from '../paging.js';
+import type { Page, PagePlan, PageRequest } from '../paging.js';
+import { runPagePlan } from './paging.js';
 import { planRecordsPage } from '../records-page.js';
 import { prepared } from './statements.js';
-
-export interface DatasetRow {
-  company_id: string;
-  data_type: string;
-  visible_generation: number | null;
-  next_generation: number;
-  latest_sync_id: string | null;
-  latest_successful_sync_id: string | null;
-  last_successful_sync: string | null;
-  last_requested: string | null;
-}
+import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from '../datasets.js';
 
 export function getDataset(db: Db, companyId: string, dataType: string): DatasetRow | undefined {
   return prepared(db, 'SELECT * FROM datasets WHERE company_id = ? AND data_type = ?').get(companyId, dataType) as DatasetRow | undefined;
@@ -39,17 +30,6 @@ export function publishGeneration(db: Db, companyId: string, dataType: string, g
   prepared(db, `UPDATE datasets SET visible_generation = ?, latest_successful_sync_id = ?, last_successful_sync = ?
                 WHERE company_id = ? AND data_type = ?`).run(generation, syncId, completed, companyId, dataType);
   return previous;
-}
-
-/** A stored record as read for a page: its JSON text in UTF-8 (a Buffer here, a Uint8Array from a reader thread). */
-export interface RecordBytes {
-  data: Uint8Array;
-}
-
-export interface RecordInput {
-  id: string;
-  modifiedDate?: string;
-  data: string;
 }
 
 /** Upserts one page of records into a generation; callers wrap it in the page's transaction. */
@@ -103,13 +83,6 @@ export function recordsPage(db: Db, companyId: string, dataType: string, generat
 /** A page of records, each as its JSON text's UTF-8 bytes. */
 export function listRecords(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): Page<RecordBytes> {
   return runPagePlan<RecordBytes>(db, recordsPage(db, companyId, dataType, generation, request));
-}
-
-export interface ScheduleCandidate {
-  company_id: string;
-  client_id: string;
-  data_type: string;
-  last_requested: string;
 }
 
 /** Data sets synced before and with no pull open now: the ones a schedule may queue again. */

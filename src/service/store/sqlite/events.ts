@@ -3,47 +3,7 @@
 // nothing is sent from here, and nothing committed is ever lost.
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
-
-export interface EventInput {
-  id: string;
-  clientId: string;
-  companyId: string | null;
-  /** The company's tags (`key:value`), for consumers that filter by them. */
-  companyTags: string[];
-  eventType: string;
-  generated: string;
-  /** The event as delivered: { id, eventType, generatedDate, payload }. */
-  body: string;
-  /** Only this consumer gets it (a test event); otherwise every consumer that wants it. */
-  onlyConsumer?: string;
-}
-
-export interface EventRow {
-  /** The event's place among all events: the outbox's reference to it. */
-  seq: number;
-  /** Its number within its account (1, 2, 3 …): the only number a client is shown. */
-  account_seq: number;
-  id: string;
-  client_id: string;
-  company_id: string | null;
-  event_type: string;
-  generated: string;
-  body: string;
-}
-
-export interface ConsumerRow {
-  id: string;
-  client_id: string;
-  url: string;
-  /** JSON array of event type names. */
-  event_types: string;
-  /** JSON array of `key:value` tags, or null for every company. */
-  company_tags: string | null;
-  disabled: number;
-  disabled_reason: string | null;
-  secret: Buffer;
-  created: string;
-}
+import type { EventInput, EventRow, ConsumerRow } from '../events.js';
 
 function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags'>, event: EventInput): boolean {
   if (!(JSON.parse(consumer.event_types) as string[]).includes(event.eventType)) return false;

@@ -8,52 +8,12 @@
 // another took the pull).
 // Freeing leases (releaseOpenPullLeases) breaks the chain of later times: only the only
 // worker of a database may, when it starts.
-import type { FieldResolver } from '../../query/types.js';
 import type { Db } from './db.js';
 import { reserveGeneration } from './datasets.js';
 import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
-import { isFinished, type PullStatus } from '../pull-status.js';
-
-export type { PullStatus };
-
-export interface PullRow {
-  seq: number;
-  id: string;
-  company_id: string;
-  connection_id: string;
-  data_type: string;
-  status: PullStatus;
-  status_description: string | null;
-  error_message: string | null;
-  requested: string;
-  completed: string | null;
-  progress: number;
-  generation: number;
-  cursor: string | null;
-  fetched: number;
-  attempts: number;
-  not_before: string | null;
-  lease_until: string | null;
-  /** The checks run over the records read (JSON: { errors, warnings }); null until the pull completes. */
-  validation: string | null;
-}
-
-/** What a pull's writes may set. */
-export type PullFields = Partial<Omit<PullRow, 'seq' | 'id'>>;
-
-export const pullFields: FieldResolver = (path) => {
-  switch (path) {
-    case 'id': return { sql: 'id', type: 'string' };
-    case 'dataType': return { sql: 'data_type', type: 'string' };
-    case 'status': return { sql: 'status', type: 'string' };
-    case 'connectionId': return { sql: 'connection_id', type: 'string' };
-    case 'requested': return { sql: 'requested', type: 'date' };
-    case 'completed': return { sql: 'completed', type: 'date' };
-    case 'progress': return { sql: 'progress', type: 'number' };
-    default: return undefined;
-  }
-};
+import { isFinished } from '../pull-status.js';
+import { type PullRow, type PullFields, pullFields, type NewPull, checkDistinctDataSets } from '../pulls.js';
 
 export function getPull(db: Db, id: string): PullRow | undefined {
   return prepared(db, 'SELECT * FROM pull_operations WHERE id = ?').get(id) as PullRow | undefined;
@@ -80,36 +40,12 @@ export function openPull(db: Db, companyId: string, dataType: string): PullRow |
                        AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq LIMIT 1`).get(companyId, dataType) as PullRow | undefined;
 }
 
-/** A pull to queue: its generation is reserved when it is queued (queuePulls). */
-export interface NewPull {
-  id: string;
-  companyId: string;
-  connectionId: string;
-  dataType: string;
-  status: PullStatus;
-  requested: string;
-  statusDescription?: string;
-}
-
 export function insertPull(db: Db, pull: NewPull & { generation: number }): PullRow {
   const finished = isFinished(pull.status);
   return prepared(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
     .get(pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status, pull.statusDescription ?? null, pull.requested,
       finished ? pull.requested : null, finished ? 100 : 0, pull.generation) as PullRow;
-}
-
-/**
- * A data set appears once in a queuing: PostgreSQL's upsert cannot reserve two generations
- * of one data set in one statement, and both stores refuse the same lists.
- */
-export function checkDistinctDataSets(pulls: readonly NewPull[]): void {
-  const seen = new Set<string>();
-  for (const pull of pulls) {
-    const key = JSON.stringify([pull.companyId, pull.dataType]);
-    if (seen.has(key)) throw new Error(`Data type ${pull.dataType} of company ${pull.companyId} is queued twice in one call.`);
-    seen.add(key);
-  }
 }
 
 /**

@@ -9,7 +9,7 @@ import * as connections from './connections.js';
 import * as dataConfigs from './data-configs.js';
 import * as datasets from './datasets.js';
 import * as events from './events.js';
-import { runPagePlan } from '../paging.js';
+import { runPagePlan } from './paging.js';
 import * as pulls from './pulls.js';
 import * as pushes from './pushes.js';
 import type { Store } from '../store.js';

@@ -1,17 +1,7 @@
 // Sync settings per account (company_id '') and per company (an override).
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
-
-export interface SyncSetting {
-  dataType: string;
-  fetchOnFirstLink: boolean;
-  syncSchedule: number;
-  syncOrder: number;
-  syncFromUtc?: string;
-  syncFromWindow?: number;
-  monthsToSync?: number;
-  isLocked?: boolean;
-}
+import type { SyncSetting } from '../sync-settings.js';
 
 export function readSettings(db: Db, clientId: string, companyId = ''): SyncSetting[] | undefined {
   const row = prepared(db, 'SELECT settings FROM sync_settings WHERE client_id = ? AND company_id = ?').get(clientId, companyId) as { settings: string } | undefined;

@@ -12,74 +12,11 @@
 //   up to two such rows are due again: one to take the slot, one in case the limit grew);
 // - its consumer's circuit breaker is open: the time it lets a trial through.
 // Each row is parked and unparked at most once per wait: a pass costs what it claims.
-import type { FieldResolver } from '../../query/types.js';
 import type { Db } from './db.js';
 import { BUSY_FROM, busyMark, FULL_FROM, fullMark, markEnd, planClaim, UNPARKED_PER_SETTLE, WAITING, type ClaimRequest, type DueDelivery } from '../delivery-turns.js';
 import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
-
-export type DeliveryStatus = 'Pending' | 'Delivered' | 'Failed';
-
-/** A delivery as the log shows it, with its event and its latest attempt. */
-export interface DeliveryRow {
-  seq: number;
-  id: string;
-  consumer_id: string;
-  status: DeliveryStatus;
-  attempts: number;
-  /** When the next attempt is planned; null once settled or while it waits for the delivery before it. */
-  next_attempt: string | null;
-  created: string;
-  completed: string | null;
-  event_id: string;
-  event_type: string;
-  last_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  last_latency_ms: number | null;
-}
-
-export interface AttemptRow {
-  attempt: number;
-  at: string;
-  status_code: number | null;
-  error: string | null;
-  latency_ms: number;
-}
-
-/** A delivery taken for an attempt: everything needed to send it. */
-export interface ClaimedDelivery {
-  seq: number;
-  id: string;
-  consumer_id: string;
-  client_id: string;
-  company_id: string | null;
-  attempts: number;
-  first_failure: string | null;
-  event_id: string;
-  event_type: string;
-  body: string;
-  url: string;
-  secret: Buffer;
-}
-
-/** Consumers and accounts (client ids) with attempts in flight. */
-export interface InFlightIds {
-  consumers: string[];
-  accounts: string[];
-}
-
-export interface ClaimResult {
-  claimed: ClaimedDelivery[];
-  /** More may be due: the scan or the limit was reached. */
-  more: boolean;
-}
-
-/** How an attempt left the delivery. */
-export type AttemptOutcome =
-  | { status: 'Delivered'; completed: string }
-  | { status: 'Failed'; completed: string }
-  | { status: 'Pending'; nextAttempt: string; firstFailure: string };
+import { type DeliveryStatus, type DeliveryRow, type AttemptRow, type ClaimedDelivery, type InFlightIds, type ClaimResult, type AttemptOutcome, deliveryFieldsFor } from '../webhook-deliveries.js';
 
 // next_attempt only while one is planned: not once settled, nor while waiting in the lane.
 const LOG_COLUMNS = `d.seq, d.id, d.consumer_id, d.status, d.attempts,
@@ -88,24 +25,6 @@ const LOG_COLUMNS = `d.seq, d.id, d.consumer_id, d.status, d.attempts,
 const LOG_FROM = `webhook_deliveries d JOIN events e ON e.seq = d.event_seq
   LEFT JOIN webhook_attempts a ON a.delivery_seq = d.seq AND a.attempt = d.attempts`;
 
-/**
- * The delivery log's query fields, for either store: `date` turns a date column into what
- * the store's dialect compares (SQLite: the ISO text as it is; PostgreSQL: its instant).
- */
-export function deliveryFieldsFor(date: (column: string) => string): FieldResolver {
-  return (path) => {
-    switch (path) {
-      case 'id': return { sql: 'd.id', type: 'string' };
-      case 'eventId': return { sql: 'e.id', type: 'string' };
-      case 'eventType': return { sql: 'e.event_type', type: 'string' };
-      case 'status': return { sql: 'd.status', type: 'string' };
-      case 'attempts': return { sql: 'd.attempts', type: 'number' };
-      case 'created': return { sql: date('d.created'), type: 'date' };
-      case 'completed': return { sql: date('d.completed'), type: 'date' };
-      default: return undefined;
-    }
-  };
-}
 const deliveryFields = deliveryFieldsFor((column) => column);
 
 /** A consumer's deliveries, newest first; `query` filters on id, eventId, eventType, status, attempts, created, completed. */
