@@ -10,7 +10,7 @@ import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { defineRoute } from '../http/route.js';
 import { pushRecord } from '../wire/sync-records.js';
-import { PlatformAuthError, PlatformRateLimitError } from '../integrations/adapter.js';
+import { PlatformAuthError, PlatformRateLimitError } from '../adapters/adapter.js';
 import { dataTypeByKey, dataTypeByPath } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { pushOption } from '../push/fields.js';

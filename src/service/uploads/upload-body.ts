@@ -18,7 +18,7 @@ import { Readable } from 'node:stream';
 import { mediaTypeForName, UNKNOWN_MEDIA_TYPE } from '../../lib/media-types.js';
 import { attachmentNameProblem, MAX_ATTACHMENT_BYTES } from '../../platforms/limits.js';
 import { ApiError, errors } from '../errors.js';
-import { queryOf } from './body.js';
+import { queryOf } from '../http/body.js';
 import { SdkContentDecoder } from './sdk-upload-content.js';
 import { discardStaged, eachChunk, stageUpload, type Staged, type StagedFile } from './staged-upload.js';
 
