@@ -1,8 +1,14 @@
-// The flags `ferry managed step N` and `ferry managed run` share: every answer a step
-// needs is a flag, so CI never needs a prompt.
+// What the `ferry managed` commands share: their group, and the flags of `ferry managed
+// step N` and `ferry managed run` (every answer a step needs is a flag, so CI never needs
+// a prompt).
 import { Option, type Command } from 'commander';
+import { group } from '../command.js';
 import { durationArg, positiveNumber, wholeNumber } from '../flags.js';
 import { noEventsOption } from '../event-waits.js';
+
+export function managedGroup(program: Command): Command {
+  return group(program, 'managed', 'The six-step managed migration, run by the support team (admin key)');
+}
 
 export const PLAN_FILE_HELP = 'the plan file (default ./ferry-plan.json)';
 

@@ -4,8 +4,8 @@ import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { examples, group, type Registrar } from '../../command.js';
-import { PLAN_FILE_HELP } from '../../managed/options.js';
+import { examples, type Registrar } from '../../command.js';
+import { managedGroup, PLAN_FILE_HELP } from '../../managed/options.js';
 
 export interface ManagedInitOptions {
   platform: string;
@@ -14,10 +14,6 @@ export interface ManagedInitOptions {
   appClientId?: string;
   file?: string;
   force?: boolean;
-}
-
-export function managedGroup(program: Command): Command {
-  return group(program, 'managed', 'The six-step managed migration, run by the support team (admin key)');
 }
 
 export function register(program: Command, registrar: Registrar): void {

@@ -4,8 +4,7 @@ import { printResult } from '../../io.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { examples, type Registrar } from '../../command.js';
-import { managedGroup } from './init.js';
-import { PLAN_FILE_HELP } from '../../managed/options.js';
+import { managedGroup, PLAN_FILE_HELP } from '../../managed/options.js';
 
 export interface ManagedReportOptions {
   file?: string;

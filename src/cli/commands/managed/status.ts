@@ -3,8 +3,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { examples, type Registrar } from '../../command.js';
-import { managedGroup } from './init.js';
-import { PLAN_FILE_HELP } from '../../managed/options.js';
+import { managedGroup, PLAN_FILE_HELP } from '../../managed/options.js';
 
 export interface ManagedStatusOptions {
   file?: string;

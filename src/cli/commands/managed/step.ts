@@ -3,8 +3,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { StepFlags } from '../../managed/runner.js';
 import { examples, type Registrar } from '../../command.js';
-import { managedGroup } from './init.js';
-import { addStepOptions } from '../../managed/options.js';
+import { managedGroup, addStepOptions } from '../../managed/options.js';
 
 export type ManagedStepOptions = StepFlags;
 
