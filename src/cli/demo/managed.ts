@@ -13,7 +13,7 @@ import type { CommandContext, Connection } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { printResult } from '../io.js';
 import type { StepFlags } from '../managed/runner.js';
-import type { DemoSummary } from '../commands/demo.js';
+import type { StageTiming } from './stage-io.js';
 
 export interface ManagedDemoOptions {
   companies: number;
@@ -41,7 +41,7 @@ export interface ManagedDemoSummary {
   /** Companies held back, and why (the company whose legacy application refreshed after step 4). */
   heldBack: Array<{ row: number; companyName: string; externalId?: string; reasons: string[] }>;
   report: { verdict: string; html: string; markdown: string; json: string } | null;
-  stages: DemoSummary['stages'];
+  stages: StageTiming[];
   seconds: number;
   next: string[];
 }
@@ -73,7 +73,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
   const { STEP_ACTIONS } = await import('../../ops/managed/view.js');
   const { OpError } = await import('../../ops/errors.js');
   const { createContext } = await import('../context.js');
-  const { stageIO } = await import('../commands/demo.js');
+  const { stageIO } = await import('./stage-io.js');
   const { privateDataDir } = await import('../../lib/private-files.js');
 
   const started = Date.now();
@@ -142,19 +142,20 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
       (created) => ({ text: `app ${created.clientId}; callback URL ${callbackUrl}` }),
       [`$ ferry sandbox apps create --platform ${integration.key} --name "${CLIENT_NAME} app" --callback-url ${callbackUrl}`]);
 
-    const { runTenantsCreate } = await import('../commands/sandbox/tenants/create.js');
-    // Its own lines would suggest ferry migrate tokens, which a managed-only platform refuses.
-    const quietAdmin: CommandContext = { ...admin, io: { ...sub, quiet: true, err: () => {} } };
-    await stage(3, `Sandbox: ${options.companies} ${integration.name} companies and a CSV of their tokens`, () => runTenantsCreate({
-      platform: integration.key, count: options.companies, invoices: options.invoices, out: companiesFile, force: true,
-    }, quietAdmin), () => ({ text: `${options.companies} companies; their tokens in ${companiesFile} (mode 0600)` }),
+    const { writeTenantsFile } = await import('../sandbox/tenants-file.js');
+    // Without its lines, which would suggest ferry migrate tokens, a route a managed-only platform refuses.
+    const quiet = { ...sub, quiet: true, err: () => {} };
+    await stage(3, `Sandbox: ${options.companies} ${integration.name} companies and a CSV of their tokens`,
+      () => writeTenantsFile(quiet, signal, sandbox, integration, { count: options.companies, invoices: options.invoices, out: companiesFile, force: true }),
+      () => ({ text: `${options.companies} companies; their tokens in ${companiesFile} (mode 0600)` }),
     [`$ ferry sandbox tenants create --platform ${integration.key} --count ${options.companies} --invoices ${options.invoices} --out ${shellPath(companiesFile, (p) => relative(cwd, p))}`]);
 
     const asClient: CommandContext = { io: sub, flags: { dataDir, client: account.id }, signal, connect: async () => clientConnection };
-    const { runManagedInit } = await import('../commands/managed/init.js');
-    await stage(4, 'ferry managed init: the plan', () => runManagedInit({
-      platform: integration.key, name: CLIENT_NAME, companies: companiesFile, appClientId: app.clientId, file: planPath, force: true,
-    }, asClient), () => ({ text: `plan ${planPath}` }),
+    const { startPlan } = await import('../../ops/managed/plan.js');
+    const { printPlanStarted } = await import('../managed/print-status.js');
+    await stage(4, 'ferry managed init: the plan', async () => printPlanStarted(sub, planPath, startPlan(planPath, {
+      client: { id: account.id, name: CLIENT_NAME }, platform: integration.key, appClientId: app.clientId, companies: companiesFile,
+    })), () => ({ text: `plan ${planPath}` }),
     [`$ ferry managed init --platform ${integration.key} --client ${account.id} --name "${CLIENT_NAME}" --companies ${shellPath(companiesFile, (p) => relative(cwd, p))} --app-client-id ${app.clientId} ${fileFlag}`.trimEnd()]);
 
     // The company the client's old application is still syncing: the last row (the first is the pilot).

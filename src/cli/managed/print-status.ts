@@ -4,7 +4,7 @@
 // checklist as lines that fit the terminal, so --watch can redraw it line by line.
 import chalk from 'chalk';
 import { printResult, type IO } from '../io.js';
-import type { Plan, PlanStep, StepProgress } from '../../ops/managed/plan.js';
+import { planFlag, stepCommand, stepOf, type Plan, type PlanStep, type StepProgress } from '../../ops/managed/plan.js';
 import { countsText, liveness, phaseText, runningStep, shortTime, statusJson, type RunLiveness } from '../../ops/managed/view.js';
 
 export interface StatusView {
@@ -182,5 +182,15 @@ export function printStatus(io: IO, plan: Plan, planPath: string, flag: string):
   printResult(io, statusJson(plan, planPath, flag), () => {
     const lines = io.mode === 'tty' ? statusLines(plan, planPath, flag, { color: io.color, columns: columnsOf(io) ?? Infinity }) : statusTsv(plan, flag, planPath);
     for (const line of lines) io.out(line);
+  });
+}
+
+/** A new plan: its path on stdout, and the first step's command on stderr (--json: the plan). */
+export function printPlanStarted(io: IO, planPath: string, plan: Plan): void {
+  printResult(io, { plan: planPath, ...plan }, () => {
+    io.out(planPath);
+    const flag = planFlag(planPath);
+    io.err(`Started the managed migration of ${plan.client.name} from ${plan.platform.key}: ${planPath}`);
+    io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   (ferry managed status shows the checklist)`);
   });
 }

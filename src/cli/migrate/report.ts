@@ -1,7 +1,12 @@
-// The migration summary for people (stderr, with the next command to run) and for
-// scripts (--json, documented in docs/cli.md).
+// How a migration shows on the command line (`ferry migrate tokens`, and the demo's
+// migration): its progress line, the summary for people (stderr, with the next command to
+// run) and for scripts (--json, documented in docs/cli.md), and the exit its end makes.
+import type { AdaptiveLimit } from '../../client/adaptive-limit.js';
+import type { MigrationProgress, MigrationSummary } from '../../ops/migrate/engine.js';
+import { CsvFormatError, JournalMismatchError, RowsError } from '../../ops/migrate/errors.js';
+import { limitText, rateLine } from '../../ops/progress.js';
+import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
-import type { MigrationSummary } from '../../ops/migrate/engine.js';
 
 function count(n: number): string {
   return n.toLocaleString('en-US');
@@ -52,4 +57,35 @@ export function printSummary(io: IO, summary: MigrationSummary): void {
   say(`Results: ${summary.results}`);
   say(`Next: ${nextCommand(summary)}`);
   io.out(summary.results);
+}
+
+/** The progress line while rows go through. */
+export function rowsProgress(progress: MigrationProgress, limit: AdaptiveLimit, started: number): string {
+  return `${rateLine(progress.done, progress.total, started, 'rows')} · ${progress.failed} failed · ${limitText(limit)}`;
+}
+
+/** The migration's own errors (ops/migrate/errors.ts) as usage errors saying what to do; others as they are. */
+export function wordMigrationError(err: unknown, journalPath: string): unknown {
+  if (err instanceof CsvFormatError) return new UsageError(err.message, err.hint);
+  if (err instanceof RowsError) return new UsageError(err.message, 'Check the quoting and the delimiter (--delimiter).');
+  if (err instanceof JournalMismatchError) return new UsageError(err.message, `Give a new --results path to start afresh, or remove ${journalPath} if the old run does not matter.`);
+  return err;
+}
+
+/** What a finished run makes of the exit: the error to end with, or none when every row went through. */
+export function migrationFailure(summary: MigrationSummary): Error | undefined {
+  if (summary.stoppedBy === 'auth') {
+    return new CliError(`The service refused the key (${summary.authError?.message}); the run stopped, since every row would fail.`, EXIT.auth,
+      'Check the key (ferry whoami), then run the same command again to resume.');
+  }
+  if (summary.stoppedBy === 'interrupt') return new InterruptedError('Interrupted: in-flight rows finished; run the same command again to resume.');
+  if (summary.planLimitHit) {
+    return new CliError(summary.dryRun ? 'The plan\'s company limit would stop some rows.' : 'The plan\'s company limit stopped some rows.', EXIT.planLimit,
+      `Upgrade the plan, or migrate those rows into existing companies (companyId column)${summary.dryRun ? '' : '; then run the same command again to retry them'}.`);
+  }
+  if (summary.failed > 0) {
+    const rows = `${summary.failed} row${summary.failed === 1 ? '' : 's'}`;
+    return new CliError(summary.dryRun ? `${rows} not valid; see ${summary.results}.` : `${rows} failed; see ${summary.results}.`, EXIT.partial);
+  }
+  return undefined;
 }
