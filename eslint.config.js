@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -7,6 +8,11 @@ function layer(files, forbidden, message) {
   const group = forbidden.flatMap((dir) => [`**/${dir}/*`, `**/${dir}/**`]);
   return { files: [files], rules: { 'no-restricted-imports': ['error', { patterns: [{ group, message }] }] } };
 }
+
+const CLI_TO_SERVERS = {
+  target: './src/cli', from: ['./src/service', './src/sandbox'],
+  message: 'the command line starts the service and the sandbox through src/stack.ts (startStack, startWorker, startSandbox).',
+};
 
 // The store's modules (the contract in store/, SQLite in store/sqlite/, PostgreSQL in
 // store/pg/): the rest of the service imports their types, and these few for their values.
@@ -26,6 +32,34 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  {
+    // No import circles in src/: a module and what it imports form a tree, so each can be
+    // read (and loaded) after what it stands on. no-cycle follows runtime imports only;
+    // scripts/import-cycles.mjs (npm run lint) counts type-only imports too. Imports are
+    // resolved as TypeScript does under NodeNext: './x.js' names ./x.ts.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  // The command line reaches the service and the sandbox only through src/stack.ts (the
+  // embedded target, cli/embedded.ts, starts it), and no command imports another: what two
+  // commands share lives in cli/<topic>/. Paths are resolved, so cli/sandbox/ is not src/sandbox/.
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [CLI_TO_SERVERS] }] },
+  },
+  {
+    files: ['src/cli/commands/**/*.ts'],
+    ignores: ['src/cli/commands/index.ts'],
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [CLI_TO_SERVERS, {
+      target: './src/cli/commands', from: './src/cli/commands',
+      message: 'a command imports no other command: move what both need into src/cli/<topic>/ (or the engine into src/ops/).',
+    }] }] },
+  },
   // Layering: the sandbox and the service meet only in stack.ts; what both need lives in
   // platforms/ (what ferry knows of the platforms) and lib/ (small utilities).
   layer('src/sandbox/**/*.ts', ['service'], 'the sandbox imports platforms/ and lib/, never service/'),
@@ -42,8 +76,12 @@ export default tseslint.config(
         { name: '@inquirer/prompts', message: 'engines ask through a callback; prompts live in src/cli.' },
         { name: 'ora', message: 'engines report progress through a callback; spinners live in src/cli.' },
       ],
-      patterns: [{ group: ['**/cli/*', '**/cli/**', '**/service/*', '**/service/**', '**/sandbox/*', '**/sandbox/**'], message: 'engines take callbacks and throw OpError; the command line lives in cli/' }],
-    }] },
+    }],
+    // By resolved path: ops/sandbox/ (an engine) is not src/sandbox/.
+    'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [{
+      target: './src/ops', from: ['./src/cli', './src/service', './src/sandbox'],
+      message: 'engines take callbacks and throw OpError; the command line lives in cli/, and the service is reached through client/.',
+    }] }] },
   },
   {
     // The store behind one interface: routes, workers and schedulers take the AsyncStore
