@@ -1,4 +1,4 @@
-// Pull operations on PostgreSQL: the durable sync queue and its history, as ../pulls.ts
+// Pull operations on PostgreSQL: the durable sync queue and its history, as ../sqlite/pulls.ts
 // keeps them in SQLite. A lease is one conditional UPDATE: of workers in any number of
 // processes racing for a pull, the row lock lets exactly one through (the others re-check
 // the lease under it and find it taken).
