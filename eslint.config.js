@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -7,6 +8,16 @@ function layer(files, forbidden, message) {
   const group = forbidden.flatMap((dir) => [`**/${dir}/*`, `**/${dir}/**`]);
   return { files: [files], rules: { 'no-restricted-imports': ['error', { patterns: [{ group, message }] }] } };
 }
+
+const CLI_TO_SERVERS = {
+  target: './src/cli', from: ['./src/service', './src/sandbox'],
+  message: 'the command line starts the service and the sandbox through src/stack.ts (startStack, startWorker, startSandbox).',
+};
+
+// The store's modules (the contract in store/, SQLite in store/sqlite/, PostgreSQL in
+// store/pg/): the rest of the service imports their types, and these few for their values.
+const STORE_MODULES = ['**/store/*.js', '**/store/sqlite/**', '**/store/pg/**'];
+const STORE_VALUES = ['!**/store/store.js', '!**/store/integrations.js', '!**/store/unreachable.js', '!**/store/pull-status.js', '!**/store/pg/unavailable.js'];
 
 export default tseslint.config(
   { ignores: ['dist/', '.dist-*/', 'node_modules/', 'coverage/'] },
@@ -20,6 +31,34 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'error',
     },
+  },
+  {
+    // No import circles in src/: a module and what it imports form a tree, so each can be
+    // read (and loaded) after what it stands on. no-cycle follows runtime imports only;
+    // scripts/import-cycles.mjs (npm run lint) counts type-only imports too. Imports are
+    // resolved as TypeScript does under NodeNext: './x.js' names ./x.ts.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  // The command line reaches the service and the sandbox only through src/stack.ts (the
+  // embedded target, cli/embedded.ts, starts it), and no command imports another: what two
+  // commands share lives in cli/<topic>/. Paths are resolved, so cli/sandbox/ is not src/sandbox/.
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [CLI_TO_SERVERS] }] },
+  },
+  {
+    files: ['src/cli/commands/**/*.ts'],
+    ignores: ['src/cli/commands/index.ts'],
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [CLI_TO_SERVERS, {
+      target: './src/cli/commands', from: './src/cli/commands',
+      message: 'a command imports no other command: move what both need into src/cli/<topic>/ (or the engine into src/ops/).',
+    }] }] },
   },
   // Layering: the sandbox and the service meet only in stack.ts; what both need lives in
   // platforms/ (what ferry knows of the platforms) and lib/ (small utilities).
@@ -37,12 +76,16 @@ export default tseslint.config(
         { name: '@inquirer/prompts', message: 'engines ask through a callback; prompts live in src/cli.' },
         { name: 'ora', message: 'engines report progress through a callback; spinners live in src/cli.' },
       ],
-      patterns: [{ group: ['**/cli/*', '**/cli/**', '**/service/*', '**/service/**', '**/sandbox/*', '**/sandbox/**'], message: 'engines take callbacks and throw OpError; the command line lives in cli/' }],
-    }] },
+    }],
+    // By resolved path: ops/sandbox/ (an engine) is not src/sandbox/.
+    'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: [{
+      target: './src/ops', from: ['./src/cli', './src/service', './src/sandbox'],
+      message: 'engines take callbacks and throw OpError; the command line lives in cli/, and the service is reached through client/.',
+    }] }] },
   },
   {
-    // The store behind one interface: routes, workers and schedulers take the Store (ctx.store)
-    // and may import the store modules' types, never their functions; SQL stays under store/.
+    // The store behind one interface: routes, workers and schedulers take the AsyncStore
+    // (ctx.store) and may import the store modules' types, never their functions; SQL stays under store/.
     files: ['src/service/**/*.ts'],
     ignores: ['src/service/store/**'],
     rules: {
@@ -50,7 +93,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [{ name: 'better-sqlite3', message: 'SQL lives under src/service/store/; add a Store method.' }],
         patterns: [
-          { group: ['**/store/*.js', '!**/store/store.js', '!**/store/integrations.js', '!**/store/unreachable.js'], allowTypeImports: true, message: 'Use the Store interface (ctx.store); only the places that open a store import its implementation.' },
+          { group: [...STORE_MODULES, ...STORE_VALUES], allowTypeImports: true, message: 'Use the Store interface (ctx.store); only the places that open a store import its implementation.' },
           { group: ['**/sandbox/*', '**/sandbox/**'], message: 'The service reaches the sandbox only over HTTP; shared knowledge goes in platforms/.' },
         ],
       }],
@@ -62,7 +105,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [
-          { group: ['**/store/*.js', '!**/store/store.js', '!**/store/integrations.js', '!**/store/unreachable.js', '!**/store/db.js', '!**/store/sqlite-store.js', '!**/store/async-store.js', '!**/store/open-store.js'], allowTypeImports: true, message: 'Use the Store interface; open it with openStore (or sqliteAsyncStore / createSqliteStore in a thread of its own).' },
+          { group: [...STORE_MODULES, ...STORE_VALUES, '!**/store/open-store.js', '!**/store/sqlite/db.js', '!**/store/sqlite/sqlite-store.js', '!**/store/sqlite/async-store.js'], allowTypeImports: true, message: 'Use the Store interface; open it with openStore (or sqliteAsyncStore / createSqliteStore in a thread of its own).' },
           { group: ['**/sandbox/*', '**/sandbox/**'], message: 'The service reaches the sandbox only over HTTP.' },
         ],
       }],

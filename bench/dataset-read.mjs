@@ -23,7 +23,7 @@ const lastPage = Math.ceil(invoices / PAGE_SIZE);
 const FILTER = 'status=paid';
 const load = (path) => import(pathToFileURL(join(distDir, ...path.split('/'))).href);
 const { syncOnce } = await load('service/sync/sync-once.js');
-const { listRecords } = await load('service/store/datasets.js');
+const { listRecords } = await load('service/store/sqlite/datasets.js');
 
 const ms = (v) => `${v.toFixed(1).padStart(7)} ms`;
 

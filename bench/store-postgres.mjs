@@ -33,8 +33,8 @@ const PAGE = 1000;
 const TARGET = { ingest: 0.5, deepPaging: 2 };
 const adminUrl = process.env.FERRY_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const load = (path) => import(pathToFileURL(join(distDir, path)).href);
-const { sqliteAsyncStore } = await load('service/store/async-store.js');
-const { openDatabase } = await load('service/store/db.js');
+const { sqliteAsyncStore } = await load('service/store/sqlite/async-store.js');
+const { openDatabase } = await load('service/store/sqlite/db.js');
 const { openPostgres } = await load('service/store/pg/pool.js');
 const { createPgStore } = await load('service/store/pg/pg-store.js');
 

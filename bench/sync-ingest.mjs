@@ -33,7 +33,7 @@ const invoices = option('invoices', 200_000);
 const rounds = option('rounds', 2);
 const load = (path) => import(pathToFileURL(join(distDir, ...path.split('/'))).href);
 const { syncOnce } = await load('service/sync/sync-once.js');
-const { openDatabase } = await load('service/store/db.js');
+const { openDatabase } = await load('service/store/sqlite/db.js');
 const { readTokens } = await load('service/tokens.js');
 const { openPostgres } = await load('service/store/pg/pool.js');
 

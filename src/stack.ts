@@ -1,11 +1,20 @@
-// The bundled service with its sandbox platforms beside it: what `ferry serve` runs and
-// what the CLI's embedded target starts in-process. The sandbox runs in a thread of its
-// own, listens on 127.0.0.1 (unless sandboxHost says otherwise) on a port of its own,
-// keeps its state in the same data dir, and lets only the service's admin keys use its
-// admin routes. Given `sandboxUrl`, it starts none and uses that sandbox instead (one
-// `ferry sandbox serve` process that every service instance points at).
+// The servers ferry runs, and the one door the command line has to the service and the
+// sandbox (lint holds src/cli to it):
+// - startStack: the bundled service with its sandbox platforms beside it, what `ferry
+//   serve` runs and what the CLI's embedded target starts in-process. The sandbox runs in
+//   a thread of its own, listens on 127.0.0.1 (unless sandboxHost says otherwise) on a
+//   port of its own, keeps its state in the same data dir, and lets only the service's
+//   admin keys use its admin routes. Given `sandboxUrl`, it starts none and uses that
+//   sandbox instead (one `ferry sandbox serve` process that every service instance points at).
+// - startWorker: `ferry worker`, the background work alone (service/worker.ts).
+// - startSandbox: `ferry sandbox serve`, the sandbox platforms as a process of their own.
+// - the errors a refused start throws, for the commands to word.
 import { createService, type Service, type ServiceOptions } from './service/app.js';
 import { startSandboxThread, type SandboxThread } from './sandbox/thread-host.js';
+
+export { startWorker, type RunningWorker, type WorkerProcessOptions } from './service/worker.js';
+export { SecretKeyError } from './service/secrets.js';
+export { DATABASE_UNAVAILABLE, describeTarget, parseTarget } from './service/store/pg/unavailable.js';
 
 export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
   host?: string;
@@ -67,6 +76,35 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   } catch (err) {
     await service.close();
     await sandbox?.close();
+    throw err;
+  }
+}
+
+export interface SandboxOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** The ferry service whose admin keys may use the admin routes; without it they stay shut. */
+  serviceUrl?: string;
+  /** Said when that service cannot be asked. */
+  onNotice?: (message: string) => void;
+}
+
+export interface StandaloneSandbox {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The sandbox platforms in this process (loaded only here: the stack runs them in a thread). */
+export async function startSandbox(options: SandboxOptions): Promise<StandaloneSandbox> {
+  const [{ createSandbox }, { denyAll, serviceAdminCheck }] = await Promise.all([import('./sandbox/app.js'), import('./sandbox/admin-auth.js')]);
+  const adminAuth = options.serviceUrl ? serviceAdminCheck(options.serviceUrl, options.onNotice) : denyAll;
+  const sandbox = createSandbox({ dataDir: options.dataDir, adminAuth });
+  try {
+    const url = await sandbox.listen({ port: options.port, host: options.host });
+    return { url, close: () => sandbox.close() };
+  } catch (err) {
+    await sandbox.close();
     throw err;
   }
 }

@@ -2,8 +2,8 @@
 // SQLite file. A second implementation (PostgreSQL) must pass the same checks.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/service/store/db.js';
-import { createSqliteStore } from '../src/service/store/sqlite-store.js';
+import { openDatabase } from '../src/service/store/sqlite/db.js';
+import { createSqliteStore } from '../src/service/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/service/store/store.js';
 import { tempDir } from './helpers/service.js';
 

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyMigrations, listMigrations, openDatabase } from '../src/service/store/db.js';
+import { applyMigrations, listMigrations, openDatabase } from '../src/service/store/sqlite/db.js';
 import { createSealer, loadSecretKey, parseSecretKey } from '../src/service/secrets.js';
 import { tempDir } from './helpers/service.js';
 

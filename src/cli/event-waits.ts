@@ -3,7 +3,8 @@
 // FERRY_NO_EVENTS=1 says to poll alone (the same results, found later).
 import { Option } from 'commander';
 import type { ApiClient } from '../client/client.js';
-import type { ChangeFeed, FeedOptions } from '../client/wait-for-change.js';
+import type { FeedOptions } from '../client/wait-for-change.js';
+import type { ChangeFeed } from '../client/change-feed.js';
 import type { CommandContext } from './context.js';
 
 export interface EventsFlag {

@@ -4,24 +4,18 @@ import { setMaxListeners } from 'node:events';
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
-import { createContext, type CommandContext } from './context.js';
+import { createContext } from './context.js';
 import { EXIT, exitCodeFor, InterruptedError, isWorded } from './errors.js';
 import type { GlobalFlags } from './globals.js';
 import { createIO, type IO } from './io.js';
+import type { Action, Registrar } from './command.js';
 import { COMMANDS } from './commands/index.js';
-
-export type Action<O> = (options: O, ctx: CommandContext, args: string[]) => Promise<void>;
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
-}
-
-export interface Registrar {
-  /** Wraps a typed run function as a commander action with IO, flags and a target. */
-  action<O>(fn: Action<O>): (...args: unknown[]) => Promise<void>;
 }
 
 function version(): string {

@@ -24,10 +24,11 @@
 // caps task starts and learns from how tasks end (the error they throw). Tasks are the
 // unit of latency: give one limit tasks of one kind.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiClient, RequestGate } from './client.js';
+import type { ApiClient } from './client.js';
 import { ApiRequestError, ConnectionError } from './errors.js';
 import { RateCap } from './rate-cap.js';
 import { SendRate } from './send-rate.js';
+import type { AttemptOutcome, AttemptTicket, RequestGate } from './request-gate.js';
 
 export interface AdaptiveLimitOptions {
   /** The window to start with (default 4). */
@@ -53,19 +54,6 @@ export interface LimitStats {
   requests: number;
   /** Of them, answered 429. */
   throttled: number;
-}
-
-/** Handed out by admit() for one attempt; given back with its outcome. */
-export interface AttemptTicket {
-  readonly sentAt: number;
-}
-
-export interface AttemptOutcome {
-  /** The HTTP status, if an answer came. */
-  status?: number;
-  retryAfterSeconds?: number;
-  /** No answer within the client's timeout. */
-  timedOut?: boolean;
 }
 
 export const DEFAULT_INITIAL = 4;

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readChunks, readText, Transport, type Answer } from './transport.js';
 import { ApiRequestError, ConnectionError, UnexpectedAnswerError, type ErrorEnvelope } from './errors.js';
 import { Pacer } from './pacer.js';
-import type { AttemptOutcome, AttemptTicket } from './adaptive-limit.js';
+import type { RequestGate } from './request-gate.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | undefined;
@@ -37,16 +37,6 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Resolve a successful response's body as its raw bytes, the chunks as they arrived (Buffer[]), not parsed or joined (`ferry export` streams records through). */
   raw?: boolean;
-}
-
-/**
- * The command run's adaptive limit (adaptive-limit.ts), when one is attached: every attempt
- * waits for its rate cap and tells it how it ended.
- */
-export interface RequestGate {
-  admit(signal?: AbortSignal): Promise<AttemptTicket>;
-  /** `request` is the same object for every attempt of one request. */
-  answered(ticket: AttemptTicket, request: object, outcome: AttemptOutcome): void;
 }
 
 /**
@@ -83,6 +73,11 @@ export class ApiClient {
 
   async close(): Promise<void> {
     await this.transport.close();
+  }
+
+  /** Another client on this one's target and key, acting for `clientId` (X-Client-Id: an admin key acting for a client). Close it on its own. */
+  actingFor(clientId: string): ApiClient {
+    return new ApiClient({ ...this.options, clientId });
   }
 
   /** Sends every request through `gate` from now on (undefined: none); returns the one it replaces. */

@@ -2,7 +2,7 @@
 // command that waits, with backoff and jitter, a deadline, and Ctrl-C ending a pause at once.
 // Given a feed of the service's events (wait-for-change.ts), a pause also ends at the first
 // relevant event, and the polling goes on beside it as the safety net.
-import type { ChangeEvent, ChangeFeed } from './wait-for-change.js';
+import type { ChangeEvent, ChangeFeed } from './change-feed.js';
 
 /** Poll delays: `firstMs`, then ×1.5 each round, at most `maxMs`. */
 export function* pollDelays(firstMs = 500, maxMs = 5000): Generator<number> {

@@ -9,32 +9,8 @@ import type { ApiClient } from './client.js';
 import { ApiRequestError, describeError, StreamUnavailableError, UnexpectedAnswerError } from './errors.js';
 import { streamEvents } from './event-stream.js';
 import * as api from './api.js';
+import type { ChangeEvent, ChangeFeed, FeedState, Wakeup } from './change-feed.js';
 import { pause } from './poll.js';
-import type { EventRecord } from './wire.js';
-
-/** An event as the stream carries it (docs/events.md). */
-export type ChangeEvent = EventRecord;
-
-/** What a feed is doing: `live` once the stream has delivered, `unavailable` when the target has none. */
-export type FeedState = 'connecting' | 'live' | 'unavailable' | 'stopped';
-
-/** What one wait learned: the events that woke it (none: its time ran out; undefined: too many to keep, look at everything) and where it got to. */
-export interface Wakeup {
-  events: ChangeEvent[] | undefined;
-  mark: number;
-}
-
-export interface ChangeFeed {
-  readonly state: FeedState;
-  /** The position after the newest event received: a later wait from here sees only newer ones. */
-  mark(): number;
-  /**
-   * Resolves at the first event after `since` that `relevant` accepts (at once when one has
-   * already come), after `ms`, or when `signal` aborts; never rejects.
-   */
-  next(since: number, relevant: (event: ChangeEvent) => boolean, ms: number, signal: AbortSignal): Promise<Wakeup>;
-  close(): void;
-}
 
 export interface FeedOptions {
   /** Only these event types (the stream filters them on the service's side). */

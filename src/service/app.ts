@@ -12,14 +12,14 @@ import { ApiError, errorBody, errors } from './errors.js';
 import { AuthCache, type AuthContext } from './http/auth.js';
 import { arrivalOptions, closeIfBodyUnread, DEFAULT_REQUEST_TIMEOUT_MS } from './http/incoming.js';
 import { parseJsonBody } from './http/json-body.js';
-import { clearStaleUploads } from './http/staged-upload.js';
+import { clearStaleUploads } from './uploads/staged-upload.js';
 import { RateLimiter, type RateDecision } from '../lib/rate-limit.js';
 import { SharedRateLimiter } from './shared-rate-limit.js';
 import type { CacheLimits } from '../lib/byte-lru.js';
 import { ResponseCache } from './http/response-cache.js';
-import { platformVerifier } from './integrations/platform-verifier.js';
-import { platformAdapter, type ClosablePlatform } from './integrations/platforms.js';
-import { schemaOnlyVerifier, type TokenVerifier } from './integrations/verifier.js';
+import { platformVerifier } from './adapters/platform-verifier.js';
+import { platformAdapter, type ClosablePlatform } from './adapters/platforms.js';
+import { schemaOnlyVerifier, type TokenVerifier } from './adapters/verifier.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerAttachmentRoutes } from './routes/attachments.js';
 import { registerCompanyRoutes } from './routes/companies.js';
@@ -37,7 +37,7 @@ import { registerEventRoutes } from './routes/events.js';
 import { ReadPool } from './read-pool/pool.js';
 import { RenderPool } from './documents/render-pool.js';
 import { createSealer, keyCheckValue, loadSecretKey } from './secrets.js';
-import { setAutoCheckpoint, type Db } from './store/db.js';
+import { setAutoCheckpoint, type Db } from './store/sqlite/db.js';
 import type { AsyncStore } from './store/async-store.js';
 import { openStore } from './store/open-store.js';
 import { Outage } from './outage.js';
@@ -49,6 +49,7 @@ import { loadGauge, measureLoad } from './sync/request-load.js';
 import type { LoopDeps } from './webhooks/loop.js';
 import { TargetPolicy, type WebhookTargets } from './webhooks/target-policy.js';
 import { startBackground } from './background.js';
+import { ensureAdmin } from './bootstrap.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -151,7 +152,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     if (!outage.lost(err)) options.onInternalError?.(err, context);
   };
   const opened = await openStore({
-    dataDir: options.dataDir, clock, keyCheck: keyCheckValue(secretKey), ...(options.database ? { database: options.database } : {}),
+    dataDir: options.dataDir, keyCheck: keyCheckValue(secretKey), ...(options.database ? { database: options.database } : {}),
+    admin: (store) => ensureAdmin(store, options.dataDir, clock),
     // An idle connection the server ended: the pool opens another; requests say if the database is gone.
     onIdleError: (err) => backgroundError(err, 'database connection'),
   });

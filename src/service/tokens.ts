@@ -1,7 +1,7 @@
 // A connection's tokens, sealed at rest. The only code that opens or seals them.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PlatformAuthError, PlatformFetchError, type PlatformAdapter } from './integrations/adapter.js';
-import type { Tokens } from './integrations/verifier.js';
+import { PlatformAuthError, PlatformFetchError, type PlatformAdapter } from './adapters/adapter.js';
+import type { Tokens } from './adapters/verifier.js';
 import type { Sealer } from './secrets.js';
 import type { AsyncStore } from './store/async-store.js';
 

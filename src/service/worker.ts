@@ -55,7 +55,7 @@ export async function startWorker(options: WorkerProcessOptions): Promise<Runnin
     if (!outage.lost(err)) options.onInternalError?.(err, context);
   };
   const opened = await openStore({
-    dataDir: options.dataDir, database: options.database, clock, keyCheck: keyCheckValue(secretKey), admin: false,
+    dataDir: options.dataDir, database: options.database, keyCheck: keyCheckValue(secretKey),
     onIdleError: (err) => onError(err, 'database connection'),
   });
   const events = new EventBus(opened.store);

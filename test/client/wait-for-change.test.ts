@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/client.js';
 import { pollUntil } from '../../src/client/poll.js';
-import { openChangeFeed, type ChangeEvent, type ChangeFeed } from '../../src/client/wait-for-change.js';
+import { openChangeFeed } from '../../src/client/wait-for-change.js';
+import type { ChangeEvent, ChangeFeed } from '../../src/client/change-feed.js';
 import { startPublicApiProxy, type PublicApiProxy } from '../helpers/public-api-proxy.js';
 import { openStream } from '../helpers/sse-reader.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../src/client/errors.js';
 import type { ApiClient } from '../../src/client/client.js';
 import { partPaths } from '../../src/ops/export/checkpoint.js';
-import { runExportPlan } from '../../src/ops/export/exporter.js';
+import { runExportPlan } from '../../src/ops/export/engine.js';
 import { followingPage } from '../../src/ops/export/look-ahead.js';
 import { lastPage, MAX_WINDOW, pagesByNumber, windowFor, WINDOW_BYTES } from '../../src/ops/export/page-window.js';
 import { MAX_RESTARTS, type ExportEnv, type ExportPlan } from '../../src/ops/export/types.js';

@@ -13,7 +13,7 @@ import { startLatencyProxy } from '../../bench/lib/latency-proxy.mjs';
 import { AdaptiveLimit } from '../../src/client/adaptive-limit.js';
 import { ApiClient } from '../../src/client/client.js';
 import { partPaths } from '../../src/ops/export/checkpoint.js';
-import { runExportPlan } from '../../src/ops/export/exporter.js';
+import { runExportPlan } from '../../src/ops/export/engine.js';
 import type { ExportEnv, ExportPlan, ExportSummary } from '../../src/ops/export/types.js';
 import type { Format } from '../../src/ops/export/writers.js';
 import { startPageProxy, type PageProxy, type PageProxyOptions } from '../helpers/page-proxy.js';

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import type { Service } from '../../src/service/app.js';
 import { numberPlaceholders } from '../../src/service/query/placeholders.js';
-import { sqliteAsyncStore, type AsyncStore } from '../../src/service/store/async-store.js';
-import { openDatabase } from '../../src/service/store/db.js';
+import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
+import type { AsyncStore } from '../../src/service/store/async-store.js';
+import { openDatabase } from '../../src/service/store/sqlite/db.js';
 import { ROW_TYPES } from '../../src/service/store/pg/pool.js';
 
 /** A service started by stack.ts (running or stopped): where its data is. */

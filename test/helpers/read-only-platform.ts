@@ -1,8 +1,8 @@
 // The base of the sync tests' scripted platforms: pages come from the test (gated, failing
 // or repeating as a scenario needs, which the sandbox cannot be told to do at a given page);
 // a pull never verifies or writes, so those calls are refused.
-import type { PlatformAdapter, PlatformPage } from '../../src/service/integrations/adapter.js';
-import type { Tokens } from '../../src/service/integrations/verifier.js';
+import type { PlatformAdapter, PlatformPage } from '../../src/service/adapters/adapter.js';
+import type { Tokens } from '../../src/service/adapters/verifier.js';
 
 export abstract class ReadOnlyPlatform implements PlatformAdapter {
   abstract fetchPage(key: string, tokens: Tokens, dataType: string, cursor: string | undefined, pageSize: number): Promise<PlatformPage>;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OpError } from '../../src/ops/errors.js';
 import { readPlan, stepOf, templatePlan, writePlan } from '../../src/ops/managed/plan.js';
-import { runPlanStep, type StepHooks } from '../../src/ops/managed/run-step.js';
+import { runPlanStep, type StepHooks } from '../../src/ops/managed/engine.js';
 import { silentProgress } from '../../src/ops/progress.js';
 import { tempDir } from '../helpers/service.js';
 

@@ -2,7 +2,7 @@
 // service queued stays queued, so the test sees exactly what was asked).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/client.js';
-import { startCompany, type CompanyRun } from '../../src/ops/syncs/runs.js';
+import { startCompany, type CompanyRun } from '../../src/ops/sync/runs.js';
 import { integrationByKey } from '../../src/platforms/registry.js';
 import { startTestStack, type Harness } from '../helpers/stack.js';
 import { linkedCompany } from '../helpers/sync.js';

@@ -1,5 +1,5 @@
 // The platform adapter contract, run against the sandbox platforms over HTTP.
-import { createSandboxAdapter } from '../../src/service/integrations/sandbox-adapter.js';
+import { createSandboxAdapter } from '../../src/service/adapters/sandbox-adapter.js';
 import { startTestStack } from '../helpers/stack.js';
 import { runAdapterContract } from './adapter-contract.js';
 

@@ -2,7 +2,7 @@
 // the service's sync worker, push worker and authorization endpoint rely on. A second
 // implementation runs the same suite by handing runAdapterContract its own fixture.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError, type PlatformAdapter, type StoredTokens } from '../../src/service/integrations/adapter.js';
+import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError, type PlatformAdapter, type StoredTokens } from '../../src/service/adapters/adapter.js';
 import { DATA_TYPES } from '../../src/platforms/data-types.js';
 import { INTEGRATIONS } from '../../src/platforms/registry.js';
 import { INTERNAL_ACCESS_FIELD, accessFieldOf, credentialRoles, expiryFieldOf } from '../../src/sandbox/index.js';

@@ -2,7 +2,7 @@
 // worker may commit between them: the entry stays whole (Complete always with its last
 // success) whichever of the two the commit came before.
 import { describe, expect, it } from 'vitest';
-import { dataStatusRecord } from '../../src/service/http/sync-records.js';
+import { dataStatusRecord } from '../../src/service/wire/sync-records.js';
 import type { DatasetRow } from '../../src/service/store/datasets.js';
 import type { PullRow } from '../../src/service/store/pulls.js';
 

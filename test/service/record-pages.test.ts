@@ -4,9 +4,9 @@
 // another generation of the same data set. Records come back as their stored bytes.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/service/store/db.js';
-import { rememberFields } from '../../src/service/store/datasets.js';
-import { createSqliteStore } from '../../src/service/store/sqlite-store.js';
+import { openDatabase, type Db } from '../../src/service/store/sqlite/db.js';
+import { rememberFields } from '../../src/service/store/sqlite/datasets.js';
+import { createSqliteStore } from '../../src/service/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/service/store/store.js';
 import { tempDir } from '../helpers/service.js';
 

@@ -4,8 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sqliteAsyncStore, type AsyncStore } from '../../src/service/store/async-store.js';
-import { openDatabase } from '../../src/service/store/db.js';
+import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
+import type { AsyncStore } from '../../src/service/store/async-store.js';
+import { openDatabase } from '../../src/service/store/sqlite/db.js';
 
 let dir: string;
 let store: AsyncStore;

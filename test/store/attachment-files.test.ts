@@ -6,11 +6,11 @@ import Database from 'better-sqlite3';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/lib/clock.js';
 import { createService } from '../../src/service/app.js';
-import { sqliteAsyncStore, type AsyncStore } from '../../src/service/store/async-store.js';
+import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
+import type { AsyncStore } from '../../src/service/store/async-store.js';
 import type { AttachmentInput } from '../../src/service/store/attachments.js';
-import { applyMigrations, listMigrations, openDatabase } from '../../src/service/store/db.js';
+import { applyMigrations, listMigrations, openDatabase } from '../../src/service/store/sqlite/db.js';
 import { openStore } from '../../src/service/store/open-store.js';
 import { tempDir } from '../helpers/service.js';
 import { waitFor } from '../helpers/sync.js';
@@ -94,7 +94,7 @@ describe('attachment files on SQLite', () => {
       VALUES ('a1', 'co1', 'n1', 'invoices', 'inv-1', 'scan.pdf', 'application/pdf', ?, 'x', ?, ?)`).run(bytes.length, bytes, T0);
     db.close();
 
-    const opened = await openStore({ dataDir, clock: systemClock, keyCheck: 'unused on SQLite', admin: false });
+    const opened = await openStore({ dataDir, keyCheck: 'unused on SQLite' });
     stores.push(opened.store);
     const body = await opened.store.attachmentBody('a1');
     expect(body).toEqual({ file: join(dataDir, 'attachments', 'a1') });
@@ -107,7 +107,7 @@ describe('attachment files on SQLite', () => {
 
   it('the service\'s start removes files without a row, and staged uploads older than any upload could be', async () => {
     const dataDir = tempDir();
-    const first = await openStore({ dataDir, clock: systemClock, keyCheck: 'unused on SQLite', admin: false });
+    const first = await openStore({ dataDir, keyCheck: 'unused on SQLite' });
     const o = await owned(first.store);
     await first.store.insertAttachment(row(o, 'live', 4), stage(dataDir, Buffer.from('live')), LIMITS);
     await first.store.close();

@@ -5,7 +5,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listMigrations, openDatabase } from '../../src/service/store/db.js';
+import { listMigrations, openDatabase } from '../../src/service/store/sqlite/db.js';
 import { listPgMigrations, migratePostgres } from '../../src/service/store/pg/migrate.js';
 import { openPostgres } from '../../src/service/store/pg/pool.js';
 import { DatabaseUnavailableError } from '../../src/service/store/pg/unavailable.js';

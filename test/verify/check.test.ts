@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/client.js';
-import { checkCompany } from '../../src/ops/verify/check.js';
+import { checkCompany } from '../../src/ops/check/engine.js';
 import { integrationByKey } from '../../src/platforms/registry.js';
 import type { Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';

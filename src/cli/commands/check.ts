@@ -7,11 +7,10 @@ import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
-import type { CheckResult } from '../../ops/verify/check.js';
+import type { CheckResult } from '../../ops/check/types.js';
 import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.js';
 import type { LimitStats } from '../../client/adaptive-limit.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
 export interface CheckOptions extends EventsFlag {
@@ -62,8 +61,8 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
 
   const connection = await ctx.connect();
   const { client } = connection;
-  const { checkCompanies } = await import('../../ops/verify/check.js');
-  const { optionalSandbox } = await import('../../ops/verify/platform-lookups.js');
+  const { checkCompanies } = await import('../../ops/check/engine.js');
+  const { optionalSandbox } = await import('../../ops/check/platform-lookups.js');
   const { DEFAULT_WAIT_TIMEOUT_MS } = await import('../waiting.js');
   const sandbox = await optionalSandbox(connection);
   const { startProgress } = await import('../progress.js');

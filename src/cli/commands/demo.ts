@@ -1,16 +1,16 @@
-// `ferry demo`: the whole main job on the embedded service, stage by stage, by calling the
-// same run functions the commands use: sandbox tenants → `migrate tokens` → `sync --wait`
-// → `export invoices` → a summary, then what to try next. A fresh temp data dir by
-// default (removed at the end); --data-dir keeps everything. --managed rehearses the
-// support team's managed migration instead (demo-managed.ts).
+// `ferry demo`: the whole main job on the embedded service, stage by stage, through the
+// same engines the commands drive and shown as they show them: sandbox tenants →
+// `migrate tokens` → `sync --wait` → `export invoices` → a summary, then what to try next.
+// A fresh temp data dir by default (removed at the end); --data-dir keeps everything.
+// --managed rehearses the support team's managed migration instead (cli/demo/managed.ts).
 import { wholeNumber } from '../flags.js';
 import * as api from '../../client/api.js';
 import type { Command } from 'commander';
-import type { Connection, CommandContext } from '../context.js';
+import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { printResult } from '../io.js';
+import { examples, type Registrar } from '../command.js';
+import type { StageTiming } from '../demo/stage-io.js';
 
 export interface DemoOptions {
   companies: number;
@@ -31,7 +31,7 @@ export interface DemoSummary {
   invoices: number;
   paidInvoices: number;
   exportFile?: string;
-  stages: Array<{ stage: string; seconds: number }>;
+  stages: StageTiming[];
   seconds: number;
   next: string[];
 }
@@ -60,28 +60,11 @@ DIR/managed/ with --data-dir.
     .action(registrar.action(runDemo));
 }
 
-/** An IO for the stages: their data output is the demo's business, their progress shows as it goes. */
-export function stageIO(io: IO, env: NodeJS.ProcessEnv): IO {
-  const silent = io.quiet || io.mode === 'json';
-  return {
-    ...io,
-    env,
-    quiet: silent,
-    mode: io.mode === 'json' ? 'plain' : io.mode,
-    canPrompt: false,
-    out: () => {},
-    json: () => {},
-    err: (line) => {
-      if (!silent) io.stderr.write(`${line}\n`);
-    },
-  };
-}
-
 export async function runDemo(flags: DemoOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
   if (ctx.flags.baseUrl || ctx.flags.profile) throw new UsageError('ferry demo runs on the embedded service.', 'Drop --base-url/--profile (give --data-dir to keep the demo\'s data).');
   if (flags.managed) {
-    const { runManagedDemo } = await import('./demo-managed.js');
+    const { runManagedDemo } = await import('../demo/managed.js');
     return runManagedDemo({ companies: flags.companies, invoices: flags.invoices ?? 20, platform: flags.platform ?? 'qhyg' }, ctx);
   }
   const options = { companies: flags.companies, invoices: flags.invoices ?? 200, platform: flags.platform ?? 'gbol' };
@@ -91,6 +74,7 @@ export async function runDemo(flags: DemoOptions, ctx: CommandContext): Promise<
   const { createInterface } = await import('node:readline');
   const { createContext } = await import('../context.js');
   const { ApiClient } = await import('../../client/client.js');
+  const { stageIO } = await import('../demo/stage-io.js');
   const { default: chalk } = await import('chalk');
 
   const started = Date.now();
@@ -131,31 +115,30 @@ export async function runDemo(flags: DemoOptions, ctx: CommandContext): Promise<
     // The client whose companies these become, with its own API key, as a real client would migrate.
     const account = await api.createClientAccount(adminConnection.client, { name: 'Demo Accounting Ltd', plan: 'Paid' });
     clientApi = new ApiClient({ baseUrl: adminConnection.baseUrl, apiKey: account.apiKey });
-    const clientConnection: Connection = { client: clientApi, baseUrl: adminConnection.baseUrl, embedded: true };
-    const asClient: CommandContext = { io: sub, flags: { dataDir }, signal, connect: async () => clientConnection };
+    const client = clientApi;
+    const asClient: CommandContext = { io: sub, flags: { dataDir }, signal, connect: async () => ({ client, baseUrl: adminConnection.baseUrl, embedded: true }) };
 
     const tokens = join(work, 'tokens.csv');
-    const { runTenantsCreate } = await import('./sandbox/tenants-create.js');
-    await stage(1, `Sandbox: ${options.companies} ${integration.name} organisations and a CSV of their tokens`, () => runTenantsCreate({
-      platform: integration.key, count: options.companies, invoices: options.invoices, out: tokens, force: true,
-    }, admin), () => `${options.companies} organisations; their tokens in ${tokens} (mode 0600)`);
+    const { sandboxApi } = await import('../../client/sandbox-api.js');
+    const { printTenantsFile, writeTenantsFile } = await import('../sandbox/tenants-file.js');
+    await stage(1, `Sandbox: ${options.companies} ${integration.name} organisations and a CSV of their tokens`, async () => {
+      const made = await writeTenantsFile(sub, signal, await sandboxApi(adminConnection), integration, { count: options.companies, invoices: options.invoices, out: tokens, force: true });
+      printTenantsFile(sub, integration, made);
+    }, () => `${options.companies} organisations; their tokens in ${tokens} (mode 0600)`);
 
     const results = join(work, 'tokens.results.csv');
-    const { runMigrateTokens } = await import('./migrate/tokens.js');
-    await stage(2, `ferry migrate tokens ${tokens}`, () => runMigrateTokens({
-      sync: false, delimiter: ',', yes: true, results,
-    }, asClient, [tokens]), () => `${options.companies} companies created, connected and authorized for ${account.name}; results in ${results}`);
+    await stage(2, `ferry migrate tokens ${tokens}`, () => migrate(asClient, tokens, results),
+      () => `${options.companies} companies created, connected and authorized for ${account.name}; results in ${results}`);
 
-    const { runSync } = await import('./sync.js');
     const { companyIdsFromResults } = await import('../../ops/migrate/read-results.js');
-    const { ids } = await companyIdsFromResults(results);
-    await stage(3, `ferry sync --from-results ${results} --wait`, () => runSync({ fromResults: results, wait: true, timeout: 5 * 60_000 }, asClient, []),
+    const read = await companyIdsFromResults(results);
+    const { ids } = read;
+    await stage(3, `ferry sync --from-results ${results} --wait`, () => sync(asClient, results, read),
       () => `${ids.length} companies synced: every data type Complete`);
 
     const exportFile = join(work, 'invoices.ndjson');
-    const { runExport } = await import('./export.js');
     const invoices = await stage(4, `ferry export invoices --all-companies --out ${exportFile}`, async () => {
-      await runExport({ allCompanies: true, pageSize: 5000, format: 'ndjson', out: exportFile, force: true }, asClient, ['invoices']);
+      await exportInvoices(asClient, exportFile);
       let lines = 0;
       for await (const line of createInterface({ input: createReadStream(exportFile), crlfDelay: Infinity })) if (line.trim()) lines += 1;
       return lines;
@@ -204,4 +187,88 @@ export async function runDemo(flags: DemoOptions, ctx: CommandContext): Promise<
     await admin.dispose();
     if (!kept) rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Stage 2, as `ferry migrate tokens FILE --no-sync --yes --results RESULTS` runs and shows it. */
+async function migrate(ctx: CommandContext, file: string, resultsPath: string): Promise<void> {
+  const { io, signal } = ctx;
+  const { createReadStream, existsSync } = await import('node:fs');
+  const [{ runMigration }, { accountOf }, { targetIntegrations }, report, { startProgress }] = await Promise.all([
+    import('../../ops/migrate/engine.js'), import('../../ops/migrate/account.js'), import('../../ops/platform-knowledge.js'),
+    import('../migrate/report.js'), import('../progress.js'),
+  ]);
+  const journalPath = `${resultsPath}.journal`;
+  const { client } = await ctx.connect();
+  const integrations = await targetIntegrations(client, signal);
+  if (existsSync(journalPath)) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
+  const progress = await startProgress(io, 'Validating every row before writing…');
+  const started = Date.now();
+  let summary;
+  try {
+    summary = await runMigration({
+      openInput: () => createReadStream(file), inputName: file, integrations, delimiter: ',', encoding: 'utf8', csvEscape: true,
+      dryRun: false, noSync: true, failFast: false, resultsPath, journalPath, signal,
+    }, { client, onProgress: (p, limit) => progress.update(report.rowsProgress(p, limit, started)), account: () => accountOf(client) });
+  } catch (err) {
+    progress.fail('Stopped.');
+    throw report.wordMigrationError(err, journalPath);
+  }
+  progress.done(summary.stoppedBy ? 'Stopped.' : 'Done.');
+  printResult(io, report.summaryJson(summary), () => report.printSummary(io, summary));
+  const failure = report.migrationFailure(summary);
+  if (failure) throw failure;
+}
+
+/** Stage 3, as `ferry sync --from-results RESULTS --wait --timeout 5m` runs and shows it. */
+async function sync(ctx: CommandContext, resultsPath: string, read: { ids: string[]; skipped: Record<string, number> }): Promise<void> {
+  const { io, signal } = ctx;
+  const timeoutMs = 5 * 60_000;
+  const [{ runSyncs }, { SYNC_EVENTS }, { openFeed }, report, { logTo }] = await Promise.all([
+    import('../../ops/sync/engine.js'), import('../../client/wait-for-change.js'), import('../event-waits.js'), import('../sync/report.js'), import('../waiting.js'),
+  ]);
+  logTo(io)(report.readFromResults(resultsPath, read));
+  const companyIds = [...new Set(read.ids)];
+  const deadline = Date.now() + timeoutMs;
+  const { client, embedded } = await ctx.connect();
+  const shown = await report.syncShown(io, companyIds.length);
+  // Opened before anything is queued, so that no pull can end unseen.
+  const changes = await openFeed(ctx, client, {}, { types: SYNC_EVENTS, ...(companyIds.length === 1 ? { companyId: companyIds[0] } : {}) });
+  const outcome = await runSyncs(client, { companyIds, wait: true, deadline, firstDelayMs: 500 }, { signal, ...shown, ...(changes ? { changes } : {}) })
+    .finally(() => changes?.close());
+  report.printSyncSummary(io, outcome.summary);
+  const failure = report.syncFailure(outcome, { wait: true, timeoutMs, embedded });
+  if (failure) throw failure;
+}
+
+/** Stage 4, as `ferry export invoices --all-companies --format ndjson --out FILE --force` runs and shows it. */
+async function exportInvoices(ctx: CommandContext, out: string): Promise<void> {
+  const { io, signal } = ctx;
+  const [{ runExportPlan }, { dataTypeByKey }, report, { startProgress }] = await Promise.all([
+    import('../../ops/export/engine.js'), import('../../platforms/data-types.js'), import('../export/report.js'), import('../progress.js'),
+  ]);
+  const dataType = 'invoices';
+  const { client } = await ctx.connect();
+  const progress = await startProgress(io, `Exporting ${dataType}…`);
+  const started = Date.now();
+  let summary;
+  try {
+    summary = await runExportPlan({
+      dataType, dataPath: dataTypeByKey(dataType)!.path, knownDataType: true, allCompanies: true, pageSize: 5000, format: 'ndjson',
+      csvEscape: true, out, force: true, resume: false,
+    }, {
+      client, stream: io.stdout, signal,
+      note: (line) => {
+        if (io.mode !== 'json') io.err(line);
+      },
+      progress: (info) => progress.update(report.exportProgress(info, started, true)),
+    });
+  } catch (err) {
+    progress.fail(`Export of ${dataType} stopped.`);
+    throw err;
+  }
+  progress.done(report.exportDone(summary, dataType, 'ndjson', true));
+  report.exportNotes(io, summary);
+  printResult(io, summary, () => io.out(summary.out!));
+  const skipped = report.exportSkipped(io, summary, dataType);
+  if (skipped) throw skipped;
 }

@@ -9,8 +9,7 @@ import chalk from 'chalk';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, exitCodeFor } from '../errors.js';
 import { resolveTarget } from '../globals.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 interface Check {
   name: string;

@@ -1,17 +1,16 @@
 // `ferry export DATA_TYPE`: every record of a data set (one company's, or every company's)
 // to ndjson, csv or one JSON document, on stdout or into a file written atomically, in
 // constant memory; --resume continues an interrupted file export, --state exports only
-// what changed since the last run. The engine lives in src/export/.
+// what changed since the last run. The engine lives in src/ops/export/.
 import { printResult } from '../io.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../context.js';
-import { CliError, EXIT, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { assertWritable } from '../files.js';
 import { positiveNumber, wholeNumber } from '../flags.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export type ExportFormat = 'ndjson' | 'csv' | 'json';
 
@@ -101,9 +100,9 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
 
   const { io } = ctx;
   const { client } = await ctx.connect();
-  const { runExportPlan } = await import('../../ops/export/exporter.js');
+  const { runExportPlan } = await import('../../ops/export/engine.js');
   const { startProgress } = await import('../progress.js');
-  const { limitText, rateLine, formatCount } = await import('../../ops/progress.js');
+  const { exportDone, exportNotes, exportProgress, exportSkipped } = await import('../export/report.js');
   const quietNotes = io.mode === 'json';
   const progress = await startProgress(io, `Exporting ${dataType}…`);
   const started = Date.now();
@@ -133,38 +132,16 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
       note: (line) => {
         if (!quietNotes) io.err(line);
       },
-      progress: (info) => {
-        const done = info.records - info.resumedRecords;
-        const line = info.companies > 1 || options.allCompanies
-          ? `company ${formatCount(info.companyIndex + 1)}/${formatCount(info.companies)} · ${rateLine(done, undefined, started, 'records')}`
-          : rateLine(done, info.companyTotal !== undefined ? Math.max(done, info.companyTotal - info.resumedRecords) : undefined, started, 'records');
-        const shown = `${line} · ${limitText(info)}`;
-        progress.update(info.resumedRecords > 0 ? `${shown} (after ${formatCount(info.resumedRecords)} from the interrupted run)` : shown);
-      },
+      progress: (info) => progress.update(exportProgress(info, started, options.allCompanies ?? false)),
     });
   } catch (err) {
     progress.fail(`Export of ${dataType} stopped.`);
     throw err;
   }
 
-  const where = summary.out ?? 'stdout';
-  const companies = options.allCompanies ? ` of ${formatCount(summary.companies.exported)} compan${summary.companies.exported === 1 ? 'y' : 'ies'}` : '';
-  const rate = summary.seconds > 0 ? ` · ${formatCount(Math.round((summary.records - summary.resumedRecords) / summary.seconds))}/s` : '';
-  const limit = ` · concurrency ${summary.concurrency.final} (peak ${summary.concurrency.peak}) · ${formatCount(Math.round(summary.rate))} req/s`;
-  progress.done(`Exported ${formatCount(summary.records)} ${dataType}${companies} to ${where} (${format}) in ${summary.seconds}s${rate}${limit}.`);
-  if (!quietNotes && summary.extraRows > 0) {
-    io.err(`${formatCount(summary.extraRows)} row${summary.extraRows === 1 ? '' : 's'} had fields the CSV header (taken from the first page) does not name; they are in the _extra column as JSON.`);
-  }
-  if (!quietNotes && summary.state) io.err(`Bookmarks saved to ${summary.state}; the next run with --state ${summary.state} exports only what changed.`);
+  progress.done(exportDone(summary, dataType, format, options.allCompanies ?? false));
+  exportNotes(io, summary);
   if (summary.out) printResult(io, summary, () => io.out(summary.out!));
-  const notSynced = summary.skipped.filter((s) => s.reason === 'notSynced');
-  const others = summary.skipped.filter((s) => s.reason !== 'notSynced');
-  if (!quietNotes && others.length > 0) io.err(`Skipped ${others.length} compan${others.length === 1 ? 'y' : 'ies'} without this data set (unsupported by the platform, or deleted).`);
-  if (notSynced.length > 0) {
-    throw new CliError(
-      `${notSynced.length} compan${notSynced.length === 1 ? 'y was' : 'ies were'} skipped because the ${dataType} data set is not synced yet; the output holds the others.`,
-      EXIT.partial,
-      `Sync ${notSynced.length === 1 ? 'it' : 'them'} (ferry sync ${notSynced.slice(0, 3).map((s) => s.companyId).join(' ')}${notSynced.length > 3 ? ' …' : ''} --data-type ${dataType} --wait), then export again.`,
-    );
-  }
+  const skipped = exportSkipped(io, summary, dataType);
+  if (skipped) throw skipped;
 }

@@ -1,23 +1,24 @@
 // Every command's register function, in help order. Each command file imports its heavy
 // dependencies lazily inside its run function, so `ferry --help` stays fast.
 import type { Command } from 'commander';
-import type { Registrar } from '../program.js';
-import * as clientsCreate from './admin/clients-create.js';
-import * as clientsList from './admin/clients-list.js';
-import * as keysCreate from './admin/keys-create.js';
-import * as keysList from './admin/keys-list.js';
-import * as keysRevoke from './admin/keys-revoke.js';
+import type { Registrar } from '../command.js';
+import * as clientsCreate from './admin/clients/create.js';
+import * as clientsList from './admin/clients/list.js';
+import * as keysCreate from './admin/keys/create.js';
+import * as keysList from './admin/keys/list.js';
+import * as keysRevoke from './admin/keys/revoke.js';
 import * as doctor from './doctor.js';
 import * as login from './login.js';
 import * as whoami from './whoami.js';
-import * as legacyRefresh from './sandbox/legacy-refresh.js';
+import * as legacyRefresh from './sandbox/tenants/legacy-refresh.js';
 import * as sandboxSettings from './sandbox/settings.js';
 import * as sandboxServe from './sandbox/serve.js';
-import * as tenantsCreate from './sandbox/tenants-create.js';
-import * as tenantsList from './sandbox/tenants-list.js';
-import * as appsCreate from './sandbox/apps-create.js';
-import * as appsList from './sandbox/apps-list.js';
-import * as appsCallbacks from './sandbox/apps-callbacks.js';
+import * as tenantsCreate from './sandbox/tenants/create.js';
+import * as tenantsList from './sandbox/tenants/list.js';
+import * as appsCreate from './sandbox/apps/create.js';
+import * as appsList from './sandbox/apps/list.js';
+import * as callbacksAdd from './sandbox/apps/callbacks/add.js';
+import * as callbacksRemove from './sandbox/apps/callbacks/remove.js';
 import * as migrateTokens from './migrate/tokens.js';
 import * as serve from './serve.js';
 import * as worker from './worker.js';
@@ -71,7 +72,8 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   legacyRefresh.register,
   appsCreate.register,
   appsList.register,
-  appsCallbacks.register,
+  callbacksAdd.register,
+  callbacksRemove.register,
   sandboxSettings.register,
   sandboxServe.register,
   companiesCreate.register,

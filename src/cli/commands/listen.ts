@@ -7,10 +7,9 @@ import chalk from 'chalk';
 import type { CommandContext } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
-import type { Registrar } from '../program.js';
 import type { StreamedEvent } from '../../client/event-stream.js';
-import type { ForwardResult } from '../../ops/listen/forward.js';
-import { examples } from './group.js';
+import type { ForwardResult } from '../../ops/listen/engine.js';
+import { examples, type Registrar } from '../command.js';
 
 export interface ListenCommandOptions {
   forwardTo?: string;
@@ -67,7 +66,7 @@ export async function runListen(options: ListenCommandOptions, ctx: CommandConte
   const forwardTo = options.forwardTo === undefined ? undefined : forwardUrl(options.forwardTo);
   const types = eventTypeList(options.events);
   const companyId = options.company?.trim() || undefined;
-  const { listen } = await import('../../ops/listen/forward.js');
+  const { listen } = await import('../../ops/listen/engine.js');
   const { newSigningSecret } = await import('../../lib/webhook-signature.js');
   const secret = newSigningSecret();
   const connection = await ctx.connect();

@@ -10,8 +10,7 @@ import { readConfig, writeConfig } from '../config.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { ask } from '../prompt.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   program.command('login')

@@ -5,13 +5,12 @@ import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, endsOnce, logTo } from '../waiting.js';
 import { durationArg } from '../flags.js';
 import * as api from '../../client/api.js';
 import { durationText } from '../../lib/duration.js';
 import { FAILED, type PushResult } from '../../ops/push/push-one.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
 export interface PushOptions extends EventsFlag {
@@ -64,7 +63,7 @@ export async function runPush(options: PushOptions, ctx: CommandContext, [dataTy
   const records = format === 'json' ? await jsonFileRecords(options.file) : ndjsonRecords(options.file);
 
   const { client } = await ctx.connect();
-  const { linkedConnection, pushRecords } = await import('../../ops/push/run-push.js');
+  const { linkedConnection, pushRecords } = await import('../../ops/push/engine.js');
   const connection = await linkedConnection(client, options.company, options.connection, signal);
 
   const results: PushResult[] = [];

@@ -3,10 +3,9 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { connectionStatusText } from '../../client/wire.js';
-import { NOT_REQUESTED, type CompanyStatus, type ConnectionStatus } from '../../ops/status/company-status.js';
+import { NOT_REQUESTED, type CompanyStatus, type ConnectionStatus } from '../../ops/status/engine.js';
 import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   program.command('status')
@@ -22,7 +21,7 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runStatus(_options: object, ctx: CommandContext, [companyId]: string[]): Promise<void> {
   const { client } = await ctx.connect();
-  const { companyStatus } = await import('../../ops/status/company-status.js');
+  const { companyStatus } = await import('../../ops/status/engine.js');
   const status = await companyStatus(client, companyId!, ctx.signal);
   await printStatus(ctx.io, status);
 }

@@ -3,14 +3,10 @@
 // Stopping the wait (Ctrl-C, --timeout) never cancels a sync: they carry on in the service.
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
-import type { CompanySummary } from '../../ops/syncs/runs.js';
-import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
-import { printResult, type IO } from '../io.js';
-import type { Registrar } from '../program.js';
-import { DEFAULT_WAIT_TIMEOUT_MS, batchExitCode, endsOnce, logTo } from '../waiting.js';
+import { CliError, EXIT, UsageError } from '../errors.js';
+import { DEFAULT_WAIT_TIMEOUT_MS, logTo } from '../waiting.js';
 import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.js';
-import { durationText } from '../../lib/duration.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
 export interface SyncOptions extends EventsFlag {
@@ -59,9 +55,9 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const ids = [...companyIds];
   if (options.fromResults !== undefined) {
     const { companyIdsFromResults } = await import('../../ops/migrate/read-results.js');
-    const { ids: fromFile, skipped } = await companyIdsFromResults(options.fromResults);
-    const skippedText = Object.entries(skipped).map(([status, n]) => `${n} ${status}`).join(', ');
-    log(`Read ${fromFile.length} compan${fromFile.length === 1 ? 'y' : 'ies'} from ${options.fromResults}${skippedText ? ` (rows left out: ${skippedText})` : ''}.`);
+    const read = await companyIdsFromResults(options.fromResults);
+    const { ids: fromFile } = read;
+    log((await import('../sync/report.js')).readFromResults(options.fromResults, read));
     if (fromFile.length === 0 && companyIds.length === 0) {
       throw new CliError(`${options.fromResults} has no migrated or skipped rows with a companyId: nothing to sync.`, EXIT.error);
     }
@@ -72,44 +68,19 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
 
   const deadline = options.wait ? Date.now() + (options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS) : Infinity;
   const connection = await ctx.connect();
-  const { runSyncs } = await import('../../ops/syncs/run-syncs.js');
-  const { stillRunning } = await import('../../ops/syncs/runs.js');
-  const { startProgress } = await import('../progress.js');
-  const spinning = io.stderrIsTTY && io.color && !io.quiet && io.mode !== 'json';
-  const progress = endsOnce(await startProgress(io, `Starting syncs of ${unique.length} compan${unique.length === 1 ? 'y' : 'ies'}…`));
+  const { runSyncs } = await import('../../ops/sync/engine.js');
+  const { printSyncSummary, syncFailure, syncShown } = await import('../sync/report.js');
+  const shown = await syncShown(io, unique.length);
   // Opened before anything is queued, so that no pull can end unseen.
   const { SYNC_EVENTS } = await import('../../client/wait-for-change.js');
   const changes = options.wait ? await openFeed(ctx, connection.client, options, { types: SYNC_EVENTS, ...(unique.length === 1 ? { companyId: unique[0] } : {}) }) : undefined;
-  const { runs, summary, stopped, good } = await runSyncs(connection.client, {
+  const outcome = await runSyncs(connection.client, {
     companyIds: unique, ...(dataType ? { dataType } : {}), wait: options.wait ?? false, deadline, firstDelayMs: options.pollMs ?? 500,
     ...limitFlags(options),
-  }, { signal, log, progress, logEach: !spinning, ...(changes ? { changes } : {}) }).finally(() => changes?.close());
-  await printSummary(io, summary);
-
-  const keepsGoing = connection.embedded
-    ? 'The syncs were not cancelled: they resume the next time ferry opens this data dir.'
-    : 'The syncs were not cancelled: they carry on in the service.';
-  const follow = `Follow them with: ferry status ${runs.find((r) => r.started)?.companyId ?? 'COMPANY_ID'}`;
-  if (stopped === 'interrupted') throw new InterruptedError(`Stopped waiting (interrupted). ${keepsGoing} ${follow}`);
-  if (stopped === 'timeout') {
-    throw new CliError(
-      `Timed out after ${durationText(options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS)} waiting for syncs; still running: ${stillRunning(runs)}.`,
-      EXIT.error,
-      `${keepsGoing} Wait longer with --timeout, or: ${follow}`,
-    );
-  }
-  const failed = summary.filter((s) => !s.ok);
-  const code = batchExitCode(good, failed.length);
-  if (code !== EXIT.ok) {
-    const names = failed.slice(0, 5).map((s) => s.name ? `${s.name} (${s.companyId})` : s.companyId).join(', ');
-    const more = failed.length > 5 ? ` and ${failed.length - 5} more` : '';
-    const what = options.wait ? 'did not sync completely' : 'could not be queued';
-    throw new CliError(
-      `${failed.length} of ${summary.length} compan${summary.length === 1 ? 'y' : 'ies'} ${what}: ${names}${more}.`,
-      code,
-      code === EXIT.error ? `Nothing was ${options.wait ? 'synced' : 'queued'}; see the summary above (ferry status COMPANY_ID shows one company's connections and data sets).` : 'See the summary above; ferry status COMPANY_ID shows one company\'s connections and data sets.',
-    );
-  }
+  }, { signal, ...shown, ...(changes ? { changes } : {}) }).finally(() => changes?.close());
+  printSyncSummary(io, outcome.summary);
+  const failure = syncFailure(outcome, { wait: options.wait ?? false, timeoutMs: options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, embedded: connection.embedded });
+  if (failure) throw failure;
 }
 
 async function dataTypeKey(text: string): Promise<string> {
@@ -117,23 +88,4 @@ async function dataTypeKey(text: string): Promise<string> {
   const type = dataTypeByKey(text) ?? dataTypeByPath(text);
   if (!type) throw new UsageError(`Unknown data type ${text}.`, `One of: ${DATA_TYPES.map((t) => t.key).join(', ')}.`);
   return type.key;
-}
-
-async function printSummary(io: IO, summary: CompanySummary[]): Promise<void> {
-  const { detailOf } = await import('../../ops/syncs/runs.js');
-  const { printTable } = await import('../output.js');
-  printResult(io, summary, () => {
-    const counts = (s: CompanySummary) => {
-      const statuses = Object.values(s.dataTypes);
-      return { complete: statuses.filter((x) => x === 'Complete').length, total: statuses.length };
-    };
-    printTable(io, summary, [
-      { header: 'company', value: (s) => s.companyId },
-      { header: 'name', value: (s) => s.name ?? '' },
-      { header: 'state', value: (s) => s.state },
-      { header: 'complete', value: (s) => counts(s).complete },
-      { header: 'total', value: (s) => counts(s).total },
-      { header: 'detail', value: (s) => detailOf(s) },
-    ]);
-  });
 }

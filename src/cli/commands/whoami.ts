@@ -3,8 +3,7 @@ import * as api from '../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { printRecord } from '../output.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
+import { examples, type Registrar } from '../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   program.command('whoami')

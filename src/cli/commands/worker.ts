@@ -8,9 +8,8 @@ import { printResult } from '../io.js';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
-import type { Registrar } from '../program.js';
-import { examples } from './group.js';
-import { httpUrlFlag, WEBHOOK_TARGETS_HELP, webhookTargetOptions, webhookTargetsOf } from './serve.js';
+import { examples, type Registrar } from '../command.js';
+import { httpUrlFlag, WEBHOOK_TARGETS_HELP, webhookTargetOptions, webhookTargetsOf } from '../serve/flags.js';
 
 /** As sync/pull-lease.ts: below it a lease could run out between two heartbeats. */
 const MIN_LEASE_SECONDS = 3;
@@ -68,9 +67,7 @@ export async function runWorker(options: WorkerOptions, ctx: CommandContext): Pr
   const dataDir = resolveDataDir(ctx.flags, io.env);
   const { webhookTargets, note: targetsNote } = webhookTargetsOf(options);
   // Loaded here, not at the top: `ferry --help` stays free of the service's modules.
-  const [{ startWorker }, { SecretKeyError }, { DATABASE_UNAVAILABLE, describeTarget, parseTarget }] = await Promise.all([
-    import('../../service/worker.js'), import('../../service/secrets.js'), import('../../service/store/pg/unavailable.js'),
-  ]);
+  const { startWorker, SecretKeyError, DATABASE_UNAVAILABLE, describeTarget, parseTarget } = await import('../../stack.js');
   let worker;
   try {
     worker = await startWorker({

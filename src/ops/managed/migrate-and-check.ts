@@ -13,10 +13,11 @@ import { interrupted, OpError } from '../errors.js';
 import { limitText, rateLine } from '../progress.js';
 import { resultsByRow } from '../migrate/read-results.js';
 import type { IntegrationInfo } from '../migrate/types.js';
-import { checkCompanies, type CheckResult, type CheckTarget } from '../verify/check.js';
+import { checkCompanies } from '../check/engine.js';
+import type { CheckResult, CheckTarget } from '../check/types.js';
 import type { RowInfo } from './company-rows.js';
 import { stepOf, workDir, type CompanyOutcome, type Plan, type PlanStep, type StepProgress } from './plan.js';
-import { legacyRefreshes, optionalSandbox } from '../verify/platform-lookups.js';
+import { legacyRefreshes, optionalSandbox } from '../check/platform-lookups.js';
 import type { StepEnv, StepInputs } from './step-env.js';
 
 export interface Batch {
@@ -171,7 +172,7 @@ async function runBatch(env: StepEnv, inputs: StepInputs, file: string, batch: B
   counts.toMigrate = toMigrate.length;
   live.saveSoon();
   if (toMigrate.length > 0) {
-    const { runMigration, JournalMismatchError } = await import('../migrate/engine.js');
+    const [{ runMigration }, { JournalMismatchError }] = await Promise.all([import('../migrate/engine.js'), import('../migrate/errors.js')]);
     const started = Date.now();
     const progress = await env.progress(`Migrating ${toMigrate.length} compan${toMigrate.length === 1 ? 'y' : 'ies'}…`);
     let summary;

@@ -117,6 +117,18 @@ export function templatePlan(): Plan {
   return JSON.parse(readFileSync(PLAN_TEMPLATE, 'utf8')) as Plan;
 }
 
+/** A new plan from the template, for a client and a platform, written to `path`. */
+export function startPlan(path: string, start: { client: { id: string; name: string }; platform: string; appClientId?: string; companies?: string }, now: Date = new Date()): Plan {
+  const plan = templatePlan();
+  plan.client = start.client;
+  plan.platform.key = start.platform.trim().toLowerCase();
+  if (start.appClientId) plan.platform.appClientId = start.appClientId.trim();
+  if (start.companies) plan.companies.file = storedCompaniesPath(path, start.companies);
+  plan.created = now.toISOString();
+  writePlan(path, plan, now);
+  return plan;
+}
+
 export function planPathOf(file: string | undefined): string {
   return resolve(file ?? DEFAULT_PLAN_FILE);
 }

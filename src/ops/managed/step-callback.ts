@@ -1,7 +1,7 @@
 // Steps 3 and 4: the service's callback URL on the client's app (checked with the
 // platform where it can be asked), and the person's confirmation that the client's
 // existing application stopped syncing.
-import { callbackUrlFor, appCallback, optionalSandbox } from '../verify/platform-lookups.js';
+import { callbackUrlFor, appCallback, optionalSandbox } from '../check/platform-lookups.js';
 import { failed, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
 
 /** The callback URL as this plan defines it (the service the CLI talks to). */

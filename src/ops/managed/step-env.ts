@@ -1,6 +1,6 @@
 // What every managed step receives and returns: the plan and its inputs, how it reaches
 // the service, how it tells the person what it is doing, and its result. The runner
-// (src/cli/commands/managed/runner.ts) builds the env; the steps know nothing of the
+// (src/cli/managed/runner.ts) builds the env; the steps know nothing of the
 // command line.
 import type { Connection } from '../../client/connection.js';
 import type { StartProgress } from '../progress.js';

@@ -7,7 +7,7 @@ import * as api from '../../client/api.js';
 import { knowIntegration, type KnownIntegration, type TargetIntegration } from '../platform-knowledge.js';
 import { accountOf } from '../migrate/account.js';
 import { ApiRequestError } from '../../client/errors.js';
-import { optionalSandbox } from '../verify/platform-lookups.js';
+import { optionalSandbox } from '../check/platform-lookups.js';
 import { integrationsOf, listRows, pilotRef } from './company-rows.js';
 import { companiesPath, fingerprint, storedCompaniesPath, workDir } from './plan.js';
 import { failed, pilotLabel, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
@@ -59,8 +59,7 @@ export async function stepPlatformDetails(env: StepEnv, inputs: StepInputs): Pro
   const integrations = await integrationsOf(client, signal);
   const work = workDir(env.planPath);
   const { runMigration } = await import('../migrate/engine.js');
-  const { RowsError } = await import('../migrate/first-pass.js');
-  const { CsvFormatError } = await import('../migrate/read-rows.js');
+  const { CsvFormatError, RowsError } = await import('../migrate/errors.js');
   env.log(`Validating ${file} as the bulk migration does (nothing is written)…`);
   let summary;
   try {

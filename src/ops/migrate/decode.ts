@@ -2,7 +2,7 @@
 // saved in another encoding stops at its first bad byte (line and byte offset named)
 // instead of silently losing characters; Latin-1 (--encoding latin1) is turned into UTF-8.
 import { Transform, type TransformCallback } from 'node:stream';
-import { CsvFormatError } from './read-rows.js';
+import { CsvFormatError } from './errors.js';
 
 export type InputEncoding = 'utf8' | 'latin1';
 

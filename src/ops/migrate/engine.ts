@@ -3,7 +3,6 @@
 // of this shard through company → connection → authorize → sync, as many rows at once as
 // the adaptive limit allows (client/adaptive-limit.ts), journaling every finished step. Crash-only: a rerun reads the journal,
 // skips finished rows and resumes half-done ones, and every step is safe to repeat.
-import type { Readable } from 'node:stream';
 import type { ApiClient } from '../../client/client.js';
 import { AdaptiveLimit, limitOptions, type LimitStats } from '../../client/adaptive-limit.js';
 import * as api from '../../client/api.js';
@@ -12,39 +11,11 @@ import { indexEntry, loadCompanyIndex, reusableConnection, type CompanyRecord, t
 import { readJournal, JournalWriter, type JournalState } from './journal.js';
 import { checkFieldCount, inShard, validateInput, type ValidationReport } from './first-pass.js';
 import { readRows } from './read-rows.js';
-import type { InputEncoding } from './decode.js';
+import { JournalMismatchError } from './errors.js';
 import { openResults, resultsFromJournal } from './results.js';
-import type { IntegrationInfo, RowProblem, RowResult, Step, ValidRow } from './types.js';
+import type { MigrationOptions, RowProblem, RowResult, Step, ValidRow } from './types.js';
 import { RowValidator } from './validate.js';
 import { FREE_PLAN_COMPANY_LIMIT } from '../../platforms/limits.js';
-
-export interface MigrationOptions {
-  /** Opens the input from the start; called once per pass. */
-  openInput: () => Readable;
-  inputName: string;
-  integrations: IntegrationInfo[];
-  defaultPlatform?: string;
-  delimiter?: string;
-  /** The input's encoding (default utf8, checked byte by byte). */
-  encoding?: InputEncoding;
-  /** Rows in flight: a fixed number (--concurrency N); learned by the adaptive limit when absent. */
-  concurrency?: number;
-  /** At most this many requests a second (--max-rate R). */
-  maxRate?: number;
-  dryRun?: boolean;
-  noSync?: boolean;
-  /** 1-based shard index and count: this run takes rows whose position modulo count is index - 1. */
-  shard?: { index: number; count: number };
-  failFast?: boolean;
-  allowManaged?: boolean;
-  /** Only these rows (CSV row numbers, header = 1), e.g. a managed migration's pilot; others are left out like another shard's. */
-  onlyRows?: ReadonlySet<number>;
-  resultsPath: string;
-  /** Neutralise formula-like cells in the results CSV (default true). */
-  csvEscape?: boolean;
-  journalPath: string;
-  signal?: AbortSignal;
-}
 
 export interface MigrationProgress {
   total: number;
@@ -102,12 +73,6 @@ export interface MigrationDeps {
   now?: () => number;
 }
 
-export class JournalMismatchError extends Error {
-  constructor(journalPath: string) {
-    super(`The input changed since ${journalPath} was written, so it cannot be resumed safely.`);
-    this.name = 'JournalMismatchError';
-  }
-}
 
 /** A company or connection POST whose outcome is unknown (the service may have acted). */
 function ambiguous(err: unknown): boolean {

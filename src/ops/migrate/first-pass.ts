@@ -2,9 +2,9 @@
 // written, the file's fingerprint (its bytes' SHA-256, for the journal), and the report a
 // dry run shows. Pass two (engine.ts) reads the file again with the same rules.
 import { createHash } from 'node:crypto';
-import type { MigrationOptions } from './engine.js';
+import { RowsError } from './errors.js';
 import { readRows, type CsvRows } from './read-rows.js';
-import type { RawRow, RowProblem } from './types.js';
+import type { MigrationOptions, RawRow, RowProblem } from './types.js';
 import { RowValidator, type Validated } from './validate.js';
 
 export interface ValidationReport {
@@ -18,14 +18,6 @@ export interface ValidationReport {
 }
 
 const SHOWN_PROBLEMS = 50;
-
-/** The input itself cannot be migrated (no rows, a column named twice): nothing row by row helps. */
-export class RowsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RowsError';
-  }
-}
 
 /** Whether a row is this run's: its shard, and the rows a managed pilot asked for. */
 export function inShard(position: number, shard: MigrationOptions['shard'], row?: number, onlyRows?: ReadonlySet<number>): boolean {

@@ -4,14 +4,8 @@ import { CsvError, parse } from 'csv-parse';
 import type { Readable } from 'node:stream';
 import { mapHeader, type HeaderMap } from './columns.js';
 import { decoderFor, type InputEncoding } from './decode.js';
+import { CsvFormatError } from './errors.js';
 import type { IntegrationInfo, RawRow } from './types.js';
-
-export class CsvFormatError extends Error {
-  constructor(message: string, readonly line?: number, readonly hint = 'Check the quoting and the delimiter (--delimiter).') {
-    super(message);
-    this.name = 'CsvFormatError';
-  }
-}
 
 export interface CsvRows {
   header: HeaderMap;

@@ -1,4 +1,6 @@
 // The shapes the bulk migration passes between its parts.
+import type { Readable } from 'node:stream';
+import type { InputEncoding } from './decode.js';
 
 export interface IntegrationInfo {
   key: string;
@@ -55,3 +57,31 @@ export interface RowResult {
 export const RESULT_COLUMNS: Array<keyof RowResult> = [
   'row', 'externalId', 'companyName', 'platformKey', 'companyId', 'connectionId', 'status', 'step', 'httpStatus', 'error', 'correlationId',
 ];
+
+export interface MigrationOptions {
+  /** Opens the input from the start; called once per pass. */
+  openInput: () => Readable;
+  inputName: string;
+  integrations: IntegrationInfo[];
+  defaultPlatform?: string;
+  delimiter?: string;
+  /** The input's encoding (default utf8, checked byte by byte). */
+  encoding?: InputEncoding;
+  /** Rows in flight: a fixed number (--concurrency N); learned by the adaptive limit when absent. */
+  concurrency?: number;
+  /** At most this many requests a second (--max-rate R). */
+  maxRate?: number;
+  dryRun?: boolean;
+  noSync?: boolean;
+  /** 1-based shard index and count: this run takes rows whose position modulo count is index - 1. */
+  shard?: { index: number; count: number };
+  failFast?: boolean;
+  allowManaged?: boolean;
+  /** Only these rows (CSV row numbers, header = 1), e.g. a managed migration's pilot; others are left out like another shard's. */
+  onlyRows?: ReadonlySet<number>;
+  resultsPath: string;
+  /** Neutralise formula-like cells in the results CSV (default true). */
+  csvEscape?: boolean;
+  journalPath: string;
+  signal?: AbortSignal;
+}

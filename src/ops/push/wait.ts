@@ -4,7 +4,8 @@ import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { describeError, isFatal } from '../../client/errors.js';
 import { pollUntil } from '../../client/poll.js';
-import { eventPushKey, type ChangeEvent, type ChangeFeed } from '../../client/wait-for-change.js';
+import { eventPushKey } from '../../client/wait-for-change.js';
+import type { ChangeEvent, ChangeFeed } from '../../client/change-feed.js';
 import type { StartProgress } from '../progress.js';
 import { withOutcome, type PushResult } from './push-one.js';
 

@@ -1,6 +1,6 @@
 // What each event carries, in the public catalogue's shapes. Links are built from the base
 // URL the caller knows (a request's); background work passes the service's public URL.
-import { connectionRecord } from '../http/records.js';
+import { connectionRecord } from '../wire/records.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { PullRow } from '../store/pulls.js';

@@ -1,5 +1,6 @@
-// Serialised GET responses, kept until the database changes (store/version.ts), so no
-// write anywhere, from this thread or the sync worker's, can leave a stale page.
+// Serialised GET responses, kept until the database changes (store/sqlite/version.ts,
+// store/pg/version.ts), so no write anywhere, from this thread or the sync worker's, can
+// leave a stale page.
 // Bounded in bytes, overall and per client (lib/byte-lru.ts).
 import { ByteLru, type CacheLimits } from '../../lib/byte-lru.js';
 import type { AsyncStore } from '../store/async-store.js';

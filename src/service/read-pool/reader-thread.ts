@@ -3,7 +3,7 @@
 import { workerData } from 'node:worker_threads';
 import { openReadOnly } from '../../lib/sqlite.js';
 import type { Page, PagePlan } from '../store/paging.js';
-import { createSqliteStore } from '../store/sqlite-store.js';
+import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { serveTasks } from './thread-tasks.js';
 
 export interface ReaderOptions {

@@ -6,7 +6,7 @@ import { errors, type ValidationItem } from '../errors.js';
 import { requireAdmin } from '../http/auth.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
-import { clientRecord } from '../http/records.js';
+import { clientRecord } from '../wire/records.js';
 import { defineRoute } from '../http/route.js';
 import type { ClientRow, Plan } from '../store/clients.js';
 

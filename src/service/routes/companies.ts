@@ -9,7 +9,7 @@ import { assertOwns } from '../http/auth.js';
 import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
 import { companyInput, companyPatch } from '../http/company-input.js';
 import { envelope, linkedParams, parsePageRequest } from '../http/paging.js';
-import { companyRecord } from '../http/records.js';
+import { companyRecord } from '../wire/records.js';
 import { defineRoute } from '../http/route.js';
 import { FILTERABLE_TAG_KEY, FREE_PLAN_COMPANY_LIMIT } from '../../platforms/limits.js';
 import type { CompanyInput, CompanyRow } from '../store/companies.js';

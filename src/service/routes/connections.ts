@@ -9,7 +9,7 @@ import { connectionPayload } from '../events/payloads.js';
 import { eventsOf, recordEvent } from '../events/record.js';
 import { baseUrlOf, failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
-import { connectionRecord } from '../http/records.js';
+import { connectionRecord } from '../wire/records.js';
 import { defineRoute } from '../http/route.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { tokenFieldProblems } from '../../platforms/token-fields.js';

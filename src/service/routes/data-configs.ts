@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context.js';
 import { errors, type Validation } from '../errors.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest, sendRecordPage } from '../http/paging.js';
-import { pullRecord } from '../http/sync-records.js';
+import { pullRecord } from '../wire/sync-records.js';
 import { defineRoute } from '../http/route.js';
 import { NAME, SUPPLEMENTAL_DATA_TYPES, checkCustom, checkSupplemental } from '../data-configs/validate-config.js';
 import { queuePull } from '../sync/enqueue.js';

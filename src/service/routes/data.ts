@@ -5,7 +5,7 @@ import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest, sendRecordPage } from '../http/paging.js';
-import { dataStatusRecord, pullRecord } from '../http/sync-records.js';
+import { dataStatusRecord, pullRecord } from '../wire/sync-records.js';
 import { defineRoute } from '../http/route.js';
 import { dataTypeByKey, dataTypeByPath, type DataType } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';

@@ -1,9 +1,5 @@
-// Data set state per (company, data type) and the records of each generation.
-import type { FieldType } from '../query/types.js';
-import type { Db } from './db.js';
-import { runPagePlan, type Page, type PagePlan, type PageRequest } from './paging.js';
-import { planRecordsPage } from './records-page.js';
-import { prepared } from './statements.js';
+// Data sets and their records as both stores keep them (SQL in sqlite/datasets.ts and
+// pg/datasets.ts, pg/records.ts).
 
 export interface DatasetRow {
   company_id: string;
@@ -14,31 +10,6 @@ export interface DatasetRow {
   latest_successful_sync_id: string | null;
   last_successful_sync: string | null;
   last_requested: string | null;
-}
-
-export function getDataset(db: Db, companyId: string, dataType: string): DatasetRow | undefined {
-  return prepared(db, 'SELECT * FROM datasets WHERE company_id = ? AND data_type = ?').get(companyId, dataType) as DatasetRow | undefined;
-}
-
-export function listDatasets(db: Db, companyId: string): DatasetRow[] {
-  return prepared(db, 'SELECT * FROM datasets WHERE company_id = ? ORDER BY data_type').all(companyId) as DatasetRow[];
-}
-
-/** Reserves the generation a new pull writes into, and records the request. */
-export function reserveGeneration(db: Db, companyId: string, dataType: string, syncId: string, requested: string): number {
-  const row = prepared(db, `INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested) VALUES (?, ?, 2, ?, ?)
-                ON CONFLICT (company_id, data_type) DO UPDATE SET next_generation = next_generation + 1,
-                latest_sync_id = excluded.latest_sync_id, last_requested = excluded.last_requested
-                RETURNING next_generation`).get(companyId, dataType, syncId, requested) as { next_generation: number };
-  return row.next_generation - 1;
-}
-
-/** Makes a completed pull's generation the one readers see. Returns the generation it replaced. */
-export function publishGeneration(db: Db, companyId: string, dataType: string, generation: number, syncId: string, completed: string): number | null {
-  const previous = getDataset(db, companyId, dataType)?.visible_generation ?? null;
-  prepared(db, `UPDATE datasets SET visible_generation = ?, latest_successful_sync_id = ?, last_successful_sync = ?
-                WHERE company_id = ? AND data_type = ?`).run(generation, syncId, completed, companyId, dataType);
-  return previous;
 }
 
 /** A stored record as read for a page: its JSON text in UTF-8 (a Buffer here, a Uint8Array from a reader thread). */
@@ -52,70 +23,9 @@ export interface RecordInput {
   data: string;
 }
 
-/** Upserts one page of records into a generation; callers wrap it in the page's transaction. */
-export function upsertRecords(db: Db, companyId: string, dataType: string, generation: number, connectionId: string, records: RecordInput[]): void {
-  const statement = prepared(db, `INSERT INTO records (company_id, data_type, generation, id, connection_id, modified_date, data)
-                                  VALUES (?, ?, ?, ?, ?, ?, ?)
-                                  ON CONFLICT (company_id, data_type, generation, id) DO UPDATE SET
-                                  modified_date = excluded.modified_date, data = excluded.data`);
-  for (const record of records) {
-    statement.run(companyId, dataType, generation, record.id, connectionId, record.modifiedDate ?? null, record.data);
-  }
-}
-
-/** Deletes up to `limit` records of older generations; returns how many went. */
-export function pruneGenerations(db: Db, companyId: string, dataType: string, keep: number, limit: number): number {
-  return prepared(db, `DELETE FROM records WHERE seq IN (SELECT seq FROM records WHERE company_id = ? AND data_type = ? AND generation < ? LIMIT ?)`)
-    .run(companyId, dataType, keep, limit).changes;
-}
-
-export function countRecords(db: Db, companyId: string, dataType: string, generation: number): number {
-  return (prepared(db, 'SELECT count(*) AS n FROM records WHERE company_id = ? AND data_type = ? AND generation = ?')
-    .get(companyId, dataType, generation) as { n: number }).n;
-}
-
-export function getRecord(db: Db, companyId: string, dataType: string, generation: number, id: string, connectionId?: string): string | undefined {
-  const row = (connectionId
-    ? prepared(db, 'SELECT data FROM records WHERE company_id = ? AND data_type = ? AND generation = ? AND id = ? AND connection_id = ?').get(companyId, dataType, generation, id, connectionId)
-    : prepared(db, 'SELECT data FROM records WHERE company_id = ? AND data_type = ? AND generation = ? AND id = ?').get(companyId, dataType, generation, id)) as { data: string } | undefined;
-  return row?.data;
-}
-
-export function recordFields(db: Db, dataType: string): Map<string, FieldType> {
-  const rows = prepared(db, 'SELECT path, type FROM data_type_fields WHERE data_type = ?').all(dataType) as Array<{ path: string; type: FieldType }>;
-  return new Map(rows.map((r) => [r.path, r.type]));
-}
-
-export function rememberFields(db: Db, dataType: string, fields: Map<string, FieldType>): void {
-  const statement = prepared(db, 'INSERT OR IGNORE INTO data_type_fields (data_type, path, type) VALUES (?, ?, ?)');
-  for (const [path, type] of fields) statement.run(dataType, path, type);
-}
-
-/**
- * A page of a published generation's records (records-page.ts), each as its UTF-8 bytes: a
- * page is spliced from them as they are, with no string made of each and no encoding of
- * the page again on its way out.
- */
-export function recordsPage(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): PagePlan {
-  return planRecordsPage('sqlite', recordFields(db, dataType), companyId, dataType, generation, request, connectionId);
-}
-
-/** A page of records, each as its JSON text's UTF-8 bytes. */
-export function listRecords(db: Db, companyId: string, dataType: string, generation: number, request: PageRequest): Page<RecordBytes> {
-  return runPagePlan<RecordBytes>(db, recordsPage(db, companyId, dataType, generation, request));
-}
-
 export interface ScheduleCandidate {
   company_id: string;
   client_id: string;
   data_type: string;
   last_requested: string;
-}
-
-/** Data sets synced before and with no pull open now: the ones a schedule may queue again. */
-export function scheduleCandidates(db: Db): ScheduleCandidate[] {
-  return prepared(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
-    JOIN companies c ON c.id = d.company_id
-    WHERE d.last_requested IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
-      AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`).all() as ScheduleCandidate[];
 }

@@ -7,7 +7,30 @@
 // that has nothing in flight yet. Within an account its consumers take turns the same way,
 // each up to its own limit (one while its circuit breaker is on trial). A consumer whose
 // breaker is open has its due heads parked until the breaker lets a trial through.
-import type { ClaimRequest } from './webhook-deliveries.js';
+
+/** What a claim asks for (the webhook loop's), on either store. */
+export interface ClaimRequest {
+  now: string;
+  leaseUntil: string;
+  /** Deliveries to take at most. */
+  limit: number;
+  /** Attempts one consumer may have in flight. */
+  perConsumer: number;
+  /** Attempts in flight now, by consumer (a consumer at perConsumer has its due heads parked until one settles). */
+  busy: Record<string, number>;
+  /**
+   * The loop's slots, shared between accounts (planClaim below): at most `cap` each, fewer
+   * when more accounts have work. `busy`: attempts in flight now, by account (client id).
+   * Without it, accounts are not bounded.
+   */
+  accounts?: { cap: number; slots: number; busy: Record<string, number> };
+  /** Consumers whose circuit breaker is open, with the time it lets a trial through: their due heads are parked until then. */
+  paused?: Record<string, string>;
+  /** Consumers whose breaker lets a trial through: one attempt in flight at a time. */
+  trials?: string[];
+  /** Due rows to look at in this call, so one claim stays a short transaction. */
+  scanLimit?: number;
+}
 
 /** A due delivery as the claim sees it. */
 export interface DueDelivery {

@@ -2,8 +2,9 @@
 // /integrations share the query language and paging of every other list.
 import { INTEGRATIONS } from '../../platforms/registry.js';
 import type { FieldResolver } from '../query/types.js';
-import { openDatabase, type Db } from './db.js';
-import { selectPage, type Page, type PageRequest } from './paging.js';
+import { openDatabase, type Db } from './sqlite/db.js';
+import type { Page, PageRequest } from './paging.js';
+import { selectPage } from './sqlite/paging.js';
 
 const integrationFields: FieldResolver = (path) => {
   switch (path) {

@@ -1,30 +1,31 @@
 // Which store the service runs on: the SQLite file in its data dir (the default), or a
-// PostgreSQL database shared by any number of instances and workers. Either way the
-// admin account exists once this returns.
+// PostgreSQL database shared by any number of instances and workers. Given `admin`, the
+// admin account exists once this returns (the caller says how to make it: bootstrap.ts).
 import { join } from 'node:path';
-import type { Clock } from '../../lib/clock.js';
 import type { SettleLedger } from '../shared-rate-limit.js';
-import { ensureAdmin } from '../bootstrap.js';
-import { reconcileFiles } from './attachment-files.js';
-import { sqliteAsyncStore, type AsyncStore } from './async-store.js';
-import { openDatabase, type Db } from './db.js';
+import { reconcileFiles } from './sqlite/attachment-files.js';
+import { sqliteAsyncStore } from './sqlite/async-store.js';
+import type { AsyncStore } from './async-store.js';
+import { openDatabase, type Db } from './sqlite/db.js';
 
 export interface StoreChoice {
   dataDir: string;
   /** A postgres:// URL: the service runs on that database instead of <data-dir>/ferry.db. */
   database?: string;
-  clock: Clock;
   /** keyCheckValue() of the token-encryption key: every process on one PostgreSQL database must have the same. */
   keyCheck: string;
-  /** Make the admin account and write its key into the data dir (not for `ferry worker`). */
-  admin?: boolean;
+  /**
+   * Finds or makes the admin account and returns its key (the service's; `ferry worker`
+   * makes none). On PostgreSQL it runs under a lock, so instances starting together make one.
+   */
+  admin?: (store: AsyncStore) => Promise<string>;
   /** An idle PostgreSQL connection broke (the pool replaces it). */
   onIdleError?: (err: Error) => void;
 }
 
 export type OpenedStore = {
   store: AsyncStore;
-  /** Empty when the choice said admin: false. */
+  /** Empty without `admin`. */
   adminKey: string;
 } & ({ kind: 'sqlite'; db: Db; dbFile: string } | {
   kind: 'postgres';
@@ -40,7 +41,7 @@ export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
   const store = sqliteAsyncStore(db);
   try {
     reconcileFiles(db);
-    const adminKey = choice.admin === false ? '' : await ensureAdmin(store, choice.dataDir, choice.clock);
+    const adminKey = choice.admin ? await choice.admin(store) : '';
     return { kind: 'sqlite', db, dbFile, store, adminKey };
   } catch (err) {
     await store.close();
@@ -58,7 +59,8 @@ async function openPostgresStore(choice: StoreChoice, database: string): Promise
   try {
     await checkSharedKey(pool, database, choice.keyCheck);
     // Instances starting at once: one makes the admin account, the others find it.
-    const adminKey = choice.admin === false ? '' : await withSessionLock(pool, ADMIN_LOCK_KEY, () => ensureAdmin(store, choice.dataDir, choice.clock));
+    const { admin } = choice;
+    const adminKey = admin ? await withSessionLock(pool, ADMIN_LOCK_KEY, () => admin(store)) : '';
     return { kind: 'postgres', database, store, adminKey, rateLedger: pgRateLedger(pool) };
   } catch (err) {
     await store.close();

@@ -1,10 +1,9 @@
 // One paged SELECT for every list endpoint: the query language and orderBy are compiled
-// to SQL, so filtering, counting and ordering happen in SQLite, never in JavaScript.
+// to SQL, so filtering, counting and ordering happen in the database, never in JavaScript.
+// A page request becomes a plan of two statements here; each store runs it
+// (sqlite/paging.ts, pg/paging.ts).
 import { compileOrderBy, compileQuery, type Dialect } from '../query/index.js';
 import type { FieldResolver } from '../query/types.js';
-import type { Db } from './db.js';
-import { fixedScope, nearestStart, rememberStart } from './fixed-scope.js';
-import { prepared } from './statements.js';
 
 export interface PageRequest {
   page: number;
@@ -79,25 +78,4 @@ export function planPage(source: PagedSource, request: PageRequest): PagePlan {
       },
     } : {}),
   };
-}
-
-/** Runs a plan: the count and the page, in one read transaction so they agree. */
-export function runPagePlan<Row>(db: Db, plan: PagePlan): Page<Row> {
-  return db.transaction(() => {
-    const count = () => (prepared(db, plan.countSql).get(...plan.params) as { n: number }).n;
-    const scope = plan.fixed ? fixedScope(db, `${plan.countSql}\u0000${plan.params.join('\u0000')}`) : undefined;
-    const total = scope ? (scope.total ??= count()) : count();
-    if (plan.offset >= total) return { rows: [], total };
-    const seek = plan.fixed;
-    if (!scope || !seek?.seekSql) return { rows: prepared(db, plan.rowsSql).all(...plan.params, plan.limit, plan.offset) as Row[], total };
-    const start = nearestStart(scope, plan.offset);
-    const rows = prepared(db, seek.seekSql).all(...plan.params, start.after, plan.limit, plan.offset - start.at) as Row[];
-    const last = rows[rows.length - 1] as Record<string, unknown> | undefined;
-    if (last && typeof last[seek.seek] === 'number') rememberStart(scope, plan.offset + rows.length, last[seek.seek] as number);
-    return { rows, total };
-  })();
-}
-
-export function selectPage<Row>(db: Db, source: PagedSource, request: PageRequest): Page<Row> {
-  return runPagePlan<Row>(db, planPage(source, request));
 }

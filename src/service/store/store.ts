@@ -1,9 +1,8 @@
 // The store as the rest of the service sees it: one interface, whatever holds the data.
 // Routes, the sync and push workers, the schedulers and the read pool call these methods
-// and never SQL; sqlite-store.ts implements them over the SQLite modules beside it, and a
-// second implementation (PostgreSQL) satisfies the same interface. The methods are
-// synchronous because SQLite is; a store that must wait for its database will make them
-// return promises (docs/architecture.md, "Store").
+// and never SQL. This is its synchronous shape, as SQLite answers (sqlite/sqlite-store.ts,
+// over the SQLite modules beside it); the service uses the same methods asynchronously
+// (async-store.ts), on SQLite or on PostgreSQL (pg/).
 import type { FieldType } from '../query/index.js';
 import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './attachments.js';
 import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
@@ -16,7 +15,8 @@ import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { NewPull, PullFields, PullRow } from './pulls.js';
 import type { PushRow } from './pushes.js';
 import type { SyncSetting } from './sync-settings.js';
-import type { AttemptOutcome, AttemptRow, ClaimRequest, ClaimResult, DeliveryRow, InFlightIds } from './webhook-deliveries.js';
+import type { ClaimRequest } from './delivery-turns.js';
+import type { AttemptOutcome, AttemptRow, ClaimResult, DeliveryRow, InFlightIds } from './webhook-deliveries.js';
 
 /** Client accounts and their API keys (stored as hashes). */
 export interface ClientStore {

@@ -1,6 +1,4 @@
-// Sync settings per account (company_id '') and per company (an override).
-import type { Db } from './db.js';
-import { prepared } from './statements.js';
+// Sync settings as both stores keep them (sqlite/sync-settings.ts, pg/settings.ts).
 
 export interface SyncSetting {
   dataType: string;
@@ -11,14 +9,4 @@ export interface SyncSetting {
   syncFromWindow?: number;
   monthsToSync?: number;
   isLocked?: boolean;
-}
-
-export function readSettings(db: Db, clientId: string, companyId = ''): SyncSetting[] | undefined {
-  const row = prepared(db, 'SELECT settings FROM sync_settings WHERE client_id = ? AND company_id = ?').get(clientId, companyId) as { settings: string } | undefined;
-  return row ? (JSON.parse(row.settings) as SyncSetting[]) : undefined;
-}
-
-export function writeSettings(db: Db, clientId: string, companyId: string, settings: SyncSetting[]): void {
-  prepared(db, `INSERT INTO sync_settings (client_id, company_id, settings) VALUES (?, ?, ?)
-                ON CONFLICT (client_id, company_id) DO UPDATE SET settings = excluded.settings`).run(clientId, companyId, JSON.stringify(settings));
 }

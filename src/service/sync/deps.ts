@@ -1,6 +1,6 @@
 // What the sync and push workers need; built in the worker thread (or in-process by tests).
 import type { Clock } from '../../lib/clock.js';
-import type { PlatformAdapter } from '../integrations/adapter.js';
+import type { PlatformAdapter } from '../adapters/adapter.js';
 import type { Sealer } from '../secrets.js';
 import type { AsyncStore } from '../store/async-store.js';
 

@@ -1,7 +1,7 @@
 // Events of background work (the sync and push workers), recorded in the transaction of
 // the change they report: a pull that ended, a company whose queued syncs all ended, a
 // connection deauthorized by a failed refresh, a push that settled.
-import { isErrored } from './pull-status.js';
+import { isErrored } from '../store/pull-status.js';
 import { connectionPayload, dataTypeReadPayload, readCompletedPayload, writePayload } from '../events/payloads.js';
 import { recordEvent, type EventContext } from '../events/record.js';
 import { FERRY_EVENTS } from '../events/catalogue.js';

@@ -1,9 +1,9 @@
 // A pull's lease while this worker runs it. The value of lease_until this worker last wrote
-// is its token (store/pulls.ts): every write of the running pull is conditional on it, so
-// a worker that lost the pull (paused past its lease, and another worker took it) writes
-// nothing more and stops. A heartbeat renews each lease held every third of its length, so
-// a slow platform page never lets it lapse, and a worker killed mid-pull holds its pulls
-// for one lease length at most.
+// is its token (store/sqlite/pulls.ts, store/pg/pulls.ts): every write of the running pull
+// is conditional on it, so a worker that lost the pull (paused past its lease, and another
+// worker took it) writes nothing more and stops. A heartbeat renews each lease held every
+// third of its length, so a slow platform page never lets it lapse, and a worker killed
+// mid-pull holds its pulls for one lease length at most.
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { PullFields, PullRow } from '../store/pulls.js';

@@ -1,5 +1,5 @@
 // Maps a platform's answer to a push onto the push operation's fields.
-import type { PushOutcome } from '../integrations/adapter.js';
+import type { PushOutcome } from '../adapters/adapter.js';
 import type { PushChangeType, PushRow } from '../store/pushes.js';
 
 export type PushFields = Pick<PushRow, 'status' | 'status_code'> & Partial<Pick<PushRow, 'error_message' | 'validation' | 'changes' | 'platform_push_id'>>;

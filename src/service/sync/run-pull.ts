@@ -7,11 +7,12 @@
 // worker rolls back its page and stops, leaving the cursor and the records to the new holder.
 import { isoSeconds } from '../../lib/clock.js';
 import type { Validation } from '../errors.js';
-import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../integrations/adapter.js';
+import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../adapters/adapter.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { RecordInput } from '../store/datasets.js';
-import type { PullRow, PullStatus } from '../store/pulls.js';
+import type { PullRow } from '../store/pulls.js';
+import type { PullStatus } from '../store/pull-status.js';
 import type { FieldType } from '../query/types.js';
 import { freshTokens, openTokens } from '../tokens.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';

@@ -3,10 +3,11 @@
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../../lib/clock.js';
-import { platformAdapter } from '../integrations/platforms.js';
+import { platformAdapter } from '../adapters/platforms.js';
 import { createSealer } from '../secrets.js';
-import { checkpoint, openDatabase, type Db } from '../store/db.js';
-import { sqliteAsyncStore, type AsyncStore } from '../store/async-store.js';
+import { checkpoint, openDatabase, type Db } from '../store/sqlite/db.js';
+import { sqliteAsyncStore } from '../store/sqlite/async-store.js';
+import type { AsyncStore } from '../store/async-store.js';
 import { isDatabaseUnreachable } from '../store/unreachable.js';
 import { busyTest } from './request-load.js';
 import { SyncLoop } from './loop.js';

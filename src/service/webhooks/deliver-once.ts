@@ -6,22 +6,16 @@
 // (breaker.ts) then holds it to one trial now and then. The loop in loop.ts overlaps
 // passes (startPass returns once it has claimed, and takes the outcomes of earlier passes'
 // attempts into its claim's transaction); tests await deliverOnce() on a fake clock.
-import { isoSeconds, type Clock } from '../../lib/clock.js';
+import { isoSeconds } from '../../lib/clock.js';
 import type { Sealer } from '../secrets.js';
-import type { AsyncStore } from '../store/async-store.js';
 import type { ClaimedDelivery, InFlightIds } from '../store/webhook-deliveries.js';
 import { attemptDelivery, ATTEMPT_TIMEOUT_MS, type AttemptOptions, type AttemptResult } from './attempt.js';
-import type { BackoffPolicy } from './backoff.js';
 import type { Breakers } from './breaker.js';
-import { Recorder, type Settled } from './outcome.js';
+import { Recorder, type OutcomeDeps, type Settled } from './outcome.js';
 import { deliveryHeaders } from './sign.js';
 
-export interface DeliveryDeps {
-  store: AsyncStore;
-  clock: Clock;
+export interface DeliveryDeps extends OutcomeDeps {
   sealer: Sealer;
-  /** Told after an event this pass recorded (ferry.webhook.disabled) has committed. */
-  changed?: () => void;
   /** Deliveries one pass takes at most (default 64). */
   batch?: number;
   /** Attempts in flight at once, over every pass and consumer (default 256). */
@@ -33,9 +27,6 @@ export interface DeliveryDeps {
   /** The consumers' circuit breakers, kept across passes (the loop's); none without. */
   breakers?: Breakers;
   attempt?: AttemptOptions;
-  backoff?: BackoffPolicy;
-  /** For the backoff's jitter (tests pin it). */
-  random?: () => number;
   /** Attempts in flight, shared by overlapping passes (the loop's). */
   inFlight?: InFlight;
   /** Aborts attempts in flight: they leave no attempt in the log, and their deliveries are due again. */
@@ -44,7 +35,6 @@ export interface DeliveryDeps {
   onSettled?: () => void;
   /** Where finished attempts wait to be recorded (the loop's is shared by its passes; otherwise one per pass). */
   recorder?: Recorder;
-  onError?: (err: unknown, context: string) => void;
 }
 
 /** Attempts in flight, in total, per consumer and per account. */

@@ -2,17 +2,27 @@
 // consumer (disabled on a 410 or after a day of failures, with a ferry.webhook.disabled
 // event in the same transaction). Outcomes are written in batches: every attempt that
 // finished in one turn of the event loop is recorded in one short transaction.
-import { isoSeconds } from '../../lib/clock.js';
+import { isoSeconds, type Clock } from '../../lib/clock.js';
 import { FERRY_EVENTS } from '../events/catalogue.js';
 import { recordEvent } from '../events/record.js';
 import type { ClaimedDelivery } from '../store/webhook-deliveries.js';
 import type { AttemptResult } from './attempt.js';
-import { DEFAULT_BACKOFF, nextStep } from './backoff.js';
-import type { DeliveryDeps } from './deliver-once.js';
+import type { AsyncStore } from '../store/async-store.js';
+import { DEFAULT_BACKOFF, nextStep, type BackoffPolicy } from './backoff.js';
 
 export type Settled = 'delivered' | 'retried' | 'failed' | 'stopped';
 
-type OutcomeDeps = Pick<DeliveryDeps, 'store' | 'clock' | 'changed' | 'backoff' | 'random' | 'onError'>;
+/** What recording needs; a pass's DeliveryDeps (deliver-once.ts) has all of it. */
+export interface OutcomeDeps {
+  store: AsyncStore;
+  clock: Clock;
+  /** Told after an event this pass recorded (ferry.webhook.disabled) has committed. */
+  changed?: () => void;
+  backoff?: BackoffPolicy;
+  /** For the backoff's jitter (tests pin it). */
+  random?: () => number;
+  onError?: (err: unknown, context: string) => void;
+}
 
 export interface Finished {
   delivery: ClaimedDelivery;

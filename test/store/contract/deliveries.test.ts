@@ -5,7 +5,8 @@
 // and the attempts being recorded never lease one delivery twice, nor two of one lane.
 import { Pool } from 'pg';
 import { expect, it } from 'vitest';
-import type { ClaimRequest, ClaimResult } from '../../../src/service/store/webhook-deliveries.js';
+import type { ClaimRequest } from '../../../src/service/store/delivery-turns.js';
+import type { ClaimResult } from '../../../src/service/store/webhook-deliveries.js';
 import { ROW_TYPES } from '../../../src/service/store/pg/pool.js';
 import { databaseUrl, describePostgres } from '../../helpers/postgres.js';
 import { consumer, counter, event, named, newClient, outboxMethods, refused, type OutboxStore } from './outbox.js';

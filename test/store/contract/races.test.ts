@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
 import { isoSeconds } from '../../../src/lib/clock.js';
 import { FERRY_EVENTS } from '../../../src/service/events/catalogue.js';
-import type { PlatformAdapter, PushOutcome } from '../../../src/service/integrations/adapter.js';
+import type { PlatformAdapter, PushOutcome } from '../../../src/service/adapters/adapter.js';
 import { createSealer } from '../../../src/service/secrets.js';
 import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import type { CompanyRow } from '../../../src/service/store/companies.js';

@@ -5,8 +5,7 @@ import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export interface CompaniesCreateOptions {
   name: string;

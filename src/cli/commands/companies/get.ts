@@ -4,8 +4,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printRecord, type Section } from '../../output.js';
 import type { ConnectionRecord } from '../../../client/wire.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(program, 'companies', 'Companies: create, list, show, delete')

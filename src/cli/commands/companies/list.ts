@@ -7,8 +7,7 @@ import type { CommandContext } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { printResult, type IO } from '../../io.js';
 import { printTable, type Column } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 import { wholeNumber } from '../../flags.js';
 import type { CompanyRecord } from '../../../client/wire.js';
 

@@ -8,10 +8,9 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printResult, type IO } from '../../io.js';
-import type { Registrar } from '../../program.js';
 import type { ConnectionRecord } from '../../../client/wire.js';
-import { examples, group } from '../group.js';
-import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { examples, group, type Registrar } from '../../command.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from '../../connections/target.js';
 
 export interface ConnectionsAuthorizeOptions extends ConnectionTargetOptions {
   tokensFile: string;

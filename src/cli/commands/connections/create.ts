@@ -4,8 +4,7 @@ import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export interface ConnectionsCreateOptions {
   company: string;

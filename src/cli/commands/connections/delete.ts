@@ -4,10 +4,9 @@ import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
 import { confirmOrYes } from '../../prompt.js';
-import { examples, group } from '../group.js';
-import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { examples, group, type Registrar } from '../../command.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from '../../connections/target.js';
 
 export interface ConnectionsDeleteOptions extends ConnectionTargetOptions {
   yes?: boolean;

@@ -3,9 +3,8 @@ import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printList } from '../../output.js';
-import type { Registrar } from '../../program.js';
 import type { ConnectionRecord } from '../../../client/wire.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export interface ConnectionsListOptions {
   company: string;

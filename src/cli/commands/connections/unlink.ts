@@ -4,9 +4,8 @@ import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
-import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from './target.js';
+import { examples, group, type Registrar } from '../../command.js';
+import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from '../../connections/target.js';
 
 export function register(program: Command, registrar: Registrar): void {
   connectionTarget(group(program, 'connections', "A company's connections to platforms, and token authorization")

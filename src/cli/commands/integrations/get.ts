@@ -4,8 +4,7 @@ import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printRecord, type Section } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 import type { IntegrationRecord, TokenField } from '../../../client/wire.js';
 
 export function register(program: Command, registrar: Registrar): void {

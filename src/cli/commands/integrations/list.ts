@@ -4,8 +4,7 @@ import * as api from '../../../client/api.js';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printList } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 import type { IntegrationRecord } from '../../../client/wire.js';
 
 export interface IntegrationsListOptions {

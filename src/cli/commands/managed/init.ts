@@ -1,12 +1,10 @@
 // `ferry managed init`: starts a managed migration's plan file from templates/managed/plan.json.
-import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
-import { PLAN_FILE_HELP } from './options.js';
+import { examples, type Registrar } from '../../command.js';
+import { managedGroup, PLAN_FILE_HELP } from '../../managed/options.js';
 
 export interface ManagedInitOptions {
   platform: string;
@@ -15,10 +13,6 @@ export interface ManagedInitOptions {
   appClientId?: string;
   file?: string;
   force?: boolean;
-}
-
-export function managedGroup(program: Command): Command {
-  return group(program, 'managed', 'The six-step managed migration, run by the support team (admin key)');
 }
 
 export function register(program: Command, registrar: Registrar): void {
@@ -45,7 +39,8 @@ command acts for it (X-Client-Id) with the support team's admin key.
 export async function runManagedInit(options: ManagedInitOptions, ctx: CommandContext): Promise<void> {
   const { io } = ctx;
   const { assertWritable } = await import('../../files.js');
-  const { planPathOf, planFlag, storedCompaniesPath, templatePlan, writePlan, stepCommand, stepOf } = await import('../../../ops/managed/plan.js');
+  const { planPathOf, startPlan } = await import('../../../ops/managed/plan.js');
+  const { printPlanStarted } = await import('../../managed/print-status.js');
   const clientId = (ctx.flags.client ?? io.env.FERRY_CLIENT_ID ?? '').trim();
   if (!clientId) throw new UsageError('Missing --client ID: the client the migration is for.', 'ferry admin clients list shows the ids.');
   const planPath = planPathOf(options.file);
@@ -59,22 +54,14 @@ export async function runManagedInit(options: ManagedInitOptions, ctx: CommandCo
       throw Object.assign(err as Error, { hint: 'Give the client\'s name with --name (the lookup needs the admin key).' });
     }
   }
-  const plan = templatePlan();
-  const now = new Date().toISOString();
-  plan.client = { id: clientId, name };
-  plan.platform.key = options.platform.trim().toLowerCase();
-  if (options.appClientId) plan.platform.appClientId = options.appClientId.trim();
   if (options.companies) {
     const { existsSync } = await import('node:fs');
     if (!existsSync(options.companies)) io.err(`note: ${options.companies} does not exist yet; step 1 needs it.`);
-    plan.companies.file = storedCompaniesPath(planPath, options.companies);
   }
-  plan.created = now;
-  writePlan(planPath, plan);
-  printResult(io, { plan: planPath, ...plan }, () => {
-    io.out(planPath);
-    const flag = planFlag(planPath);
-    io.err(`Started the managed migration of ${name} from ${plan.platform.key}: ${planPath}`);
-    io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   (ferry managed status shows the checklist)`);
+  const plan = startPlan(planPath, {
+    client: { id: clientId, name }, platform: options.platform,
+    ...(options.appClientId ? { appClientId: options.appClientId } : {}),
+    ...(options.companies ? { companies: options.companies } : {}),
   });
+  printPlanStarted(io, planPath, plan);
 }

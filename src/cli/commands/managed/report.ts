@@ -3,10 +3,8 @@
 import { printResult } from '../../io.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import { examples } from '../group.js';
-import { managedGroup } from './init.js';
-import { PLAN_FILE_HELP } from './options.js';
+import { examples, type Registrar } from '../../command.js';
+import { managedGroup, PLAN_FILE_HELP } from '../../managed/options.js';
 
 export interface ManagedReportOptions {
   file?: string;

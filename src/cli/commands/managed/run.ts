@@ -2,11 +2,9 @@
 // on to the following ones while the person wants to go on.
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import type { StepFlags } from './runner.js';
-import { examples } from '../group.js';
-import { managedGroup } from './init.js';
-import { addStepOptions } from './options.js';
+import type { StepFlags } from '../../managed/runner.js';
+import { examples, type Registrar } from '../../command.js';
+import { managedGroup, addStepOptions } from '../../managed/options.js';
 
 export type ManagedRunOptions = StepFlags;
 
@@ -28,9 +26,9 @@ confirmation only: each later step is confirmed by a person.
 
 export async function runManagedRun(options: ManagedRunOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
-  const { runStep } = await import('./runner.js');
-  const { pendingStep } = await import('../../../ops/managed/run-step.js');
-  const { printStatus } = await import('./print-status.js');
+  const { runStep } = await import('../../managed/runner.js');
+  const { pendingStep } = await import('../../../ops/managed/engine.js');
+  const { printStatus } = await import('../../managed/print-status.js');
   const { STEP_ACTIONS } = await import('../../../ops/managed/view.js');
   const { planFlag } = await import('../../../ops/managed/plan.js');
   const say = (line: string) => {

@@ -1,11 +1,9 @@
 // `ferry managed status`: the six steps as a checklist, the next action and its command;
-// with --watch it follows the plan while steps 5 and 6 run elsewhere (watch-status.ts).
+// with --watch it follows the plan while steps 5 and 6 run elsewhere (cli/managed/watch-status.ts).
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import { examples } from '../group.js';
-import { managedGroup } from './init.js';
-import { PLAN_FILE_HELP } from './options.js';
+import { examples, type Registrar } from '../../command.js';
+import { managedGroup, PLAN_FILE_HELP } from '../../managed/options.js';
 
 export interface ManagedStatusOptions {
   file?: string;
@@ -29,10 +27,10 @@ export function register(program: Command, registrar: Registrar): void {
 
 export async function runManagedStatus(options: ManagedStatusOptions, ctx: CommandContext): Promise<void> {
   const { planPathOf, planFlag, readPlan } = await import('../../../ops/managed/plan.js');
-  const { printStatus } = await import('./print-status.js');
+  const { printStatus } = await import('../../managed/print-status.js');
   const planPath = planPathOf(options.file);
   if (options.watch) {
-    const { watchStatus } = await import('./watch-status.js');
+    const { watchStatus } = await import('../../managed/watch-status.js');
     await watchStatus(ctx.io, planPath, planFlag(planPath), ctx.signal, { read: () => readPlan(planPath) });
     return;
   }

@@ -1,11 +1,9 @@
 // `ferry managed step N --confirm [flags]`: does one step without prompts (CI).
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import type { Registrar } from '../../program.js';
-import type { StepFlags } from './runner.js';
-import { examples } from '../group.js';
-import { managedGroup } from './init.js';
-import { addStepOptions } from './options.js';
+import type { StepFlags } from '../../managed/runner.js';
+import { examples, type Registrar } from '../../command.js';
+import { managedGroup, addStepOptions } from '../../managed/options.js';
 
 export type ManagedStepOptions = StepFlags;
 
@@ -29,6 +27,6 @@ companies failed the check.
 }
 
 export async function runManagedStep(options: ManagedStepOptions, ctx: CommandContext, [n]: string[]): Promise<void> {
-  const { parseStepNumber, runStep } = await import('./runner.js');
+  const { parseStepNumber, runStep } = await import('../../managed/runner.js');
   await runStep(parseStepNumber(n!), options, ctx, false);
 }

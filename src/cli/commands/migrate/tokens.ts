@@ -3,9 +3,8 @@ import { printResult } from '../../io.js';
 import { limitFlags, positiveNumber, wholeNumber } from '../../flags.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
-import { CliError, EXIT, InterruptedError, UsageError } from '../../errors.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { UsageError } from '../../errors.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export interface MigrateTokensOptions {
   platform?: string;
@@ -87,11 +86,9 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   const { io } = ctx;
   const { createReadStream, existsSync, rmSync } = await import('node:fs');
   const { spoolStdin } = await import('../../../ops/migrate/spool.js');
-  const { runMigration, JournalMismatchError } = await import('../../../ops/migrate/engine.js');
+  const { runMigration } = await import('../../../ops/migrate/engine.js');
   const { accountOf } = await import('../../../ops/migrate/account.js');
-  const { RowsError } = await import('../../../ops/migrate/first-pass.js');
-  const { CsvFormatError } = await import('../../../ops/migrate/read-rows.js');
-  const { printSummary, summaryJson } = await import('../../migrate-report.js');
+  const { migrationFailure, printSummary, rowsProgress, summaryJson, wordMigrationError } = await import('../../migrate/report.js');
 
   const fromStdin = file === '-';
   if (!fromStdin && !existsSync(file!)) throw new UsageError(`${file} does not exist.`, 'Give the path of a CSV file, or - to read stdin.');
@@ -118,7 +115,6 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
       if (resuming) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
     }
     const { startProgress } = await import('../../progress.js');
-    const { limitText, rateLine } = await import('../../../ops/progress.js');
     const progress = await startProgress(io, options.dryRun ? 'Validating…' : 'Validating every row before writing…');
     const started = Date.now();
     let summary;
@@ -141,32 +137,18 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
         signal: ctx.signal,
       }, {
         client,
-        onProgress: (p, limit) => progress.update(`${rateLine(p.done, p.total, started, 'rows')} · ${p.failed} failed · ${limitText(limit)}`),
+        onProgress: (p, limit) => progress.update(rowsProgress(p, limit, started)),
         account: () => accountOf(client),
       });
     } catch (err) {
       progress.fail('Stopped.');
-      if (err instanceof CsvFormatError) throw new UsageError(err.message, err.hint);
-      if (err instanceof RowsError) throw new UsageError(err.message, 'Check the quoting and the delimiter (--delimiter).');
-      if (err instanceof JournalMismatchError) throw new UsageError(err.message, `Give a new --results path to start afresh, or remove ${journalPath} if the old run does not matter.`);
-      throw err;
+      throw wordMigrationError(err, journalPath);
     }
     progress.done(summary.dryRun ? 'Validated.' : summary.stoppedBy ? 'Stopped.' : 'Done.');
     printResult(io, summaryJson(summary), () => printSummary(io, summary));
 
-    if (summary.stoppedBy === 'auth') {
-      throw new CliError(`The service refused the key (${summary.authError?.message}); the run stopped, since every row would fail.`, EXIT.auth,
-        'Check the key (ferry whoami), then run the same command again to resume.');
-    }
-    if (summary.stoppedBy === 'interrupt') throw new InterruptedError('Interrupted: in-flight rows finished; run the same command again to resume.');
-    if (summary.planLimitHit) {
-      throw new CliError(summary.dryRun ? 'The plan\'s company limit would stop some rows.' : 'The plan\'s company limit stopped some rows.', EXIT.planLimit,
-        `Upgrade the plan, or migrate those rows into existing companies (companyId column)${summary.dryRun ? '' : '; then run the same command again to retry them'}.`);
-    }
-    if (summary.failed > 0) {
-      const rows = `${summary.failed} row${summary.failed === 1 ? '' : 's'}`;
-      throw new CliError(summary.dryRun ? `${rows} not valid; see ${summary.results}.` : `${rows} failed; see ${summary.results}.`, EXIT.partial);
-    }
+    const failure = migrationFailure(summary);
+    if (failure) throw failure;
   } finally {
     // The spool's private directory too, not just the file in it.
     if (spooled) rmSync((await import('node:path')).dirname(spooled), { recursive: true, force: true });

@@ -8,9 +8,8 @@ import { CliError, EXIT } from '../../errors.js';
 import { wholeNumber } from '../../flags.js';
 import { resolveDataDir } from '../../globals.js';
 import { printResult } from '../../io.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
-import { httpUrlFlag } from '../serve.js';
+import { examples, group, type Registrar } from '../../command.js';
+import { httpUrlFlag } from '../../serve/flags.js';
 
 export interface SandboxServeOptions {
   host: string;
@@ -43,29 +42,23 @@ SIGTERM stops it, exit 0.
 export async function runSandboxServe(options: SandboxServeOptions, ctx: CommandContext): Promise<void> {
   const { io, signal } = ctx;
   const dataDir = resolveDataDir(ctx.flags, io.env);
-  const [{ createSandbox }, { denyAll, serviceAdminCheck }, { privateDataDir }] = await Promise.all([
-    import('../../../sandbox/app.js'),
-    import('../../../sandbox/admin-auth.js'),
-    import('../../../lib/private-files.js'),
-  ]);
+  const [{ startSandbox }, { privateDataDir }] = await Promise.all([import('../../../stack.js'), import('../../../lib/private-files.js')]);
   const notice = (message: string) => io.err(message, { force: true });
   // The sandbox keeps minted tokens: the data dir is private, as the service's is.
   privateDataDir(dataDir, notice);
   if (!options.serviceUrl) {
     notice('the sandbox admin routes are shut (every admin request gets 401): pass --service-url URL of the ferry service whose admin keys may use them');
   }
-  const adminAuth = options.serviceUrl ? serviceAdminCheck(options.serviceUrl, notice) : denyAll;
-  const sandbox = createSandbox({ dataDir, adminAuth });
-  let url: string;
+  let sandbox;
   try {
-    url = await sandbox.listen({ port: options.port, host: options.host });
+    sandbox = await startSandbox({ dataDir, host: options.host, port: options.port, ...(options.serviceUrl ? { serviceUrl: options.serviceUrl } : {}), onNotice: notice });
   } catch (err) {
-    await sandbox.close();
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(`Port ${options.port} on ${options.host} is already in use.`, EXIT.error, 'Pick another with --port, or --port 0 for a free one.');
     }
     throw err;
   }
+  const { url } = sandbox;
   printResult(io, { event: 'listening', url, dataDir }, () => {
     io.out(`listening ${url}`);
     io.err(`sandbox platforms; data dir ${dataDir}${options.serviceUrl ? `; admin keys checked by ${options.serviceUrl}` : ''}`);

@@ -2,8 +2,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { printRecord } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 import { wholeNumber } from '../../flags.js';
 
 export interface SettingsOptions {

@@ -5,8 +5,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { printTable } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(program, 'templates', 'Migration CSV templates (static files, no service needed)')
@@ -21,7 +20,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runTemplatesList(_options: object, ctx: CommandContext): Promise<void> {
-  const { listTemplates, TEMPLATES_DIR } = await import('./catalogue.js');
+  const { listTemplates, TEMPLATES_DIR } = await import('../../templates/catalogue.js');
   const templates = await listTemplates();
   if (templates.length === 0) throw new CliError(`No migration templates found in ${TEMPLATES_DIR}.`, undefined, 'Reinstall ferry, or run npm run templates in a checkout.');
   const { io } = ctx;

@@ -5,8 +5,7 @@ import { printResult } from '../../io.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { Registrar } from '../../program.js';
-import { examples, group } from '../group.js';
+import { examples, group, type Registrar } from '../../command.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(program, 'templates', 'Migration CSV templates (static files, no service needed)')
@@ -22,7 +21,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runTemplatesShow(_options: object, ctx: CommandContext, [rawKey]: string[]): Promise<void> {
-  const { readTemplate, listTemplates } = await import('./catalogue.js');
+  const { readTemplate, listTemplates } = await import('../../templates/catalogue.js');
   const key = (rawKey ?? '').trim().toLowerCase();
   const template = await readTemplate(key);
   if (!template) {

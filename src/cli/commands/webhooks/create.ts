@@ -6,9 +6,8 @@ import * as api from '../../../client/api.js';
 import type { CommandContext } from '../../context.js';
 import { printResult } from '../../io.js';
 import { printRecord } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples } from '../group.js';
-import { companyTags, consumerUrl, eventTypes, webhooksGroup } from './common.js';
+import { examples, type Registrar } from '../../command.js';
+import { companyTags, consumerUrl, eventTypes, webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksCreateOptions {
   url: string;

@@ -4,10 +4,9 @@ import type { Command } from 'commander';
 import * as api from '../../../client/api.js';
 import type { CommandContext } from '../../context.js';
 import { printResult } from '../../io.js';
-import type { Registrar } from '../../program.js';
 import { confirmOrYes } from '../../prompt.js';
-import { examples } from '../group.js';
-import { webhooksGroup } from './common.js';
+import { examples, type Registrar } from '../../command.js';
+import { webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksDeleteOptions {
   yes?: boolean;

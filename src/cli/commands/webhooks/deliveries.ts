@@ -10,9 +10,8 @@ import { UsageError } from '../../errors.js';
 import { wholeNumber } from '../../flags.js';
 import { printResult } from '../../io.js';
 import { printTable } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples } from '../group.js';
-import { deliveryColumns, deliveryStatus, STATUSES, webhooksGroup } from './common.js';
+import { examples, type Registrar } from '../../command.js';
+import { deliveryColumns, deliveryStatus, STATUSES, webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksDeliveriesOptions {
   status?: WebhookDeliveryStatus;

@@ -4,9 +4,8 @@ import * as api from '../../../client/api.js';
 import type { WebhookConsumerRecord } from '../../../client/wire.js';
 import type { CommandContext } from '../../context.js';
 import { printList, type Column } from '../../output.js';
-import type { Registrar } from '../../program.js';
-import { examples } from '../group.js';
-import { webhooksGroup } from './common.js';
+import { examples, type Registrar } from '../../command.js';
+import { webhooksGroup } from '../../webhooks/common.js';
 
 export function register(program: Command, registrar: Registrar): void {
   webhooksGroup(program)

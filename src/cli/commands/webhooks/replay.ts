@@ -4,9 +4,8 @@ import type { Command } from 'commander';
 import * as api from '../../../client/api.js';
 import type { CommandContext } from '../../context.js';
 import { printResult } from '../../io.js';
-import type { Registrar } from '../../program.js';
-import { examples } from '../group.js';
-import { webhooksGroup } from './common.js';
+import { examples, type Registrar } from '../../command.js';
+import { webhooksGroup } from '../../webhooks/common.js';
 
 export function register(program: Command, registrar: Registrar): void {
   webhooksGroup(program)

@@ -12,10 +12,9 @@ import { CliError, EXIT, InterruptedError, UsageError } from '../../errors.js';
 import { durationArg } from '../../flags.js';
 import { printResult } from '../../io.js';
 import { printRecord, type Section } from '../../output.js';
-import type { Registrar } from '../../program.js';
 import type { WebhookAttemptRecord } from '../../../client/wire.js';
-import { examples } from '../group.js';
-import { attemptOutcome, webhooksGroup } from './common.js';
+import { examples, type Registrar } from '../../command.js';
+import { attemptOutcome, webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksTestOptions {
   wait?: boolean;

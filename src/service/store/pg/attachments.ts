@@ -1,5 +1,5 @@
 // Attachments on PostgreSQL: files uploaded against a synced record, with their bytes in
-// the row (bytea), since every instance on the database must read them; ../attachments.ts
+// the row (bytea), since every instance on the database must read them; ../sqlite/attachments.ts
 // keeps the same rows in SQLite. An upload locks its account's usage row before it checks
 // the quota and the record's file limit, so the uploads of one account take turns from
 // there to their commit and cannot pass a limit together; the usage itself is kept by the

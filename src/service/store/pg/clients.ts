@@ -1,4 +1,4 @@
-// Accounts ("clients") and their API keys on PostgreSQL: ../clients.ts statement by
+// Accounts ("clients") and their API keys on PostgreSQL: ../sqlite/clients.ts statement by
 // statement. An insert returns its row in the same statement (RETURNING), where SQLite
 // reads it back.
 import { randomUUID } from 'node:crypto';
@@ -37,7 +37,7 @@ const keyFields: FieldResolver = (path) => {
 
 const CLIENTS: PagedSource = { columns: '*', from: 'clients', scope: 'TRUE', scopeParams: [], resolve: clientFields, defaultOrder: 'seq', dialect: 'postgres' };
 
-/** The key columns every key lookup returns: no name (as ../clients.ts). */
+/** The key columns every key lookup returns: no name (as ../sqlite/clients.ts). */
 const KEY_COLUMNS = 'id, client_id, created, revoked';
 
 export function clientMethods(db: Queryable): Pick<AsyncStore, ClientMethods> {

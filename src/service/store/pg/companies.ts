@@ -1,4 +1,4 @@
-// Companies of a client on PostgreSQL: ../companies.ts statement by statement. Tags are a
+// Companies of a client on PostgreSQL: ../sqlite/companies.ts statement by statement. Tags are a
 // json column holding the text SQLite holds; queries read a tag with `->>`, the expression
 // the ferryKey index is built on.
 import { randomUUID } from 'node:crypto';
@@ -48,7 +48,7 @@ export function companyMethods(db: Queryable): Pick<AsyncStore, CompanyMethods> 
       [randomUUID(), clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags)]))!,
     getCompany: (id) => row<CompanyRow>(db, 'SELECT * FROM companies WHERE id = ?', [id]),
     countCompanies: async (clientId) => Number((await row<{ n: number }>(db, 'SELECT count(*) AS n FROM companies WHERE client_id = ?', [clientId]))!.n),
-    // Undefined when no company has that id, as ../companies.ts reads it back.
+    // Undefined when no company has that id, as ../sqlite/companies.ts reads it back.
     replaceCompany: async (id, input) => (await row<CompanyRow>(db, 'UPDATE companies SET name = ?, description = ?, tags = ? WHERE id = ? RETURNING *',
       [input.name, input.description ?? null, JSON.stringify(input.tags), id]))!,
     deleteCompany: async (id) => {

@@ -1,5 +1,5 @@
 // Data connections of a company, their sealed tokens and their refresh lease, on
-// PostgreSQL: ../connections.ts statement by statement. What SQLite does in two statements
+// PostgreSQL: ../sqlite/connections.ts statement by statement. What SQLite does in two statements
 // is one here (setLastSync), so no other process sees half of it.
 import { randomUUID } from 'node:crypto';
 import { postgresDate } from '../../query/index.js';

@@ -1,5 +1,5 @@
 // Data sets on PostgreSQL: generations (snapshots) of synced records and the schedule, as
-// ../datasets.ts keeps them in SQLite; the records themselves are in records.ts.
+// ../sqlite/datasets.ts keeps them in SQLite; the records themselves are in records.ts.
 import type { AsyncStore } from '../async-store.js';
 import type { DatasetRow, ScheduleCandidate } from '../datasets.js';
 import { row, rows, type Queryable } from './query.js';

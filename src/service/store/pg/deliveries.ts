@@ -1,4 +1,4 @@
-// The webhook outbox on PostgreSQL, as ../webhook-deliveries.ts keeps it in SQLite: the
+// The webhook outbox on PostgreSQL, as ../sqlite/webhook-deliveries.ts keeps it in SQLite: the
 // delivery log, replays and the loop's reads here; claims, attempts and parking, the
 // writes that move lanes along, in delivery-claims.ts.
 import { postgresDate } from '../../query/json-fields.js';

@@ -1,5 +1,5 @@
 // Claims, attempts and parking on PostgreSQL: the writes that move a lane along, as
-// ../webhook-deliveries.ts makes them in SQLite (its header tells lanes, heads, and the
+// ../sqlite/webhook-deliveries.ts makes them in SQLite (its header tells lanes, heads, and the
 // marks of parked deliveries); which deliveries a claim takes is ../delivery-turns.ts's.
 //
 // SQLite runs them one writer at a time. Here each first takes the outbox lock, an advisory

@@ -1,4 +1,4 @@
-// Events and webhook consumers on PostgreSQL, as ../events.ts keeps them in SQLite. An
+// Events and webhook consumers on PostgreSQL, as ../sqlite/events.ts keeps them in SQLite. An
 // event and its deliveries (one per consumer that wants it) are one INSERT statement, so
 // they are written together or not at all, in or out of a transaction. Its number in the
 // account is given when the transaction commits, by a trigger (migrations/011).

@@ -5,7 +5,7 @@
 // leases or advisory lock (see each group), as the contract suite checks across pools;
 // the reads that read-check-write code decides on lock what they decide on (decision-locks.ts).
 //
-// As with SQLite (async-store.ts), calls on the outer store made from inside a
+// As with SQLite (../sqlite/async-store.ts), calls on the outer store made from inside a
 // transaction's work (its async context: the helpers it calls) join that transaction, on
 // its client; a task the work left running after the commit goes back to the pool.
 import { AsyncLocalStorage } from 'node:async_hooks';

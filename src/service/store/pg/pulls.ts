@@ -1,10 +1,10 @@
-// Pull operations on PostgreSQL: the durable sync queue and its history, as ../pulls.ts
+// Pull operations on PostgreSQL: the durable sync queue and its history, as ../sqlite/pulls.ts
 // keeps them in SQLite. A lease is one conditional UPDATE: of workers in any number of
 // processes racing for a pull, the row lock lets exactly one through (the others re-check
 // the lease under it and find it taken).
 import { postgresDate } from '../../query/json-fields.js';
 import type { FieldResolver } from '../../query/types.js';
-import { isFinished } from '../../sync/pull-status.js';
+import { isFinished } from '../pull-status.js';
 import type { AsyncStore } from '../async-store.js';
 import { planPage } from '../paging.js';
 import { checkDistinctDataSets, pullFields, type PullFields, type PullRow } from '../pulls.js';

@@ -1,5 +1,5 @@
 // Push operations on PostgreSQL: writes sent to a platform, with their outcome, as
-// ../pushes.ts keeps them in SQLite.
+// ../sqlite/pushes.ts keeps them in SQLite.
 import type { AsyncStore } from '../async-store.js';
 import { planPage } from '../paging.js';
 import { pushFields, type PushRow } from '../pushes.js';

@@ -1,5 +1,5 @@
 // The records of a data set's generations on PostgreSQL: the same statements as
-// ../datasets.ts, with the record's JSON kept as the text it was synced as (json, not jsonb)
+// ../sqlite/datasets.ts, with the record's JSON kept as the text it was synced as (json, not jsonb)
 // and read back as its UTF-8 bytes, as SQLite's CAST(data AS BLOB) gives them.
 import type { FieldType } from '../../query/types.js';
 import type { RecordBytes, RecordInput } from '../datasets.js';

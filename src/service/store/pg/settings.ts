@@ -1,6 +1,6 @@
 // Sync settings (per account, company_id '', or per company) and the data configurations
-// (supplemental data, custom data types) on PostgreSQL: ../sync-settings.ts and
-// ../data-configs.ts statement by statement. Each document is json holding the text SQLite
+// (supplemental data, custom data types) on PostgreSQL: ../sqlite/sync-settings.ts and
+// ../sqlite/data-configs.ts statement by statement. Each document is json holding the text SQLite
 // holds; writes are one upsert.
 import type { AsyncStore } from '../async-store.js';
 import type { ConfigKind } from '../data-configs.js';

@@ -1,0 +1,91 @@
+// How a migration shows on the command line (`ferry migrate tokens`, and the demo's
+// migration): its progress line, the summary for people (stderr, with the next command to
+// run) and for scripts (--json, documented in docs/cli.md), and the exit its end makes.
+import type { AdaptiveLimit } from '../../client/adaptive-limit.js';
+import type { MigrationProgress, MigrationSummary } from '../../ops/migrate/engine.js';
+import { CsvFormatError, JournalMismatchError, RowsError } from '../../ops/migrate/errors.js';
+import { limitText, rateLine } from '../../ops/progress.js';
+import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
+import type { IO } from '../io.js';
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function nextCommand(summary: MigrationSummary): string {
+  if (summary.dryRun) return summary.failed > 0 ? `fix the rows listed in ${summary.results}, then run again` : `ferry migrate tokens ${summary.input} --yes`;
+  if (summary.stoppedBy) return 'run the same command again to resume';
+  // Nothing linked, nothing to sync: the way on is fixing the rows.
+  if (summary.migrated + summary.skipped + summary.resumed === 0) return `fix the rows listed in ${summary.results} (its error column says why), then run the same command again`;
+  return `ferry sync --from-results ${summary.results} --wait`;
+}
+
+export function summaryJson(summary: MigrationSummary): Record<string, unknown> {
+  const { authError, validation, ...rest } = summary;
+  return {
+    ...rest,
+    validation: { rows: validation.rows, valid: validation.valid, invalid: validation.invalid, inShard: validation.inShard, problems: validation.problems },
+    ...(authError ? { authError: { status: authError.status, message: authError.message, correlationId: authError.correlationId } } : {}),
+    next: nextCommand(summary),
+  };
+}
+
+export function printSummary(io: IO, summary: MigrationSummary): void {
+  const say = (line: string) => io.err(line, { force: true });
+  const { validation } = summary;
+  if (validation.invalid > 0) {
+    say(`${count(validation.invalid)} of ${count(validation.rows)} rows are not valid${validation.problems.length < validation.invalid ? ` (the first ${validation.problems.length} below; all in the results file)` : ''}:`);
+    for (const { row, problems } of validation.problems) {
+      for (const problem of problems) say(`  row ${row}, ${problem.field}: ${problem.message}`);
+    }
+  }
+  if (summary.dryRun) {
+    const report = summary.dryRunReport!;
+    say(`Dry run: ${count(validation.valid)} valid rows of ${count(validation.rows)}${summary.validation.inShard !== validation.rows ? ` (${count(summary.total)} in this shard)` : ''}; nothing was written.`);
+    say(`  ${count(report.toCreate)} companies would be created, ${count(report.existing)} already exist (their rows would be resumed or skipped).`);
+    if (report.headroom !== undefined) {
+      say(report.toCreate > report.headroom
+        ? `  The ${report.plan} plan allows ${count(report.headroom)} more companies: ${count(report.toCreate - report.headroom)} rows would fail at the company step.`
+        : `  The ${report.plan} plan allows ${count(report.headroom)} more companies: enough.`);
+    }
+  } else {
+    const steps = Object.entries(summary.failedBySteps).map(([step, n]) => `${step} ${count(n)}`).join(', ');
+    say(`Migrated ${count(summary.migrated)} · skipped ${count(summary.skipped)} · failed ${count(summary.failed)}${steps ? ` (${steps})` : ''}` +
+      `${summary.resumed ? ` · ${count(summary.resumed)} done by earlier runs` : ''}${summary.retried ? ` · ${count(summary.retried)} retried` : ''} in ${summary.seconds.toFixed(1)}s (${count(Math.round(summary.rowsPerSecond))} rows/s` +
+      `${summary.concurrency ? `; concurrency ${summary.concurrency.final}, peak ${summary.concurrency.peak}, ${count(Math.round(summary.rate ?? 0))} req/s` : ''}).`);
+  }
+  say(`Results: ${summary.results}`);
+  say(`Next: ${nextCommand(summary)}`);
+  io.out(summary.results);
+}
+
+/** The progress line while rows go through. */
+export function rowsProgress(progress: MigrationProgress, limit: AdaptiveLimit, started: number): string {
+  return `${rateLine(progress.done, progress.total, started, 'rows')} · ${progress.failed} failed · ${limitText(limit)}`;
+}
+
+/** The migration's own errors (ops/migrate/errors.ts) as usage errors saying what to do; others as they are. */
+export function wordMigrationError(err: unknown, journalPath: string): unknown {
+  if (err instanceof CsvFormatError) return new UsageError(err.message, err.hint);
+  if (err instanceof RowsError) return new UsageError(err.message, 'Check the quoting and the delimiter (--delimiter).');
+  if (err instanceof JournalMismatchError) return new UsageError(err.message, `Give a new --results path to start afresh, or remove ${journalPath} if the old run does not matter.`);
+  return err;
+}
+
+/** What a finished run makes of the exit: the error to end with, or none when every row went through. */
+export function migrationFailure(summary: MigrationSummary): Error | undefined {
+  if (summary.stoppedBy === 'auth') {
+    return new CliError(`The service refused the key (${summary.authError?.message}); the run stopped, since every row would fail.`, EXIT.auth,
+      'Check the key (ferry whoami), then run the same command again to resume.');
+  }
+  if (summary.stoppedBy === 'interrupt') return new InterruptedError('Interrupted: in-flight rows finished; run the same command again to resume.');
+  if (summary.planLimitHit) {
+    return new CliError(summary.dryRun ? 'The plan\'s company limit would stop some rows.' : 'The plan\'s company limit stopped some rows.', EXIT.planLimit,
+      `Upgrade the plan, or migrate those rows into existing companies (companyId column)${summary.dryRun ? '' : '; then run the same command again to retry them'}.`);
+  }
+  if (summary.failed > 0) {
+    const rows = `${summary.failed} row${summary.failed === 1 ? '' : 's'}`;
+    return new CliError(summary.dryRun ? `${rows} not valid; see ${summary.results}.` : `${rows} failed; see ${summary.results}.`, EXIT.partial);
+  }
+  return undefined;
+}

@@ -1,0 +1,116 @@
+// Following started syncs until every data type has finished, the deadline passes or the
+// person stops waiting. Stopping never cancels a sync: it carries on in the service.
+import * as api from '../../client/api.js';
+import type { ApiClient } from '../../client/client.js';
+import { ApiRequestError, describeError, isFatal } from '../../client/errors.js';
+import { pollUntil } from '../../client/poll.js';
+import { eventCompanyId } from '../../client/wait-for-change.js';
+import type { ChangeEvent, ChangeFeed } from '../../client/change-feed.js';
+import { isFailed as isFailedStatus, isRunning as isRunningStatus } from '../../client/wire.js';
+import { formatDuration, type Progress } from '../progress.js';
+import { failureDetail, label, readPull, summarize, type CompanyRun } from './runs.js';
+
+export interface WaitDeps {
+  signal: AbortSignal;
+  /** A line for the person (a company finished, a status could not be read). */
+  log(line: string): void;
+  deadline: number;
+  started: number;
+  /** Log each company as it finishes (the progress line does not show them). */
+  logEach: boolean;
+  progress: Progress;
+  limit: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** The limit's live concurrency and rate, for the progress line. */
+  status?: () => string;
+  firstDelayMs: number;
+  /** The run's event feed: a company is read again as soon as one of its pulls ends. */
+  changes?: ChangeFeed;
+  /** The feed's mark from before the syncs were queued. */
+  since?: number;
+}
+
+/** Polls until every queued data type has finished; returns why it stopped early, if it did. */
+export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: WaitDeps): Promise<'interrupted' | 'timeout' | undefined> {
+  const { signal, deadline, progress, log } = deps;
+  const pending = () => runs.filter((r) => r.started && !r.error && [...r.dataTypes.values()].some((t) => isRunningStatus(t.status)));
+  const warned = new Set<string>();
+  const line = () => {
+    const withTypes = runs.filter((r) => r.started);
+    const types = withTypes.flatMap((r) => [...r.dataTypes.values()]);
+    const done = runs.length - pending().length;
+    const complete = types.filter((t) => t.status === 'Complete').length;
+    const errors = types.filter((t) => isFailedStatus(t.status)).length + runs.filter((r) => r.error).length;
+    return `Syncing: companies ${done}/${runs.length} done · data types ${complete}/${types.length} complete · ${errors} error${errors === 1 ? '' : 's'} · ${formatDuration((Date.now() - deps.started) / 1000)}${deps.status ? ` · ${deps.status()}` : ''}`;
+  };
+  const reportFinished = () => {
+    if (!deps.logEach) return;
+    for (const run of runs) {
+      if (run.reported || !run.started || run.error || [...run.dataTypes.values()].some((t) => isRunningStatus(t.status))) continue;
+      run.reported = true;
+      const summary = summarize(run, true);
+      log(`${label(run)}: ${summary.state}${summary.state === 'failed' ? ` (${failureDetail(summary)})` : ''}`);
+    }
+  };
+  const refresh = async (run: CompanyRun) => {
+    try {
+      const status = await api.dataStatus(client, run.companyId, signal);
+      for (const [dataType, tracked] of run.dataTypes) {
+        if (!isRunningStatus(tracked.status)) continue;
+        const entry = status[dataType];
+        if (entry && entry.latestSyncId === tracked.id) {
+          tracked.status = entry.currentStatus;
+          if (isFailedStatus(tracked.status)) await readPull(client, run, tracked, signal);
+        } else if (tracked.id) {
+          // A newer pull replaced ours as the latest (e.g. a scheduled sync): read ours from the history.
+          await readPull(client, run, tracked, signal);
+        }
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      if (isFatal(err)) throw err;
+      if (err instanceof ApiRequestError && err.status === 404) {
+        run.error = `the company disappeared while waiting (${describeError(err)})`;
+        return;
+      }
+      if (!warned.has(run.companyId)) {
+        warned.add(run.companyId);
+        log(`${label(run)}: could not read its sync status (${describeError(err)}); still trying.`);
+      }
+    }
+  };
+
+  reportFinished();
+  progress.update(line());
+  await pollUntil({
+    signal,
+    deadline,
+    firstDelayMs: deps.firstDelayMs,
+    done: () => pending().length === 0,
+    round: async (changed?: ChangeEvent[]) => {
+      // Woken by events: only the companies they name; on schedule: every unfinished one.
+      const named = changed ? new Set(changed.map(eventCompanyId)) : undefined;
+      await Promise.all(pending().filter((run) => !named || named.has(run.companyId)).map((run) => deps.limit(() => refresh(run))));
+      reportFinished();
+      progress.update(line());
+    },
+    ...(deps.changes ? {
+      wake: {
+        feed: deps.changes,
+        relevant: (event: ChangeEvent) => pending().some((run) => run.companyId === eventCompanyId(event)),
+        ...(deps.since !== undefined ? { since: deps.since } : {}),
+      },
+    } : {}),
+  });
+  if (signal.aborted) {
+    progress.fail(`${line()} · stopped waiting`);
+    return 'interrupted';
+  }
+  if (pending().length > 0) {
+    progress.fail(`${line()} · timed out`);
+    return 'timeout';
+  }
+  const failed = runs.some((r) => r.error || [...r.dataTypes.values()].some((t) => isFailedStatus(t.status)));
+  if (failed) progress.fail(line());
+  else progress.done(line());
+  return undefined;
+}

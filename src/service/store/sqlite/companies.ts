@@ -1,0 +1,80 @@
+// Companies of a client. Tags and the other object/array fields are JSON text columns;
+// queries reach into tags with json_extract (indexed for the ferryKey tag).
+import { randomUUID } from 'node:crypto';
+import type { FieldResolver } from '../../query/types.js';
+import { settleFiles } from './attachment-files.js';
+import { noteCascade } from './attachments.js';
+import type { Db } from './db.js';
+import { planPage, type PagePlan, type PageRequest } from '../paging.js';
+import { prepared } from './statements.js';
+import { FILTERABLE_TAG_KEY } from '../../../platforms/limits.js';
+import type { CompanyRow, CompanyInput } from '../companies.js';
+
+const SIMPLE_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `$.key` for plain keys (so the expression matches the ferryKey index), `$."key"` for keys
+ * with `.` or `-`. Refuses every other key: callers answer 400 before reaching here.
+ */
+export function jsonPath(key: string): string {
+  if (!FILTERABLE_TAG_KEY.test(key)) throw new Error('Unsafe tag key reached jsonPath.');
+  return SIMPLE_KEY.test(key) ? `$.${key}` : `$."${key}"`;
+}
+
+export const companyFields: FieldResolver = (path) => {
+  switch (path) {
+    case 'id': return { sql: 'id', type: 'string' };
+    case 'name': return { sql: 'name', type: 'string' };
+    case 'description': return { sql: 'description', type: 'string' };
+    case 'created': return { sql: 'created', type: 'date' };
+    case 'lastSync': return { sql: 'last_sync', type: 'date' };
+    case 'createdByUserName': return { sql: 'created_by_user_name', type: 'string' };
+  }
+  if (path.startsWith('tags.') && FILTERABLE_TAG_KEY.test(path.slice(5))) {
+    return { sql: `json_extract(tags, '${jsonPath(path.slice(5))}')`, type: 'string' };
+  }
+  return undefined;
+};
+
+export function insertCompany(db: Db, clientId: string, input: CompanyInput, created: string): CompanyRow {
+  const id = randomUUID();
+  prepared(db, 'INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?)')
+    .run(id, clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags));
+  return getCompany(db, id)!;
+}
+
+export function getCompany(db: Db, id: string): CompanyRow | undefined {
+  return prepared(db, 'SELECT * FROM companies WHERE id = ?').get(id) as CompanyRow | undefined;
+}
+
+export function countCompanies(db: Db, clientId: string): number {
+  return (prepared(db, 'SELECT count(*) AS n FROM companies WHERE client_id = ?').get(clientId) as { n: number }).n;
+}
+
+/** A page of a client's companies, as a plan to run on any connection (http/ runs it through the read pool). */
+export function companiesPage(clientId: string, request: PageRequest, tag?: { key: string; value: string }): PagePlan {
+  let scope = 'client_id = ?';
+  const scopeParams: string[] = [clientId];
+  if (tag) {
+    scope += ` AND json_extract(tags, '${jsonPath(tag.key)}') = ?`;
+    scopeParams.push(tag.value);
+  }
+  return planPage({ columns: '*', from: 'companies', scope, scopeParams, resolve: companyFields, defaultOrder: 'seq' }, request);
+}
+
+export function replaceCompany(db: Db, id: string, input: CompanyInput): CompanyRow {
+  prepared(db, 'UPDATE companies SET name = ?, description = ?, tags = ? WHERE id = ?')
+    .run(input.name, input.description ?? null, JSON.stringify(input.tags), id);
+  return getCompany(db, id)!;
+}
+
+export function setCompanyProducts(db: Db, id: string, products: string[]): void {
+  prepared(db, 'UPDATE companies SET products = ? WHERE id = ?').run(JSON.stringify(products), id);
+}
+
+/** Deletes the company and all it holds; its attachments' files go once the deletion commits. */
+export function deleteCompany(db: Db, id: string): void {
+  noteCascade(db, { companyId: id });
+  prepared(db, 'DELETE FROM companies WHERE id = ?').run(id);
+  settleFiles(db);
+}

@@ -1,0 +1,42 @@
+// Opens the service's SQLite store (lib/sqlite.ts) and brings its schema up to date from
+// the numbered SQL files in ./migrations. Two connections write (the request thread and
+// the sync worker's): transactions that read before they write begin IMMEDIATE, since a
+// deferred one fails with "database is locked", without waiting, when the other
+// connection commits between its read and its write.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as sqlite from '../../../lib/sqlite.js';
+
+export type { Db } from '../../../lib/sqlite.js';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export function openDatabase(file: string): sqlite.Db {
+  return sqlite.openSqlite(file, MIGRATIONS_DIR);
+}
+
+/** SQLite's default: a commit that leaves more than this many pages in the WAL checkpoints it. */
+const AUTO_CHECKPOINT_PAGES = 1000;
+
+/**
+ * Whether this connection's own commits checkpoint the WAL. The request thread hands that
+ * work to the sync worker's thread while it runs: a checkpoint copies every page the WAL
+ * holds into the database file and syncs both, tens of milliseconds on the thread that
+ * happens to commit past the limit.
+ */
+export function setAutoCheckpoint(db: sqlite.Db, on: boolean): void {
+  db.pragma(`wal_autocheckpoint = ${on ? AUTO_CHECKPOINT_PAGES : 0}`);
+}
+
+/** Copies the committed WAL pages into the database file, waiting for no reader or writer. */
+export function checkpoint(db: sqlite.Db): void {
+  db.pragma('wal_checkpoint(PASSIVE)');
+}
+
+export function listMigrations(dir = MIGRATIONS_DIR): ReturnType<typeof sqlite.listMigrations> {
+  return sqlite.listMigrations(dir);
+}
+
+export function applyMigrations(db: sqlite.Db, dir = MIGRATIONS_DIR): number {
+  return sqlite.applyMigrations(db, dir);
+}

@@ -1,0 +1,56 @@
+// Wire records for pull operations, data status and push operations.
+import type { DatasetRow } from '../store/datasets.js';
+import { isErrored, isFinished } from '../store/pull-status.js';
+import type { PullRow } from '../store/pulls.js';
+import type { PushRow } from '../store/pushes.js';
+
+export function pullRecord(row: PullRow): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    id: row.id,
+    companyId: row.company_id,
+    connectionId: row.connection_id,
+    dataType: row.data_type,
+    status: row.status,
+    statusDescription: row.status_description,
+    errorMessage: row.error_message,
+    requested: row.requested,
+  };
+  if (row.completed) record.completed = row.completed;
+  record.progress = row.progress;
+  record.isCompleted = isFinished(row.status);
+  record.isErrored = isErrored(row.status);
+  return record;
+}
+
+/**
+ * A data set's status: its latest pull's, and its last success. The data set is read before
+ * its latest pull, and a worker may commit in between: a pull read Complete that the data set
+ * read does not show yet was made its last success by that commit.
+ */
+export function dataStatusRecord(dataset: DatasetRow, latest: PullRow | undefined): Record<string, unknown> {
+  const record: Record<string, unknown> = { dataType: dataset.data_type, currentStatus: latest?.status ?? 'Initial' };
+  const endedNow = latest?.status === 'Complete' && latest.id === dataset.latest_sync_id;
+  const success = endedNow ? { at: latest.completed, id: latest.id } : { at: dataset.last_successful_sync, id: dataset.latest_successful_sync_id };
+  if (success.at) record.lastSuccessfulSync = success.at;
+  if (dataset.latest_sync_id) record.latestSyncId = dataset.latest_sync_id;
+  if (success.id) record.latestSuccessfulSyncId = success.id;
+  return record;
+}
+
+export function pushRecord(row: PushRow): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    pushOperationKey: row.key,
+    companyId: row.company_id,
+    dataConnectionKey: row.connection_id,
+    dataType: row.data_type,
+    status: row.status,
+    statusCode: row.status_code,
+    requestedOnUtc: row.requested,
+  };
+  if (row.completed) record.completedOnUtc = row.completed;
+  record.timeoutInMinutes = row.timeout_minutes;
+  record.errorMessage = row.error_message;
+  record.validation = JSON.parse(row.validation);
+  record.changes = row.changes ? JSON.parse(row.changes) : null;
+  return record;
+}
