@@ -1,6 +1,8 @@
 // Runs the CLI in this process with captured streams: fast, and the same code path as
 // the binary (runCli is what main.ts calls). A Ctrl-C or SIGTERM is the abort of the
-// command's signal, as main.ts turns the real signals into it.
+// command's signal, as main.ts turns the real signals into it. A Node warning emitted
+// while a command runs is what a child would print on stderr (`(node:1234) …Warning: …`):
+// ferry() fails on one, as runFerry does, and long-running commands show it in stderr().
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/program.js';
 import type { RunResult } from './cli.js';
@@ -32,6 +34,32 @@ function capture(tty: boolean): Capture {
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
+/** The runs watching for process warnings now: one listener on the process serves them all. */
+const watching = new Set<(line: string) => void>();
+const onWarning = (warning: Error) => {
+  for (const watch of watching) watch(`(node:${process.pid}) ${warning.name}: ${warning.message}`);
+};
+
+/**
+ * The process warnings emitted from now until `stop`, worded as Node prints them. They
+ * are emitted on a later tick, so `stop` lets pending ones arrive first.
+ */
+export function watchWarnings(): { lines(): string[]; stop(): Promise<string[]> } {
+  const seen: string[] = [];
+  const watch = (line: string) => void seen.push(line);
+  if (watching.size === 0) process.on('warning', onWarning);
+  watching.add(watch);
+  return {
+    lines: () => [...seen],
+    async stop() {
+      await new Promise((resolve) => setImmediate(resolve));
+      watching.delete(watch);
+      if (watching.size === 0) process.off('warning', onWarning);
+      return seen;
+    },
+  };
+}
+
 /** HOME and XDG dirs default to a scratch place so no test reads a real user's config. */
 const environment = (env: Record<string, string> = {}) => ({ HOME: '/nonexistent-ferry-home', ...env });
 
@@ -41,7 +69,11 @@ export async function ferry(args: string[], options: InProcessOptions = {}): Pro
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
   stdin.isTTY = options.tty ?? false;
   stdin.end(options.stdin ?? '');
+  const warnings = watchWarnings();
   const code = await runCli(args, { stdin, stdout: out.stream, stderr: err.stream, env: environment(options.env) }, options.signal ?? new AbortController().signal);
+  // No Node warning may reach a user's terminal.
+  const [warning] = await warnings.stop();
+  if (warning) throw new Error(`ferry ${args.join(' ')} printed a Node warning: ${warning}`);
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
@@ -65,8 +97,14 @@ export async function startInProcess(args: string[], env: Record<string, string>
   const stdin = new PassThrough();
   stdin.end();
   const controller = new AbortController();
+  const warnings = watchWarnings();
   const running = runCli([...args, '--json'], { stdin, stdout: out.stream, stderr: err.stream, env: environment(env) }, controller.signal);
-  const result = async (): Promise<RunResult> => ({ code: await running, signal: null, stdout: out.text(), stderr: err.text() });
+  const stderr = () => [err.text(), ...warnings.lines().map((line) => `${line}\n`)].join('');
+  const result = async (): Promise<RunResult> => {
+    const code = await running;
+    await warnings.stop();
+    return { code, signal: null, stdout: out.text(), stderr: stderr() };
+  };
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => {
       controller.abort('SIGTERM');
@@ -83,13 +121,14 @@ export async function startInProcess(args: string[], env: Record<string, string>
     out.stream.on('data', onData);
     void running.then((code) => {
       clearTimeout(timer);
+      void warnings.stop();
       reject(new Error(`ferry ${args[0]} exited with ${code} before it was ready: ${err.text()}`));
     }, reject);
   });
   return {
     ready,
     stdout: () => out.text(),
-    stderr: () => err.text(),
+    stderr,
     async stop(signal = 'SIGTERM') {
       controller.abort(signal);
       return result();
