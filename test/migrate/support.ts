@@ -1,4 +1,4 @@
-// Shared by the `ferry migrate tokens` tests: a real `ferry serve` child (service +
+// Shared by the `ferry migrate tokens` tests: a `ferry serve` (service +
 // sandbox), sandbox tenants and the CSV of their tokens, the results file parsed, the
 // service's companies read back, a killable `ferry` child, and a seeded random source.
 import { spawn, type ChildProcess } from 'node:child_process';
