@@ -161,4 +161,29 @@ describe('resource commands against ferry serve', () => {
     const get = await as(client.apiKey, ['--json', 'integrations', 'get', 'akxx']);
     expect(JSON.parse(get.stdout)).toMatchObject({ key: 'akxx', name: 'Oracle NetSuite', tokenFields: expect.arrayContaining([{ name: 'accountId', required: true, description: expect.any(String) }]) });
   });
+
+  it('admin clients list, admin keys list and whoami: the accounts, key ids never keys, and who the key acts for', async () => {
+    const client = await newClient('Listed Ltd', 'Free');
+    const clients = await ferry([...admin, '--json', 'admin', 'clients', 'list', '--query', 'plan=Free']);
+    expect(clients.code, clients.stderr).toBe(0);
+    const listed = JSON.parse(clients.stdout) as Array<{ id: string; name: string; plan: string }>;
+    expect(listed.find((c) => c.id === client.id)).toMatchObject({ name: 'Listed Ltd', plan: 'Free' });
+    expect(listed.every((c) => c.plan === 'Free')).toBe(true);
+
+    const second = JSON.parse((await ferry([...admin, 'admin', 'keys', 'create', client.id, '--json'])).stdout) as { id: string; apiKey: string };
+    const keys = await ferry([...admin, 'admin', 'keys', 'list', client.id]);
+    expect(keys.code, keys.stderr).toBe(0);
+    const rows = keys.stdout.trim().split('\n').map((line) => line.split('\t'));
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r[0])).toContain(second.id);
+    expect(keys.stdout).not.toContain(client.apiKey);
+    expect(keys.stdout).not.toContain(second.apiKey);
+
+    const me = await as(second.apiKey, ['--json', 'whoami']);
+    expect(me.code, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ baseUrl, embedded: false, name: 'Listed Ltd', clientId: client.id, plan: 'Free', isAdmin: false });
+    const piped = await as(second.apiKey, ['whoami']);
+    expect(piped.stdout).toContain('Listed Ltd');
+    expect(piped.stdout + piped.stderr).not.toContain(second.apiKey);
+  });
 });
