@@ -1,6 +1,6 @@
 // `ferry templates list|show`: the shipped CSV files, read with no service at all, in
 // every output mode, in-process (from src/). The binary (from dist/, from any working
-// directory) is in templates.e2e.test.ts.
+// directory) is in binary.test.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,7 @@
-// `ferry templates list|show` as the binary (bin/ferry.js → dist/), from another working
-// directory with no service: the shipped CSV files are found beside the compiled code.
+// The fast run's one test of the binary itself (bin/ferry.js → dist/cli/main.js, which no
+// in-process test loads): `ferry templates list|show` from another working directory with
+// no service, the shipped CSV files found beside the compiled code, and a usage error's exit
+// code. Every other test of a real process is an *.e2e.test.ts.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
