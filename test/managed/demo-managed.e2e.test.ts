@@ -1,14 +1,19 @@
-// `ferry demo --managed` as the binary in child processes: kept with --data-dir (--json,
-// and the commands it and the README suggest run as written, from the directory they name
-// paths relative to), and on a pseudo-terminal (script(1)) answering the real prompts of
-// `ferry managed run`. Without a terminal, in this process: demo-managed.test.ts.
+// `ferry demo --managed`: a managed migration of 20 companies rehearsed on the embedded
+// service for a managed-only platform, one company held back because its legacy
+// application refreshed after step 4, within its one-minute budget. Without a terminal
+// (each step `ferry managed step N --confirm`, in this process), and as the binary in
+// child processes: kept with --data-dir (--json, and the commands it and the README
+// suggest run as written, from the directory they name paths relative to), and on a
+// pseudo-terminal (script(1)) answering the real prompts of `ferry managed run`. Its
+// refusals are in demo-managed.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanEnv, FERRY_BIN, type RunResult } from '../helpers/cli.js';
+import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { ANSI, BUDGET_MS, COMPANIES, HELD_BACK, spoiledCompany, stageHeadings } from './demo-managed-support.js';
+import { ANSI, BUDGET_MS, COMPANIES, HELD_BACK, expectStages, spoiledCompany, stageHeadings } from './demo-managed-support.js';
 
 /** `ferry ARGS` in `cwd` (the commands shown to a user name paths relative to where they run). */
 function ferryIn(cwd: string, args: string[], timeoutMs = BUDGET_MS): Promise<RunResult> {
@@ -38,6 +43,36 @@ function argsOf(line: string): string[] {
 describe('ferry demo --managed', () => {
   const work = tempDir('ferry-demo-managed-');
   afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('without a terminal: every stage as ferry managed step N --confirm, one company held back and why, what to try next, temp dir removed, within a minute', async () => {
+    const started = Date.now();
+    const result = await ferry(['demo', '--managed']);
+    const elapsed = Date.now() - started;
+    expect(result.code, result.stderr).toBe(0);
+    expect(elapsed).toBeLessThan(BUDGET_MS);
+    const { stderr, stdout } = result;
+    expectStages(stderr);
+    for (let n = 1; n <= 6; n += 1) expect(stderr).toMatch(new RegExp(`^  \\$ ferry managed step ${n} --confirm .*--file \\S+plan\\.json$`, 'm'));
+    expect(stderr).toMatch(/^ {2}\$ ferry managed step 2 --confirm --date \d{4}-\d\d-\d\d --contact "Jo Bloggs <jo@acme\.example>" --file /m);
+    expect(stderr).toMatch(/^ {2}\$ ferry sandbox apps create --platform qhyg --name "Acme Accounting \(rehearsal\) app" --callback-url http:\/\/127\.0\.0\.1:\d+\/callback\/qhyg$/m);
+    const spoiled = spoiledCompany(stderr);
+
+    // The summary: what happened, the failure and why, where the report is, what to try next.
+    expect(stderr).toMatch(new RegExp(`Done in [\\d.]+s: ${COMPANIES} QuickBooks Online companies through the six steps; ${COMPANIES - 1} passed the end-to-end check, 1 failed\\.`));
+    const held = new RegExp(`^ {2}Held back: (.+) \\(row (\\d+)\\): (.+)$`, 'm').exec(stderr);
+    expect(held?.[1]).toBe(spoiled.name);
+    expect(held?.[2]).toBe(String(COMPANIES + 1));
+    expect(held?.[3]).toMatch(HELD_BACK);
+    expect(stderr).toMatch(/Try next:\n {2}ferry demo --managed --data-dir \.\/rehearsal .*\n {2}ferry managed status --file rehearsal\/managed\/plan\.json\n {2}ferry managed report --file rehearsal\/managed\/plan\.json /);
+    expect(stdout).toMatch(new RegExp(`^companies\\t${COMPANIES}$`, 'm'));
+    expect(stdout).toMatch(new RegExp(`^passed\\t${COMPANIES - 1}$`, 'm'));
+    expect(stdout).toMatch(/^failed\t1$/m);
+    expect(stdout).toContain(`held back\t${spoiled.name}\n`);
+    expect(stdout).toMatch(/^report\t.+\/managed\/plan-report\/report\.html \(removed\)$/m);
+    const dataDir = /^data dir\t(.+) \(removed\)$/m.exec(stdout)?.[1];
+    expect(dataDir).toBeDefined();
+    expect(existsSync(dataDir!)).toBe(false);
+  }, BUDGET_MS + 10_000);
 
   it('--data-dir keeps the plan, company file and report; --json is the summary; every command it suggests works as written', async () => {
     const cwd = join(work, 'kept');
