@@ -1,11 +1,29 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { onCi, probePostgres } from './test/helpers/postgres-probe.js';
 
-// `npm test` runs two projects. 'sqlite' is every test file, on the default store.
-// 'postgres' runs the service scenario files a second time with every service they start
-// on a PostgreSQL database of its own (FERRY_TEST_STORE, read by test/helpers/stack.ts).
-// Where PostgreSQL cannot be reached, the postgres project is left out with one line
-// saying why, except on CI, where its files fail with the reason.
+// Three projects (docs/testing.md):
+//   'sqlite'    the fast run, `npm test`: every test file but the heavy ones, in this
+//               process wherever the process itself is not under test.
+//   'e2e'       the heavy files, named *.e2e.test.ts: the real binary as a child process
+//               (signals, kill -9, pipes, terminals, memory, start-up), several processes on
+//               one database, large end-to-end scenarios, the browser.
+//   'postgres'  the service scenario files (fast and heavy) again, with every service they
+//               start on a PostgreSQL database of its own (FERRY_TEST_STORE, read by
+//               test/helpers/stack.ts).
+// `npm run test:full` runs all three, the fast files first. Where PostgreSQL cannot be
+// reached, the postgres project is left out with one line saying why, except on CI, where
+// its files fail with the reason.
+const HEAVY = 'test/**/*.e2e.test.ts';
+
+// Workers: the fast files mostly wait on sockets and timers, so twice as many workers as
+// cores keeps the cores busy (measured on 2 cores: 137 s with 2 workers, 107 s with 4). The
+// e2e and postgres files keep vitest's default of one fewer than the cores (one at a time
+// on 2 cores), as they always ran: real processes and timing bounds that need the CPU.
+const cores = availableParallelism();
+const FAST_WORKERS = 2 * cores;
+const HEAVY_WORKERS = Math.max(1, cores - 1);
+
 const SCENARIOS = [
   'test/service/**/*.test.ts',
   'test/sync/**/*.test.ts',
@@ -26,6 +44,7 @@ const LEFT_OUT = [
   'test/service/data-status.test.ts',
   // The modes of ferry.db and its -wal and -shm files in the data dir.
   'test/service/file-modes.test.ts',
+  'test/service/file-modes.e2e.test.ts',
   // The reader thread: a second SQLite connection on ferry.db (PostgreSQL reads on its server).
   'test/service/read-pool.test.ts',
   // Record pages over a bare SQLite database, with no service.
@@ -37,7 +56,7 @@ const LEFT_OUT = [
   // A `ferry serve` killed and restarted: on PostgreSQL, where instances share the outbox,
   // the restart waits out the killed one's delivery leases (70 s) before sending again;
   // that takeover is tested on PostgreSQL in test/webhooks/shared-loop.test.ts.
-  'test/webhooks/kill.test.ts',
+  'test/webhooks/kill.e2e.test.ts',
 ];
 
 export default defineConfig(async () => {
@@ -48,7 +67,19 @@ export default defineConfig(async () => {
     said.ferryPostgresAbsentSaid = true;
     process.stderr.write(`${postgres.reason}: the postgres project (the service scenarios on PostgreSQL) is left out; CI fails instead\n`);
   }
-  const projects: TestProjectInlineConfiguration[] = [{ extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } }];
-  if (postgres.ok) projects.push({ extends: true, test: { name: 'postgres', include: SCENARIOS, exclude: LEFT_OUT, env: { FERRY_TEST_STORE: 'postgres' } } });
+  const projects: TestProjectInlineConfiguration[] = [
+    // One process per worker for all its files (isolate: false): each file's helpers and the
+    // service's modules load once per worker, not once per file, which was most of the
+    // run's CPU. Files must leave nothing behind: stop what they start (docs/testing.md).
+    { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: [HEAVY], isolate: false, maxWorkers: FAST_WORKERS } },
+    // A group of their own (sequence.groupOrder), after the fast files, with their own worker count.
+    { extends: true, test: { name: 'e2e', include: [HEAVY], maxWorkers: HEAVY_WORKERS, sequence: { groupOrder: 1 } } },
+  ];
+  if (postgres.ok) {
+    projects.push({
+      extends: true,
+      test: { name: 'postgres', include: SCENARIOS, exclude: LEFT_OUT, env: { FERRY_TEST_STORE: 'postgres' }, maxWorkers: HEAVY_WORKERS, sequence: { groupOrder: 1 } },
+    });
+  }
   return { test: { testTimeout: 60_000, hookTimeout: 60_000, pool: 'forks', projects } };
 });

@@ -1,8 +1,12 @@
 // Compiles src/ into a fresh folder, copies the non-TypeScript assets (SQL migrations)
 // beside the compiled code, then swaps it in for dist/, so a ferry process (or a test
-// run) using dist/ never sees a half-built tree.
+// run) using dist/ never sees a half-built tree. With --if-stale (the test scripts) it
+// does nothing when dist/ was built from the same inputs: the build's fingerprint, a hash
+// of every file under src/, the tsconfig files, this script and the compiler's version,
+// is kept in dist/.inputs.
+import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +17,33 @@ const tsc = require.resolve('typescript/bin/tsc');
 const dist = join(root, 'dist');
 const next = join(root, `.dist-${process.pid}`);
 const old = join(root, `.dist-old-${process.pid}`);
+
+/** Every file under `dir`, sorted, as paths relative to the root. */
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(path) : [relative(root, path)];
+  }).sort();
+}
+
+function fingerprint() {
+  const hash = createHash('sha256').update(JSON.parse(readFileSync(require.resolve('typescript/package.json'), 'utf8')).version);
+  for (const file of [...filesUnder(join(root, 'src')), 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs']) {
+    hash.update(`\0${file}\0`).update(readFileSync(join(root, file)));
+  }
+  return hash.digest('hex');
+}
+
+const inputs = fingerprint();
+if (process.argv.includes('--if-stale')) {
+  let built = '';
+  try {
+    built = readFileSync(join(dist, '.inputs'), 'utf8');
+  } catch {
+    // never built, or built before fingerprints
+  }
+  if (built === inputs) process.exit(0);
+}
 
 rmSync(next, { recursive: true, force: true });
 try {
@@ -30,6 +61,7 @@ function copyAssets(dir) {
   }
 }
 copyAssets(join(root, 'src'));
+writeFileSync(join(next, '.inputs'), inputs);
 
 try {
   renameSync(dist, old);

@@ -1,14 +1,14 @@
 // Waits driven by events: `sync --wait`, `push --wait` and `check` follow the service's
 // event stream when the target has one, and poll when it has none (or with --no-events /
-// FERRY_NO_EVENTS=1). The real binary against a real `ferry serve`: the same results both
-// ways; a completion noticed long before the first poll would come; and through a target
+// FERRY_NO_EVENTS=1). The CLI against a real `ferry serve`, both in this process: the same
+// results both ways; a completion noticed long before the first poll would come; and through a target
 // without the stream (the public API proxy), polling as before.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFerry, type RunResult } from '../helpers/cli.js';
+import { ferry as ferryInProcess, type InProcessResult } from '../helpers/in-process.js';
 import { startPublicApiProxy, type PublicApiProxy } from '../helpers/public-api-proxy.js';
-import { startTestStack, type ServeProcess } from '../helpers/stack.js';
+import { startTestStack, type ServeHandle } from '../helpers/stack.js';
 import { createClient, linkedCompany, patchSandbox, readAll, sampleInvoice, type Api, type Linked } from '../helpers/sync.js';
 
 const PLATFORM = 'gbol';
@@ -17,7 +17,7 @@ const LONG_POLL_MS = 30_000;
 /** Well under the first poll's 27 s (30 s less its 10% jitter), well over the seconds a sync or a push takes here. */
 const NOTICED_WITHIN_MS = 20_000;
 
-let serve: ServeProcess;
+let serve: ServeHandle;
 let api: Api;
 let target: string[];
 let a: Linked;
@@ -25,7 +25,7 @@ let b: Linked;
 let customerId: string;
 
 beforeAll(async () => {
-  serve = await startTestStack('process');
+  serve = await startTestStack('serve');
   const key = await createClient(serve.api, serve.adminKey, 'Event Waits Ltd', 'Paid');
   api = { ...serve.api, call: (method, path, options = {}) => serve.api.call(method, path, { apiKey: key, ...options }) };
   target = serve.target(serve.keyFile('client.key', key));
@@ -37,13 +37,13 @@ afterAll(async () => {
   await serve?.stop();
 });
 
-const ferry = (args: string[], env: Record<string, string> = {}) => runFerry([...target, ...args], { env, timeoutMs: 120_000 });
+const ferry = (args: string[], env: Record<string, string> = {}) => ferryInProcess([...target, ...args], { env });
 
 /** Whether the run followed the stream (the verbose log says so when its first event arrives). */
-const followedStream = (run: RunResult) => run.stderr.includes('[events] following the event stream');
-const askedStream = (run: RunResult) => /GET \/events\/stream/.test(run.stderr);
+const followedStream = (run: InProcessResult) => run.stderr.includes('[events] following the event stream');
+const askedStream = (run: InProcessResult) => /GET \/events\/stream/.test(run.stderr);
 
-async function timed(run: Promise<RunResult>): Promise<RunResult & { ms: number }> {
+async function timed(run: Promise<InProcessResult>): Promise<InProcessResult & { ms: number }> {
   const started = Date.now();
   const result = await run;
   return { ...result, ms: Date.now() - started };
@@ -101,7 +101,7 @@ describe('the same results with the event stream and by polling alone', () => {
   });
 
   it('check: the same verdict and criteria both ways', async () => {
-    const verdicts = (run: RunResult) => JSON.parse(run.stdout).results.map((r: any) => [r.companyId, r.verdict, r.criteria.map((c: any) => [c.name, c.status])]);
+    const verdicts = (run: InProcessResult) => JSON.parse(run.stdout).results.map((r: any) => [r.companyId, r.verdict, r.criteria.map((c: any) => [c.name, c.status])]);
     const events = await ferry(['-v', '--json', 'check', b.companyId, '--poll-ms', '50']);
     expect(events.code, events.stderr).toBe(0);
     expect(followedStream(events)).toBe(true);
@@ -153,7 +153,7 @@ describe('a target without the stream (the public API): the waits poll', () => {
   });
 
   it('sync --wait and push --wait: the stream answers 404, and the same results come by polling', async () => {
-    const sync = await runFerry([...viaProxy, '-v', '--json', 'sync', b.companyId, '--wait', '--timeout', '90s', '--poll-ms', '50'], { timeoutMs: 120_000 });
+    const sync = await ferryInProcess([...viaProxy, '-v', '--json', 'sync', b.companyId, '--wait', '--timeout', '90s', '--poll-ms', '50']);
     expect(sync.code, sync.stderr).toBe(0);
     expect(JSON.parse(sync.stdout)[0]).toMatchObject({ companyId: b.companyId, state: 'complete', ok: true });
     expect(sync.stderr).toContain('[events] the target has no event stream; waiting by polling');
@@ -161,7 +161,7 @@ describe('a target without the stream (the public API): the waits poll', () => {
 
     await patchSandbox(serve.sandboxUrl, { pushMode: 'async', pushDelaySeconds: 1 });
     const file = pushFile('proxy.ndjson', [sampleInvoice(customerId, { invoiceNumber: 'PROXY-1' })]);
-    const push = await runFerry([...viaProxy, '-v', '--json', 'push', 'invoices', '--company', a.companyId, '--connection', a.connectionId, '--file', file, '--wait', '--timeout', '60s', '--poll-ms', '50'], { timeoutMs: 120_000 });
+    const push = await ferryInProcess([...viaProxy, '-v', '--json', 'push', 'invoices', '--company', a.companyId, '--connection', a.connectionId, '--file', file, '--wait', '--timeout', '60s', '--poll-ms', '50']);
     expect(push.code, push.stderr).toBe(0);
     expect(JSON.parse(push.stdout).results.map((r: any) => r.status)).toEqual(['Success']);
     expect(push.stderr).toContain('[events] the target has no event stream; waiting by polling');

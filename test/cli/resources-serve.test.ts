@@ -1,23 +1,23 @@
-// The resource commands as the real binary (child processes) against a real `ferry serve`:
-// exit codes from the service's statuses (402 → 5, 401/403 → 4, 404 → 1), --yes without
-// a terminal, and token authorization with real sandbox tokens from a file and stdin.
+// The resource commands against a real `ferry serve` (both in this process): exit codes
+// from the service's statuses (402 → 5, 401/403 → 4, 404 → 1), --yes without a terminal,
+// and token authorization with real sandbox tokens from a file and stdin.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFerry } from '../helpers/cli.js';
+import { ferry } from '../helpers/in-process.js';
 import { basic, tempDir } from '../helpers/service.js';
-import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 
 describe('resource commands against ferry serve', () => {
   const dataDir = tempDir();
   const work = tempDir('ferry-resources-serve-');
-  let serve: ServeProcess;
+  let serve: ServeHandle;
   let baseUrl: string;
   let admin: string[];
 
   beforeAll(async () => {
-    serve = await startTestStack('process', { dataDir });
+    serve = await startTestStack('serve', { dataDir });
     baseUrl = serve.listening.baseUrl!;
     admin = ['--base-url', baseUrl, '--api-key-file', join(dataDir, 'admin.key')];
   });
@@ -26,14 +26,14 @@ describe('resource commands against ferry serve', () => {
   });
 
   async function newClient(name: string, plan: 'Free' | 'Paid'): Promise<{ id: string; apiKey: string }> {
-    const created = await runFerry([...admin, 'admin', 'clients', 'create', '--name', name, '--plan', plan, '--json']);
+    const created = await ferry([...admin, 'admin', 'clients', 'create', '--name', name, '--plan', plan, '--json']);
     expect(created.code, created.stderr).toBe(0);
     return JSON.parse(created.stdout);
   }
 
   /** `ferry` as a client: the key only in FERRY_API_KEY, never on the command line. */
   const as = (apiKey: string, args: string[], input?: string) =>
-    runFerry(['--base-url', baseUrl, ...args], { env: { FERRY_API_KEY: apiKey }, ...(input !== undefined ? { input } : {}) });
+    ferry(['--base-url', baseUrl, ...args], { env: { FERRY_API_KEY: apiKey }, ...(input !== undefined ? { stdin: input } : {}) });
 
   it("a Free client's 51st company: 402 → exit 5 with the service's item", async () => {
     const free = await newClient('Free Trial', 'Free');
@@ -73,17 +73,17 @@ describe('resource commands against ferry serve', () => {
     expect(wrong.stderr).toContain('HTTP 401');
 
     const paid = await newClient('Revoked', 'Paid');
-    const key = JSON.parse((await runFerry([...admin, 'admin', 'keys', 'create', paid.id, '--json'])).stdout);
+    const key = JSON.parse((await ferry([...admin, 'admin', 'keys', 'create', paid.id, '--json'])).stdout);
     const companyId = (await as(key.apiKey, ['companies', 'create', '--name', 'Owned'])).stdout.trim();
     expect((await as(key.apiKey, ['companies', 'get', companyId])).code).toBe(0);
-    expect((await runFerry([...admin, 'admin', 'keys', 'revoke', paid.id, key.id])).code).toBe(0);
+    expect((await ferry([...admin, 'admin', 'keys', 'revoke', paid.id, key.id])).code).toBe(0);
     const revoked = await as(key.apiKey, ['--json', 'companies', 'get', companyId]);
     expect(revoked.code).toBe(4);
     expect(JSON.parse(revoked.stderr).error).toMatchObject({ status: 403, exitCode: 4 });
 
     const keyFile = join(work, 'revoked.key');
     writeFileSync(keyFile, `${key.apiKey}\n`, { mode: 0o600 });
-    const viaFile = await runFerry(['--base-url', baseUrl, '--api-key-file', keyFile, 'connections', 'list', '--company', companyId]);
+    const viaFile = await ferry(['--base-url', baseUrl, '--api-key-file', keyFile, 'connections', 'list', '--company', companyId]);
     expect(viaFile.code).toBe(4);
     expect(viaFile.stderr).not.toContain(key.apiKey);
 
@@ -100,7 +100,7 @@ describe('resource commands against ferry serve', () => {
   it('company → connection → authorize (stdin and file) with sandbox tokens → Linked; deletes need --yes', async () => {
     const client = await newClient('Loop', 'Paid');
     const tokensCsv = join(work, 'xero.csv');
-    const tenants = await runFerry([...admin, 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--count', '2', '--invoices', '5', '--out', tokensCsv]);
+    const tenants = await ferry([...admin, 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--count', '2', '--invoices', '5', '--out', tokensCsv]);
     expect(tenants.code, tenants.stderr).toBe(0);
     const rows = parse(readFileSync(tokensCsv, 'utf8'), { columns: true }) as Array<Record<string, string>>;
     const tokensOf = (row: Record<string, string>) => {
@@ -138,7 +138,7 @@ describe('resource commands against ferry serve', () => {
       for (const secret of secrets) expect(output.stdout + output.stderr).not.toContain(secret);
     }
 
-    // No terminal in a child process with piped stdin: --yes is required, and nothing is deleted.
+    // No terminal (stdin and stdout are pipes): --yes is required, and nothing is deleted.
     const refused = await as(client.apiKey, ['connections', 'delete', '--company', companyId, second]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--yes');
@@ -160,5 +160,30 @@ describe('resource commands against ferry serve', () => {
     expect(list.stdout.split('\n').filter(Boolean).every((l) => l.split('\t')[3] === 'self-service')).toBe(true);
     const get = await as(client.apiKey, ['--json', 'integrations', 'get', 'akxx']);
     expect(JSON.parse(get.stdout)).toMatchObject({ key: 'akxx', name: 'Oracle NetSuite', tokenFields: expect.arrayContaining([{ name: 'accountId', required: true, description: expect.any(String) }]) });
+  });
+
+  it('admin clients list, admin keys list and whoami: the accounts, key ids never keys, and who the key acts for', async () => {
+    const client = await newClient('Listed Ltd', 'Free');
+    const clients = await ferry([...admin, '--json', 'admin', 'clients', 'list', '--query', 'plan=Free']);
+    expect(clients.code, clients.stderr).toBe(0);
+    const listed = JSON.parse(clients.stdout) as Array<{ id: string; name: string; plan: string }>;
+    expect(listed.find((c) => c.id === client.id)).toMatchObject({ name: 'Listed Ltd', plan: 'Free' });
+    expect(listed.every((c) => c.plan === 'Free')).toBe(true);
+
+    const second = JSON.parse((await ferry([...admin, 'admin', 'keys', 'create', client.id, '--json'])).stdout) as { id: string; apiKey: string };
+    const keys = await ferry([...admin, 'admin', 'keys', 'list', client.id]);
+    expect(keys.code, keys.stderr).toBe(0);
+    const rows = keys.stdout.trim().split('\n').map((line) => line.split('\t'));
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r[0])).toContain(second.id);
+    expect(keys.stdout).not.toContain(client.apiKey);
+    expect(keys.stdout).not.toContain(second.apiKey);
+
+    const me = await as(second.apiKey, ['--json', 'whoami']);
+    expect(me.code, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ baseUrl, embedded: false, name: 'Listed Ltd', clientId: client.id, plan: 'Free', isAdmin: false });
+    const piped = await as(second.apiKey, ['whoami']);
+    expect(piped.stdout).toContain('Listed Ltd');
+    expect(piped.stdout + piped.stderr).not.toContain(second.apiKey);
   });
 });

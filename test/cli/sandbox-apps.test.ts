@@ -1,25 +1,24 @@
-// `ferry sandbox apps create|list|callbacks add|remove` as real child processes against a
-// real `ferry serve` (its sandbox found through GET /admin/sandbox): the secret shown once,
+// `ferry sandbox apps create|list|callbacks add|remove` against a real `ferry serve` (both
+// in this process; the sandbox found through GET /admin/sandbox): the secret shown once,
 // every output mode, and the refusals with their exit codes. Then a managed rehearsal's
 // steps 1 and 3 with an app made by these commands alone.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFerry } from '../helpers/cli.js';
 import { ferry } from '../helpers/in-process.js';
-import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 
 describe('ferry sandbox apps against a remote ferry serve', () => {
-  let serve: ServeProcess;
+  let serve: ServeHandle;
   let remote: string[];
-  const apps = (...args: string[]) => runFerry([...remote, 'sandbox', 'apps', ...args]);
+  const apps = (...args: string[]) => ferry([...remote, 'sandbox', 'apps', ...args]);
   const json = async (...args: string[]) => {
-    const result = await runFerry([...remote, '--json', 'sandbox', 'apps', ...args]);
+    const result = await ferry([...remote, '--json', 'sandbox', 'apps', ...args]);
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout);
   };
 
   beforeAll(async () => {
-    serve = await startTestStack('process');
+    serve = await startTestStack('serve');
     remote = serve.target();
   });
   afterAll(async () => {
@@ -118,7 +117,7 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     expect(notThere.code).toBe(1);
     expect(notThere.stderr).toContain(`error: App ${app.clientId} has no callback URL https://elsewhere.example/cb.`);
     expect(notThere.stderr).toContain('hint: Its callback URLs: https://acme.example/cb');
-    const asJson = await runFerry([...remote, '--json', 'sandbox', 'apps', 'callbacks', 'remove', app.clientId, 'https://elsewhere.example/cb']);
+    const asJson = await ferry([...remote, '--json', 'sandbox', 'apps', 'callbacks', 'remove', app.clientId, 'https://elsewhere.example/cb']);
     expect(asJson.code).toBe(1);
     expect(JSON.parse(asJson.stderr.trim().split('\n').pop()!).error).toMatchObject({ exitCode: 1, message: expect.stringContaining('has no callback URL') });
   });
@@ -137,15 +136,15 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
 
   it('a managed rehearsal: steps 1 and 3 with an app made by these commands, following the hints', async () => {
     const work = serve.dir;
-    const client = await runFerry([...remote, '--json', 'admin', 'clients', 'create', '--name', 'Rehearsal Ltd', '--plan', 'Paid']);
+    const client = await ferry([...remote, '--json', 'admin', 'clients', 'create', '--name', 'Rehearsal Ltd', '--plan', 'Paid']);
     expect(client.code, client.stderr).toBe(0);
     const companies = join(work, 'rehearsal.csv');
-    expect((await runFerry([...remote, 'sandbox', 'tenants', 'create', '--platform', 'qhyg', '--count', '1', '--invoices', '2', '--out', companies])).code).toBe(0);
+    expect((await ferry([...remote, 'sandbox', 'tenants', 'create', '--platform', 'qhyg', '--count', '1', '--invoices', '2', '--out', companies])).code).toBe(0);
     const app = await json('create', '--platform', 'qhyg', '--name', 'Rehearsal app');
     const plan = join(work, 'rehearsal', 'plan.json');
-    const init = await runFerry([...remote, 'managed', 'init', '--platform', 'qhyg', '--client', JSON.parse(client.stdout).id, '--companies', companies, '--file', plan]);
+    const init = await ferry([...remote, 'managed', 'init', '--platform', 'qhyg', '--client', JSON.parse(client.stdout).id, '--companies', companies, '--file', plan]);
     expect(init.code, init.stderr).toBe(0);
-    const step = (...args: string[]) => runFerry([...remote, 'managed', 'step', ...args, '--confirm', '--file', plan, '--by', 'Sam']);
+    const step = (...args: string[]) => ferry([...remote, 'managed', 'step', ...args, '--confirm', '--file', plan, '--by', 'Sam']);
     const xeroApp = await json('create', '--platform', 'gbol');
     const wrongPlatform = await step('1', '--app-client-id', xeroApp.clientId);
     expect(wrongPlatform.code).toBe(1);
@@ -161,8 +160,8 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     expect(three.code).toBe(1);
     const hint = /hint: Add it to the sandbox app: (ferry sandbox apps callbacks add \S+ \S+), then run: ferry managed step 3 --confirm/.exec(three.stderr);
     expect(hint?.[1]).toBe(`ferry sandbox apps callbacks add ${app.clientId} ${url}`);
-    expect((await runFerry([...remote, ...hint![1]!.split(' ').slice(1)])).code).toBe(0);
-    const again = await runFerry([...remote, '--json', 'managed', 'step', '3', '--confirm', '--file', plan, '--by', 'Sam']);
+    expect((await ferry([...remote, ...hint![1]!.split(' ').slice(1)])).code).toBe(0);
+    const again = await ferry([...remote, '--json', 'managed', 'step', '3', '--confirm', '--file', plan, '--by', 'Sam']);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ step: { state: 'done' }, details: { callbackUrl: url, checkedWithPlatform: true } });
   });

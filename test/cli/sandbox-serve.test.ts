@@ -1,21 +1,19 @@
-// `ferry sandbox serve` and `ferry serve --sandbox-url` as real child processes: the
-// sandbox platforms in a process of their own, judging admin keys by asking the service
-// (--service-url), and the service using that sandbox for tenants, migrations and syncs.
-// The tests of the first describe run in order and share the two processes.
-import { spawn } from 'node:child_process';
+// `ferry sandbox serve` and `ferry serve --sandbox-url`, each run in this process as the
+// binary would run it: the sandbox platforms on their own, judging admin keys by asking
+// the service (--service-url), and the service using that sandbox for tenants, migrations
+// and syncs. The tests of the first describe run in order and share the two. The real
+// processes (their signals, their plain output) are in sandbox-serve.e2e.test.ts.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FERRY_BIN, cleanEnv, runFerry } from '../helpers/cli.js';
-import { closeServer, listenOn, reservePort, startSandboxServe, type SandboxServe } from '../helpers/processes.js';
+import { ferry, startSandboxInProcess } from '../helpers/in-process.js';
+import { closeServer, listenOn, reservePort } from '../helpers/processes.js';
 import { basic, tempDir } from '../helpers/service.js';
-import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 import { waitFor } from '../helpers/sync.js';
 import { readResults } from '../migrate/support.js';
 
-const NODE_WARNING = /\(node:\d+\) \w*Warning: /;
 const JUDGE_UNAVAILABLE = 'The ferry service that checks the sandbox\'s admin keys (--service-url) could not be asked. Retry shortly.';
 
 async function sandboxAdmin(sandboxUrl: string, apiKey: string | undefined, path = '/admin/tenants'): Promise<{ status: number; headers: Headers; body: any }> {
@@ -30,11 +28,11 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
   const serviceData = join(work, 'service');
   let servicePort: number;
   let serviceUrl: string;
-  let sandbox: SandboxServe;
-  let serve: ServeProcess | undefined;
+  let sandbox: Awaited<ReturnType<typeof startSandboxInProcess>>;
+  let serve: ServeHandle | undefined;
   let tokensFile: string;
 
-  const startService = () => startTestStack('process', { dataDir: serviceData, args: ['--port', String(servicePort), '--sandbox-url', sandbox.url] });
+  const startService = () => startTestStack('serve', { dataDir: serviceData, args: ['--port', String(servicePort), '--sandbox-url', sandbox.url] });
 
   beforeAll(async () => {
     // Each process needs the other's URL, and a port-0 process learns its own only once it
@@ -43,7 +41,7 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
     // port 0, then the service on the reserved port with the sandbox's URL.
     servicePort = await reservePort();
     serviceUrl = `http://127.0.0.1:${servicePort}`;
-    sandbox = await startSandboxServe(['--data-dir', sandboxData, '--service-url', serviceUrl]);
+    sandbox = await startSandboxInProcess(['--data-dir', sandboxData, '--service-url', serviceUrl]);
     serve = await startService();
   });
 
@@ -66,7 +64,7 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
 
   it('sandbox tenants create goes through the service to the standalone sandbox', async () => {
     tokensFile = join(work, 'tokens.csv');
-    const created = await runFerry([...serve!.target(), 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--count', '2', '--invoices', '5', '--out', tokensFile]);
+    const created = await ferry([...serve!.target(), 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--count', '2', '--invoices', '5', '--out', tokensFile]);
     expect(created.code, created.stderr).toBe(0);
     const rows = parse(readFileSync(tokensFile, 'utf8'), { columns: true }) as Array<{ externalId: string }>;
     expect(rows).toHaveLength(2);
@@ -74,17 +72,17 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
     const listed = await sandboxAdmin(sandbox.url, serve!.adminKey, '/admin/tenants?platform=gbol');
     expect(listed.status).toBe(200);
     expect(listed.body.results.map((t: { id: string }) => t.id).sort()).toEqual(rows.map((r) => r.externalId).sort());
-    const viaCli = await runFerry([...serve!.target(), '--json', 'sandbox', 'tenants', 'list']);
+    const viaCli = await ferry([...serve!.target(), '--json', 'sandbox', 'tenants', 'list']);
     expect(viaCli.code, viaCli.stderr).toBe(0);
     expect(JSON.parse(viaCli.stdout)).toHaveLength(2);
   });
 
   it('migrates the tenants\' tokens through the service and syncs them from the standalone sandbox', async () => {
-    const migrated = await runFerry([...serve!.target(), 'migrate', 'tokens', tokensFile, '--yes']);
+    const migrated = await ferry([...serve!.target(), 'migrate', 'tokens', tokensFile, '--yes']);
     expect(migrated.code, migrated.stderr).toBe(0);
     const results = readResults(`${tokensFile}.results.csv`);
     expect(results.map((r) => r.status)).toEqual(['migrated', 'migrated']);
-    const synced = await runFerry([...serve!.target(), 'sync', '--from-results', `${tokensFile}.results.csv`, '--wait', '--timeout', '60s']);
+    const synced = await ferry([...serve!.target(), 'sync', '--from-results', `${tokensFile}.results.csv`, '--wait', '--timeout', '60s']);
     expect(synced.code, synced.stderr).toBe(0);
     const lines = synced.stdout.trim().split('\n').map((line) => line.split('\t'));
     expect(lines.map((cells) => cells[0]).sort()).toEqual(results.map((r) => r.companyId).sort());
@@ -130,64 +128,15 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
     serve = await startService();
     expect((await sandboxAdmin(sandbox.url, adminKey)).status).toBe(200);
   });
-
-  it('SIGTERM stops each process with exit 0', async () => {
-    const service = await serve!.stop('SIGTERM');
-    serve = undefined;
-    expect(service.code, service.stderr).toBe(0);
-    const stopped = await sandbox.stop('SIGTERM');
-    expect(stopped.code, stopped.stderr).toBe(0);
-    expect(stopped.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual([sandbox.ready, { event: 'stopped' }]);
-    expect(stopped.stderr).not.toMatch(NODE_WARNING);
-  });
 });
 
 describe('ferry sandbox serve on its own', () => {
-  it('without --service-url: says so at start, refuses every admin request with 401, stops on SIGINT', async () => {
-    const dataDir = tempDir('ferry-sandbox-alone-');
-    const sandbox = await startSandboxServe(['--data-dir', dataDir]);
-    try {
-      await waitFor('the notice on stderr', async () => sandbox.stderr().includes('admin routes are shut'), 10_000);
-      expect(sandbox.stderr()).toContain('--service-url');
-      const refused = await sandboxAdmin(sandbox.url, 'fy_any_key');
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get('www-authenticate')).toContain('Basic');
-      const stopped = await sandbox.stop('SIGINT');
-      expect(stopped.code, stopped.stderr).toBe(0);
-      expect(stopped.stdout).toContain('{"event":"stopped"}');
-    } finally {
-      await sandbox.stop('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-
-  it('prints listening URL without --json', async () => {
-    const dataDir = tempDir('ferry-sandbox-plain-');
-    const child = spawn(process.execPath, [FERRY_BIN, 'sandbox', 'serve', '--port', '0', '--data-dir', dataDir], { env: cleanEnv(), stdio: 'pipe' });
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    try {
-      const line = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no listening line within 30 s')), 30_000);
-        createInterface({ input: child.stdout }).once('line', (first) => {
-          clearTimeout(timer);
-          resolve(first);
-        });
-      });
-      expect(line).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+$/);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    } finally {
-      child.kill('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-
   it('a port in use is a friendly error, exit 1', async () => {
     const dataDir = tempDir('ferry-sandbox-busy-');
     const busy = await listenOn(0);
     const { port } = busy.address() as { port: number };
     try {
-      const result = await runFerry(['sandbox', 'serve', '--port', String(port), '--data-dir', dataDir]);
+      const result = await ferry(['sandbox', 'serve', '--port', String(port), '--data-dir', dataDir]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use.`);
       expect(result.stderr).toContain('--port 0');
@@ -199,13 +148,13 @@ describe('ferry sandbox serve on its own', () => {
 
   it('refuses a URL flag that is not an absolute http(s) URL, and --sandbox-host with --sandbox-url', async () => {
     const scratch = tempDir('ferry-sandbox-flags-');
-    const bad = await runFerry(['sandbox', 'serve', '--service-url', 'ftp://example.com']);
+    const bad = await ferry(['sandbox', 'serve', '--service-url', 'ftp://example.com']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--service-url must be an http or https URL');
-    const relative = await runFerry(['serve', '--sandbox-url', 'localhost:9090/x?y=1']);
+    const relative = await ferry(['serve', '--sandbox-url', 'localhost:9090/x?y=1']);
     expect(relative.code).toBe(2);
     expect(relative.stderr).toContain('--sandbox-url must be');
-    const both = await runFerry(['serve', '--sandbox-url', 'http://127.0.0.1:9', '--sandbox-host', '0.0.0.0', '--data-dir', join(scratch, 'data')]);
+    const both = await ferry(['serve', '--sandbox-url', 'http://127.0.0.1:9', '--sandbox-host', '0.0.0.0', '--data-dir', join(scratch, 'data')]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--sandbox-host and --sandbox-url do not go together');
     expect(existsSync(join(scratch, 'data'))).toBe(false);

@@ -1,4 +1,4 @@
-// `ferry serve --secret-key-file` as real processes: a token sealed under the file's key is
+// `ferry serve --secret-key-file` (run in this process): a token sealed under the file's key is
 // synced after a restart with the same file (the worker thread opens it), no secret.key is
 // written into the data dir, a loose file is warned about once, and the refusals (the file
 // and FERRY_SECRET_KEY disagreeing, a data dir whose secret.key differs, a malformed or
@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runFerry, type RunResult } from '../helpers/cli.js';
+import { ferry, type InProcessResult } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 import { linkedCompany, readAll, waitFor } from '../helpers/sync.js';
 
 const keyA = randomBytes(32);
@@ -19,8 +19,8 @@ const keyTexts = [keyA, keyB].flatMap((key) => [key.toString('hex'), key.toStrin
 
 describe('ferry serve --secret-key-file', () => {
   const dir = tempDir('ferry-secret-key-');
-  const outputs: RunResult[] = [];
-  let serve: ServeProcess | undefined;
+  const outputs: Array<{ stdout: string; stderr: string }> = [];
+  let serve: ServeHandle | undefined;
   afterAll(async () => {
     await serve?.stop('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -33,12 +33,12 @@ describe('ferry serve --secret-key-file', () => {
     return path;
   };
   const serveOnce = async (dataDir: string, args: string[], env: Record<string, string> = {}) => {
-    const result = await runFerry(['serve', '--port', '0', '--data-dir', dataDir, ...args], { env, timeoutMs: 30_000 });
+    const result = await ferry(['serve', '--port', '0', '--data-dir', dataDir, ...args], { env });
     outputs.push(result);
     return result;
   };
   /** The refusal is one `error:` line on stderr, nothing on stdout. */
-  const refusal = (result: RunResult, code: number) => {
+  const refusal = (result: InProcessResult, code: number) => {
     expect(result.code, result.stderr).toBe(code);
     expect(result.stdout).toBe('');
     const lines = result.stderr.trimEnd().split('\n');
@@ -50,7 +50,7 @@ describe('ferry serve --secret-key-file', () => {
 
   it('a token authorized under the file is synced after a restart with it; no secret.key in the data dir', async () => {
     const dataDir = join(dir, 'data');
-    serve = await startTestStack('process', { dataDir, args: ['--secret-key-file', fileA] });
+    serve = await startTestStack('serve', { dataDir, args: ['--secret-key-file', fileA] });
     const linked = await linkedCompany(serve.api, serve.sandboxUrl, 'gbol', 3, { seed: 21 });
     let stopped = await serve.stop('SIGTERM');
     serve = undefined;
@@ -63,7 +63,7 @@ describe('ferry serve --secret-key-file', () => {
 
     // The same key again, here also in FERRY_SECRET_KEY (as base64): they agree, so it starts.
     keyFile('a.key', `${keyA.toString('hex')}\n`);
-    serve = await startTestStack('process', { dataDir, args: ['--secret-key-file', fileA], env: { FERRY_SECRET_KEY: keyA.toString('base64') } });
+    serve = await startTestStack('serve', { dataDir, args: ['--secret-key-file', fileA], env: { FERRY_SECRET_KEY: keyA.toString('base64') } });
     const queued = await serve.api.call('POST', `/companies/${linked.companyId}/data/queue/invoices`);
     expect(queued.status, queued.text).toBe(200);
     // The pull runs in the worker thread, which opens the sealed tokens with the file's key.

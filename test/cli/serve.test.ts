@@ -1,80 +1,20 @@
-// `ferry serve` as a real child process: the listening line, the admin key file, graceful
-// shutdown on SIGINT/SIGTERM, maintenance mode, the rate limit and the caps on open event
-// streams, and the admin commands against it.
-import { statSync, readFileSync, writeFileSync } from 'node:fs';
+// `ferry serve`'s flags, run in this process (the same runCli as the binary): maintenance
+// mode, the rate limit, the caps on open event streams, the request timeout, the attachment
+// quota, and a port in use. The process itself (its listening line, signals) is in
+// serve.e2e.test.ts.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { runFerry } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { ferry } from '../helpers/in-process.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { basic, tempDir } from '../helpers/service.js';
 import { openStream } from '../helpers/sse-reader.js';
-import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { startTestStack } from '../helpers/stack.js';
 import { linkedCompany, readAll, waitFor } from '../helpers/sync.js';
 
 describe('ferry serve', () => {
-  const dataDir = tempDir();
-  let serve: ServeProcess | undefined;
-  afterAll(async () => {
-    await serve?.stop('SIGKILL');
-  });
-
-  it('prints the listening line, creates admin.key 0600 and serves the API', async () => {
-    serve = await startTestStack('process', { dataDir });
-    expect(serve.listening).toMatchObject({ event: 'listening', dataDir });
-    expect(serve.listening.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const keyFile = join(dataDir, 'admin.key');
-    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
-    const response = await fetch(`${serve.listening.baseUrl}/companies`, { headers: { authorization: basic(readFileSync(keyFile, 'utf8').trim()) } });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
-  });
-
-  it('admin commands work against it with --base-url and --api-key-file', async () => {
-    const baseUrl = serve!.listening.baseUrl!;
-    const keyFile = join(dataDir, 'admin.key');
-    const created = await runFerry(['--base-url', baseUrl, '--api-key-file', keyFile, 'admin', 'clients', 'create', '--name', 'Acme', '--plan', 'Free']);
-    expect(created.code).toBe(0);
-    const apiKey = created.stdout.trim();
-    expect(apiKey).toMatch(/^fy_/);
-    expect(created.stderr).not.toContain(apiKey);
-    const profile = await fetch(`${baseUrl}/profile`, { headers: { authorization: basic(apiKey) } });
-    expect(await profile.json()).toMatchObject({ name: 'Acme', plan: 'Free', isAdmin: false });
-
-    const list = await runFerry(['--base-url', baseUrl, '--api-key-file', keyFile, 'admin', 'clients', 'list', '--json']);
-    const clients = JSON.parse(list.stdout) as Array<{ id: string; name: string }>;
-    const acme = clients.find((c) => c.name === 'Acme')!;
-
-    const key = JSON.parse((await runFerry(['--base-url', baseUrl, '--api-key-file', keyFile, 'admin', 'keys', 'create', acme.id, '--json'])).stdout);
-    expect((await fetch(`${baseUrl}/companies`, { headers: { authorization: basic(key.apiKey) } })).status).toBe(200);
-    const revoked = await runFerry(['--base-url', baseUrl, '--api-key-file', keyFile, 'admin', 'keys', 'revoke', acme.id, key.id]);
-    expect(revoked.code).toBe(0);
-    expect((await fetch(`${baseUrl}/companies`, { headers: { authorization: basic(key.apiKey) } })).status).toBe(403);
-
-    // The client's own key on an admin command: 403 → exit code 4, JSON error on stderr.
-    const clientKeyFile = join(dataDir, 'client.key');
-    writeFileSync(clientKeyFile, apiKey);
-    const denied = await runFerry(['--base-url', baseUrl, '--api-key-file', clientKeyFile, '--json', 'admin', 'clients', 'list']);
-    expect(denied.code).toBe(4);
-    expect(JSON.parse(denied.stderr).error).toMatchObject({ status: 403, exitCode: 4 });
-  });
-
-  it('stops gracefully on SIGTERM with exit 0', async () => {
-    const result = await serve!.stop('SIGTERM');
-    serve = undefined;
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('"event":"stopped"');
-  });
-
-  it('stops gracefully on SIGINT with exit 0 and keeps the data for the next start', async () => {
-    const again = await startTestStack('process', { dataDir });
-    const key = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
-    const clients = (await (await fetch(`${again.listening.baseUrl}/admin/clients`, { headers: { authorization: basic(key) } })).json()) as any;
-    expect(clients.results.map((c: { name: string }) => c.name)).toContain('Acme');
-    expect((await again.stop('SIGINT')).code).toBe(0);
-  });
-
   it('--maintenance answers 503 with the error envelope', async () => {
-    const maintenance = await startTestStack('process', { dataDir: tempDir(), args: ['--maintenance'] });
+    const maintenance = await startTestStack('serve', { dataDir: tempDir(), args: ['--maintenance'] });
     const response = await fetch(`${maintenance.listening.baseUrl}/companies`);
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ statusCode: 503, service: 'PublicApi' });
@@ -83,7 +23,7 @@ describe('ferry serve', () => {
 
   it('--rate-limit gives 429 with Retry-After past the limit', async () => {
     const dir = tempDir();
-    const limited = await startTestStack('process', { dataDir: dir, args: ['--rate-limit', '1'] });
+    const limited = await startTestStack('serve', { dataDir: dir, args: ['--rate-limit', '1'] });
     const auth = { authorization: basic(readFileSync(join(dir, 'admin.key'), 'utf8').trim()) };
     const first = await fetch(`${limited.listening.baseUrl}/companies`, { headers: auth });
     const second = await fetch(`${limited.listening.baseUrl}/companies`, { headers: auth });
@@ -96,7 +36,7 @@ describe('ferry serve', () => {
 
   it('--max-streams-per-key, --max-streams-per-account and --max-streams cap open event streams; 0 is refused (exit 2)', async () => {
     const dir = tempDir();
-    const capped = await startTestStack('process', { dataDir: dir, args: ['--max-streams-per-key', '1', '--max-streams-per-account', '2', '--max-streams', '3'] });
+    const capped = await startTestStack('serve', { dataDir: dir, args: ['--max-streams-per-key', '1', '--max-streams-per-account', '2', '--max-streams', '3'] });
     const baseUrl = capped.listening.baseUrl!;
     const adminKey = readFileSync(join(dir, 'admin.key'), 'utf8').trim();
     const readers: Array<Awaited<ReturnType<typeof openStream>>> = [];
@@ -121,14 +61,14 @@ describe('ferry serve', () => {
       for (const reader of readers) reader.close();
       await capped.stop();
     }
-    const zero = await runFerry(['serve', '--max-streams-per-key', '0', '--data-dir', tempDir()]);
+    const zero = await ferry(['serve', '--max-streams-per-key', '0', '--data-dir', tempDir()]);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('--max-streams-per-key must be a whole number of at least 1');
   });
 
   it('--request-timeout: a request not in within it is a 408 and a closed connection; a bad value is exit 2', async () => {
     const dir = tempDir();
-    const slow = await startTestStack('process', { dataDir: dir, args: ['--request-timeout', '1s'] });
+    const slow = await startTestStack('serve', { dataDir: dir, args: ['--request-timeout', '1s'] });
     const body = Buffer.from(JSON.stringify({ name: 'Slow Ltd', description: 'x'.repeat(60) }));
     const outcome = await rawRequest(slow.listening.baseUrl!, {
       method: 'POST', path: '/companies', headers: { authorization: basic(slow.adminKey), 'content-type': 'application/json' },
@@ -140,17 +80,17 @@ describe('ferry serve', () => {
     expect(outcome.bodyDone).toBe(false);
     await slow.stop();
 
-    const bad = await runFerry(['serve', '--port', '0', '--data-dir', tempDir(), '--request-timeout', 'soon']);
+    const bad = await ferry(['serve', '--port', '0', '--data-dir', tempDir(), '--request-timeout', 'soon']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--request-timeout must be a duration such as 90s');
   });
 
   it('--attachment-quota caps each account\'s attachments with a 413 naming it; a size it cannot read is exit 2', async () => {
-    const unreadable = await runFerry(['serve', '--attachment-quota', 'lots', '--data-dir', tempDir()]);
+    const unreadable = await ferry(['serve', '--attachment-quota', 'lots', '--data-dir', tempDir()]);
     expect(unreadable.code).toBe(2);
     expect(unreadable.stderr).toContain('--attachment-quota must be a size such as 500MiB or 2GiB.');
 
-    const capped = await startTestStack('process', { args: ['--attachment-quota', '64KiB'] });
+    const capped = await startTestStack('serve', { args: ['--attachment-quota', '64KiB'] });
     try {
       const linked = await linkedCompany(capped.api, capped.sandboxUrl, 'gbol', 2);
       expect((await capped.api.call('POST', `/companies/${linked.companyId}/data/all`)).status).toBe(204);
@@ -170,9 +110,9 @@ describe('ferry serve', () => {
 
   it('a port in use is a clear error', async () => {
     const dir = tempDir();
-    const first = await startTestStack('process', { dataDir: dir });
+    const first = await startTestStack('serve', { dataDir: dir });
     const port = new URL(first.listening.baseUrl!).port;
-    const clash = await runFerry(['serve', '--port', port, '--data-dir', tempDir()]);
+    const clash = await ferry(['serve', '--port', port, '--data-dir', tempDir()]);
     expect(clash.code).toBe(1);
     expect(clash.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use`);
     await first.stop();

@@ -2,8 +2,7 @@
 // summary in every output mode, partial failure (AuthError after the legacy application
 // refreshed), --timeout and Ctrl-C that stop waiting without cancelling anything.
 // Deterministic cases run on the harness (fake clocks, the test drives the worker);
-// --wait end to end runs on startStack's real worker and on a `ferry serve` child.
-import { execFileSync } from 'node:child_process';
+// --wait end to end runs on startStack's real worker and against `ferry serve`.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,12 +10,11 @@ import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS as TTL } from '../../src/sandbox/index
 import { integrationByKey } from '../../src/platforms/registry.js';
 import type { Stack } from '../../src/stack.js';
 import { parseDuration } from '../../src/lib/duration.js';
-import { runFerry } from '../helpers/cli.js';
 import { ferry, type InProcessResult } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import {
   apiClient, createClient, linkedCompany, sandboxCall, waitFor, type Api } from '../helpers/sync.js';
-import { type Harness, type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { type Harness, type ServeHandle, startTestStack } from '../helpers/stack.js';
 
 const PLATFORM = 'gbol';
 const SUPPORTED = integrationByKey(PLATFORM)!.dataTypes;
@@ -291,16 +289,15 @@ describe('ferry sync --wait with the real worker (startStack)', () => {
   });
 });
 
-describe('ferry sync as a child process against ferry serve', () => {
+describe('ferry sync against ferry serve', () => {
   const dataDir = tempDir('ferry-sync-serve-');
   const work = tempDir('ferry-sync-serve-work-');
-  let serve: ServeProcess;
+  let serve: ServeHandle;
   let remote: string[];
   let api: Api;
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
-    serve = await startTestStack('process', { dataDir });
+    serve = await startTestStack('serve', { dataDir });
     const adminKey = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
     const admin = apiClient(serve.listening.baseUrl!, adminKey);
     const key = await createClient(admin, adminKey, 'Serve Sync Ltd', 'Paid');
@@ -314,11 +311,11 @@ describe('ferry sync as a child process against ferry serve', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it('sync --from-results --wait: the real binary, piped output, exit 0', async () => {
+  it('sync --from-results --wait: piped output, exit 0', async () => {
     const a = await linkedCompany(api, serve.listening.sandboxUrl!, PLATFORM, 20, { name: 'Serve A', seed: 41 });
     const file = join(work, 'results.csv');
     writeFileSync(file, `row,externalId,companyName,platformKey,companyId,connectionId,status,step,httpStatus,error,correlationId\n2,x,Serve A,gbol,${a.companyId},${a.connectionId},migrated,sync,204,,\n`);
-    const result = await runFerry([...remote, 'sync', '--from-results', file, '--wait', '--timeout', '60s']);
+    const result = await ferry([...remote, 'sync', '--from-results', file, '--wait', '--timeout', '60s']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe(`${a.companyId}\tServe A\tcomplete\t${SUPPORTED.length}\t${SUPPORTED.length}\t\n`);
     expect(result.stderr).toContain('Read 1 company from');
@@ -326,10 +323,10 @@ describe('ferry sync as a child process against ferry serve', () => {
     expect(result.stderr).not.toContain('\u001b[');
   });
 
-  it('sync --wait over 20 companies prints no Node warning (runFerry rejects any)', async () => {
+  it('sync --wait over 20 companies prints no Node warning (ferry() rejects any)', async () => {
     const companies: string[] = [];
     for (let i = 0; i < 20; i++) companies.push((await linkedCompany(api, serve.listening.sandboxUrl!, PLATFORM, 2, { name: `Serve ${i}`, seed: 500 + i })).companyId);
-    const result = await runFerry([...remote, 'sync', ...companies, '--wait', '--timeout', '120s', '--poll-ms', '50'], { timeoutMs: 120_000 });
+    const result = await ferry([...remote, 'sync', ...companies, '--wait', '--timeout', '120s', '--poll-ms', '50']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(20);
   });

@@ -1,7 +1,6 @@
 // `ferry templates list|show`: the shipped CSV files, read with no service at all, in
-// every output mode, in-process (from src/) and as the binary (from dist/), from any
-// working directory.
-import { spawn } from 'node:child_process';
+// every output mode, in-process (from src/). The binary (from dist/, from any working
+// directory) is in binary.test.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { migrationTemplateCsv } from '../../src/service/integrations/templates.js';
 import { INTEGRATIONS, integrationByKey } from '../../src/platforms/registry.js';
 import { closeMatches } from '../../src/cli/suggest.js';
-import { cleanEnv, FERRY_BIN, runFerry } from '../helpers/cli.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 
@@ -115,30 +113,5 @@ describe('ferry templates (in-process)', () => {
     expect(closeMatches('netsuite', candidates).map((c) => c.key)).toContain('akxx');
     expect(closeMatches('sage', candidates).length).toBeGreaterThan(0);
     expect(closeMatches('', candidates)).toEqual([]);
-  });
-});
-
-describe('ferry templates (the binary, from dist/)', () => {
-  it('show and list work from another working directory with no service', async () => {
-    const cwd = tempDir();
-    const run = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [FERRY_BIN, ...args], { cwd, env: cleanEnv({ FERRY_DATA_DIR: join(cwd, 'data') }), stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-    const shown = await run(['templates', 'show', 'gbol']);
-    expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toBe(template('gbol'));
-    const listed = await run(['--json', 'templates', 'list']);
-    expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout)).toHaveLength(INTEGRATIONS.length);
-    expect(existsSync(join(cwd, 'data'))).toBe(false);
-    const unknown = await runFerry(['templates', 'show', 'xero']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('gbol (Xero)');
   });
 });

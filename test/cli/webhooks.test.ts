@@ -1,5 +1,5 @@
-// `ferry webhooks create|list|delete|deliveries|replay|test` as the real binary against a
-// real `ferry serve`, delivering to a real receiver on 127.0.0.1: the secret shown once,
+// `ferry webhooks create|list|delete|deliveries|replay|test` against a real `ferry serve`
+// (both in this process), delivering to a real receiver on 127.0.0.1: the secret shown once,
 // the checks made before any request, the service's 400s, the delivery log, a replay under
 // the same webhook-id, a test event waited for (Delivered, retried, Failed on a 410), and
 // the delete confirmation. The service delivers to the receiver's port on 127.0.0.1 only
@@ -9,10 +9,9 @@ import { rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFerry } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
 import { ferry as ferryInProcess } from '../helpers/in-process.js';
-import { startTestStack, type ServeProcess } from '../helpers/stack.js';
+import { startTestStack, type ServeHandle } from '../helpers/stack.js';
 import { createClient, waitFor } from '../helpers/sync.js';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -58,7 +57,7 @@ class Receiver {
   }
 }
 
-let serve: ServeProcess;
+let serve: ServeHandle;
 let receiver: Receiver;
 let target: string[];
 let key: string;
@@ -66,7 +65,7 @@ let key: string;
 beforeAll(async () => {
   receiver = new Receiver();
   await receiver.start();
-  serve = await startTestStack('process', { args: ['--webhook-allow', `127.0.0.1:${receiver.port}`] });
+  serve = await startTestStack('serve', { args: ['--webhook-allow', `127.0.0.1:${receiver.port}`] });
   key = await createClient(serve.api, serve.adminKey, 'Webhooks Ltd', 'Paid');
   target = serve.target(serve.keyFile('client.key', key));
 });
@@ -76,7 +75,7 @@ afterAll(async () => {
   await serve?.stop();
 });
 
-const ferry = (...args: string[]) => runFerry([...target, ...args], { timeoutMs: 90_000 });
+const ferry = (...args: string[]) => ferryInProcess([...target, ...args]);
 
 /** Creates a consumer with --json and returns it (with its secret). */
 async function consumer(path: string, events = 'company.created'): Promise<{ id: string; secret: string; url: string }> {
@@ -124,7 +123,7 @@ describe('ferry webhooks create', () => {
     ['no event name', ['--url', 'https://example.com/hooks', '--events', ' , '], '--events names no event type'],
     ['a tag without a colon', ['--url', 'https://example.com/hooks', '--events', 'company.created', '--company-tag', 'region=eu'], '--company-tag "region=eu" is not key:value'],
   ])('%s is a usage error before any request (exit 2)', async (_what, args, message) => {
-    const run = await runFerry(['--base-url', 'http://127.0.0.1:9', '--api-key-file', target[3]!, 'webhooks', 'create', ...args]);
+    const run = await ferryInProcess(['--base-url', 'http://127.0.0.1:9', '--api-key-file', target[3]!, 'webhooks', 'create', ...args]);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(message);
     expect(run.stderr).not.toContain('Could not reach'); // refused before any request
@@ -161,7 +160,7 @@ describe('ferry webhooks create', () => {
   it('the embedded service (no --base-url) refuses a private URL too', async () => {
     const dataDir = tempDir('ferry-embedded-');
     try {
-      const run = await runFerry(['--data-dir', dataDir, 'webhooks', 'create', '--url', receiver.url, '--events', 'company.created'], { timeoutMs: 90_000 });
+      const run = await ferryInProcess(['--data-dir', dataDir, 'webhooks', 'create', '--url', receiver.url, '--events', 'company.created']);
       expect(run.code, run.stderr).toBe(1);
       expect(run.stderr).toContain('- url: url must reach a public address: 127.0.0.1 is a loopback address');
     } finally {
@@ -170,7 +169,7 @@ describe('ferry webhooks create', () => {
   });
 
   it('a refused key is exit 4', async () => {
-    const run = await runFerry([...serve.target(serve.keyFile('bad.key', 'not-a-key')), 'webhooks', 'list']);
+    const run = await ferryInProcess([...serve.target(serve.keyFile('bad.key', 'not-a-key')), 'webhooks', 'list']);
     expect(run.code).toBe(4);
   });
 });

@@ -5,14 +5,14 @@
 // the fields the public document requires of its data type.
 import { CodatAccounting } from '@codat/accounting';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type ServeProcess } from '../helpers/stack.js';
+import { startTestStack, type ServeHandle } from '../helpers/stack.js';
 import { createClient, linkedCompany, readAll, sampleInvoice, waitFor, type Api, type Linked } from '../helpers/sync.js';
 
 type Json = Record<string, any>;
 /** The SDK's resources, called by name from the tables below. */
 type Resource = Record<string, (request: Json) => Promise<Json>>;
 
-let stack: ServeProcess;
+let stack: ServeHandle;
 let sdk: CodatAccounting;
 let api: Api;
 let linked: Linked;
@@ -20,7 +20,7 @@ let key: string;
 const ids = () => ({ companyId: linked.companyId, connectionId: linked.connectionId });
 
 beforeAll(async () => {
-  stack = await startTestStack('process', { args: ['--rate-limit', '0'] });
+  stack = await startTestStack('serve', { args: ['--rate-limit', '0'] });
   key = await createClient(stack.api, stack.adminKey, 'Accounting SDK Ltd', 'Paid');
   api = { ...stack.api, call: (method, path, options = {}) => stack.api.call(method, path, { apiKey: key, ...options }) };
   sdk = new CodatAccounting({ security: { authHeader: `Basic ${Buffer.from(key).toString('base64')}` }, serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } as never });

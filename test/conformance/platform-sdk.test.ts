@@ -5,16 +5,16 @@
 import { CodatPlatform } from '@codat/platform';
 import { ErrorMessage, SDKError } from '@codat/platform/sdk/models/errors/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type ServeProcess } from '../helpers/stack.js';
+import { startTestStack, type ServeHandle } from '../helpers/stack.js';
 import { createClient, createTenant, linkedCompany, sampleInvoice, waitFor, type Linked } from '../helpers/sync.js';
 
-let stack: ServeProcess;
+let stack: ServeHandle;
 let sdk: CodatPlatform;
 let linked: Linked;
 let key: string;
 
 beforeAll(async () => {
-  stack = await startTestStack('process', { args: ['--rate-limit', '0'] });
+  stack = await startTestStack('serve', { args: ['--rate-limit', '0'] });
   key = await createClient(stack.api, stack.adminKey, 'SDK Conformance Ltd', 'Paid');
   sdk = new CodatPlatform({ authHeader: `Basic ${Buffer.from(key).toString('base64')}`, serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } });
   linked = await linkedCompany(stack.api, stack.sandboxUrl, 'gbol', 5, { apiKey: key, name: 'SDK Linked Ltd' });

@@ -36,8 +36,25 @@ export function requirePostgres(): void {
 
 const skippedSuites: SuiteCollector[] = [];
 
-/** The databases of the describePostgres suites running now, innermost last (they may nest). */
-const running: string[][] = [];
+/** What a running describePostgres suite owns: its databases, the one its tests share, and what to close first. */
+interface SuiteScope {
+  databases: string[];
+  shared?: Promise<string>;
+  cleanups: Array<() => Promise<void>>;
+}
+
+/**
+ * The describePostgres suites running now, innermost last (they may nest). Kept per suite,
+ * not per module, so that helper modules shared by the files of one worker (the fast run
+ * does not isolate files) hand each file databases of its own.
+ */
+const running: SuiteScope[] = [];
+
+function innermost(what: string): SuiteScope {
+  const scope = running.at(-1);
+  if (!scope) throw new Error(`${what} is for tests inside describePostgres(...).`);
+  return scope;
+}
 
 function countTests(task: RunnerTask | undefined): number {
   if (!task) return 0;
@@ -46,7 +63,7 @@ function countTests(task: RunnerTask | undefined): number {
 
 /** One line per test file, however many suites it skips, once they are all collected. */
 function reportSkipped(): void {
-  const total = skippedSuites.reduce((n, collector) => n + countTests(collector.suite), 0);
+  const total = skippedSuites.splice(0).reduce((n, collector) => n + countTests(collector.suite), 0);
   process.stderr.write(`${reachability.reason}: ${total} PostgreSQL test${total === 1 ? '' : 's'} skipped; CI fails instead\n`);
 }
 
@@ -59,13 +76,14 @@ export function describePostgres(name: string, fn: () => void): void {
   if (reachability.ok) {
     describe(name, () => {
       // Registered before fn's hooks: this beforeAll runs first and this afterAll last.
-      const mine: string[] = [];
+      const mine: SuiteScope = { databases: [], cleanups: [] };
       beforeAll(() => {
         running.push(mine);
       });
       afterAll(async () => {
         running.splice(running.indexOf(mine), 1);
-        await dropDatabases(mine);
+        for (const cleanup of mine.cleanups.splice(0)) await cleanup();
+        await dropDatabases(mine.databases);
       });
       fn();
     });
@@ -116,12 +134,23 @@ export function databaseUrl(name: string): string {
  * drops the database, WITH (FORCE), after its tests.
  */
 export async function freshDatabase(): Promise<string> {
-  const list = running.at(-1);
-  if (!list) throw new Error('freshDatabase() is for tests inside describePostgres(...).');
+  const scope = innermost('freshDatabase()');
   const name = testDatabaseName();
-  list.push(name);
+  scope.databases.push(name);
   await admin((client) => client.query(`CREATE DATABASE "${name}"`));
   return databaseUrl(name);
+}
+
+/** One database for all the tests of the innermost describePostgres suite (made on first use, dropped with the suite). */
+export function suiteDatabase(): Promise<string> {
+  const scope = innermost('suiteDatabase()');
+  scope.shared ??= freshDatabase();
+  return scope.shared;
+}
+
+/** Runs `cleanup` when the innermost describePostgres suite ends, before its databases are dropped. */
+export function atSuiteEnd(cleanup: () => Promise<void>): void {
+  innermost('atSuiteEnd()').cleanups.push(cleanup);
 }
 
 function testDatabaseName(): string {

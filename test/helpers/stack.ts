@@ -5,7 +5,10 @@
 //   'fake-clocks'  sandbox and service in-process on fake clocks with the worker off: the
 //                  test drives the sync passes (deterministic: no timers, no sleeps);
 //   'threads'      the real stack of src/stack.ts in-process (sync worker and reader threads);
-//   'process'      the real `ferry serve` child (bin/ferry.js → dist/), as users run it.
+//   'serve'        `ferry serve` run in this process by runCli: the same flags, start-up,
+//                  listening line and admin key file as the binary, no child;
+//   'process'      the real `ferry serve` child (bin/ferry.js → dist/), as users run it: for
+//                  tests of the process itself (signals, kill -9, what a real process prints).
 // Each kind's handle carries the helpers its tests use (an API client, the admin key's file…).
 //
 // The store: SQLite (the data dir's ferry.db) unless FERRY_TEST_STORE=postgres (the
@@ -25,6 +28,7 @@ import { syncOnce, type PassResult } from '../../src/service/sync/sync-once.js';
 import { startStack, type Stack, type StackOptions } from '../../src/stack.js';
 import { SANDBOX_ADMIN_KEY, FakeClock as SandboxClock } from '../sandbox/support.js';
 import type { RunResult } from './cli.js';
+import { startInProcess } from './in-process.js';
 import { startFerry } from './processes.js';
 import { basic, callApi, tempDir, type CallOptions, type CallResult } from './service.js';
 import { FakeClock, apiClient, trustSandbox, type Api } from './sync.js';
@@ -264,7 +268,7 @@ async function startThreads(options: StackOptions): Promise<Stack> {
   return stack;
 }
 
-// ---------------------------------------------------------------- 'process'
+// ---------------------------------------------------------------- 'serve' and 'process'
 
 export interface ServeOptions {
   /** The service's data dir; default: `data/` in a scratch dir of the test's own (`dir`), removed at stop. */
@@ -275,8 +279,8 @@ export interface ServeOptions {
   deadlineMs?: number;
 }
 
-export interface ServeProcess {
-  child: ChildProcess;
+/** `ferry serve`, in this process ('serve') or as a child ('process'). */
+export interface ServeHandle {
   listening: Record<string, string>;
   /** A scratch dir for the test's files (its own unless `dataDir` was given: then the data dir's parent is not touched). */
   dir: string;
@@ -294,12 +298,21 @@ export interface ServeProcess {
   target(keyFile?: string, baseUrl?: string): string[];
   /** Writes a key to a file in `dir` and returns its path. */
   keyFile(name: string, key: string): string;
-  /** Sends the signal and resolves with the exit code and everything printed after start; removes the scratch dir. */
+  /**
+   * Sends the signal (in-process: aborts the command as main.ts does on it) and resolves
+   * with the exit code and everything printed after start; removes the scratch dir.
+   */
   stop(signal?: NodeJS.Signals): Promise<RunResult>;
 }
 
+export interface ServeProcess extends ServeHandle {
+  child: ChildProcess;
+}
+
 /** Starts `ferry serve --port 0 --json …` and waits (with a deadline) for its listening line. */
-async function startServe(options: ServeOptions = {}): Promise<ServeProcess> {
+function startServe(options: ServeOptions, where: 'in-process'): Promise<ServeHandle>;
+function startServe(options: ServeOptions, where: 'child'): Promise<ServeProcess>;
+async function startServe(options: ServeOptions, where: 'in-process' | 'child'): Promise<ServeHandle | ServeProcess> {
   const owned = options.dataDir === undefined ? tempDir('ferry-serve-') : undefined;
   const dataDir = options.dataDir ?? join(owned!, 'data');
   const dir = owned ?? tempDir('ferry-serve-');
@@ -307,7 +320,8 @@ async function startServe(options: ServeOptions = {}): Promise<ServeProcess> {
   const args = [...(options.args ?? [])];
   const database = args.includes('--database') || options.env?.FERRY_DATABASE_URL ? undefined : await databaseFor(dataDir);
   if (database) args.push('--database', database);
-  const serve = await startFerry(['serve', '--port', '0', '--data-dir', dataDir, ...args], options.env, deadlineMs);
+  const command = ['serve', '--port', '0', '--data-dir', dataDir, ...args];
+  const serve = where === 'child' ? await startFerry(command, options.env, deadlineMs) : await startInProcess(command, options.env, deadlineMs);
   const listening = serve.ready as Record<string, string>;
   const adminKeyFile = join(dataDir, 'admin.key');
   const adminKey = readFileSync(adminKeyFile, 'utf8').trim();
@@ -315,7 +329,7 @@ async function startServe(options: ServeOptions = {}): Promise<ServeProcess> {
   // Its sandbox's admin routes take this service's admin key.
   trustSandbox(listening.sandboxUrl!, adminKey);
   return {
-    child: serve.child,
+    ...('child' in serve ? { child: serve.child } : {}),
     listening,
     dir,
     dataDir,
@@ -346,6 +360,7 @@ export function startTestStack(kind: 'service', options?: Partial<ServiceOptions
 export function startTestStack(kind: 'sandbox', options?: Partial<SandboxOptions>): Promise<TestSandbox>;
 export function startTestStack(kind: 'fake-clocks', options?: HarnessOptions): Promise<Harness>;
 export function startTestStack(kind: 'threads', options: StackOptions): Promise<Stack>;
+export function startTestStack(kind: 'serve', options?: ServeOptions): Promise<ServeHandle>;
 export function startTestStack(kind: 'process', options?: ServeOptions): Promise<ServeProcess>;
 export function startTestStack(kind: string, options?: object): Promise<unknown> {
   switch (kind) {
@@ -353,7 +368,8 @@ export function startTestStack(kind: string, options?: object): Promise<unknown>
     case 'sandbox': return startSandbox(options as Partial<SandboxOptions>);
     case 'fake-clocks': return startFakeClocks(options as HarnessOptions);
     case 'threads': return startThreads(options as StackOptions);
-    case 'process': return startServe(options as ServeOptions);
+    case 'serve': return startServe((options ?? {}) as ServeOptions, 'in-process');
+    case 'process': return startServe((options ?? {}) as ServeOptions, 'child');
     default: throw new Error(`startTestStack: no kind ${kind}`);
   }
 }

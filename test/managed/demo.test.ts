@@ -1,15 +1,15 @@
-// `ferry demo` in a child process: the whole main job on the embedded service, within its
+// `ferry demo` in this process: the whole main job on the embedded service, within its
 // two-minute budget, in a temp data dir it removes at the end.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runFerry } from '../helpers/cli.js';
+import { ferry } from '../helpers/in-process.js';
 
 const BUDGET_MS = 120_000;
 
 describe('ferry demo', () => {
   it('runs every stage, ends with what to try next, and cleans up, within its budget', async () => {
     const started = Date.now();
-    const result = await runFerry(['demo'], { timeoutMs: BUDGET_MS });
+    const result = await ferry(['demo']);
     const elapsed = Date.now() - started;
     expect(result.code, result.stderr).toBe(0);
     expect(elapsed).toBeLessThan(BUDGET_MS);

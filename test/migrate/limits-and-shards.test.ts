@@ -1,17 +1,16 @@
 // `ferry migrate tokens` and the plan's company limit (a Free client holds 50 companies:
 // the dry run reports the headroom, the run fails the rows beyond it at the company step
 // with 402 and goes on with rows whose company exists, exit 5), two shards of one file
-// run in parallel, and --fail-fast.
+// run in parallel, and --fail-fast; against `ferry serve`, all in this process.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runFerry } from '../helpers/cli.js';
 import { ferry } from '../helpers/in-process.js';
 import {
-  allCompanies, byRow, expectMigratedOnce, extKeys, makeTenants, readResults, spawnFerry, stopCleanly, tokensCsv, writeCsv,
+  allCompanies, byRow, expectMigratedOnce, extKeys, makeTenants, readResults, stopCleanly, tokensCsv, writeCsv,
 } from './support.js';
-import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 
-let stack: ServeProcess | undefined;
+let stack: ServeHandle | undefined;
 
 afterEach(async () => {
   await stopCleanly(stack);
@@ -20,7 +19,7 @@ afterEach(async () => {
 
 describe('migrate tokens: the Free plan\'s company limit', () => {
   it('dry run reports the headroom (exit 5); the run migrates 50, fails 10 at company with 402, rows with existing companies go on', async () => {
-    stack = await startTestStack('process');
+    stack = await startTestStack('serve');
     const created = await ferry([...stack.target(), '--json', 'admin', 'clients', 'create', '--name', 'Free Trial Ltd', '--plan', 'Free']);
     expect(created.code, created.stderr).toBe(0);
     const { apiKey, plan } = JSON.parse(created.stdout) as { apiKey: string; plan: string };
@@ -57,7 +56,7 @@ describe('migrate tokens: the Free plan\'s company limit', () => {
     expect(fits.stderr).toContain('The Free plan allows 48 more companies: enough.');
     expect((await allCompanies(stack.api, apiKey)).length).toBe(2);
 
-    const run = await runFerry([...stack.target(freeKey), 'migrate', 'tokens', input, '--yes'], { timeoutMs: 60_000 });
+    const run = await ferry([...stack.target(freeKey), 'migrate', 'tokens', input, '--yes']);
     expect(run.code, run.stderr).toBe(5);
     expect(run.stderr).toMatch(/Migrated 50 · skipped 0 · failed 10 \(company 10\)/);
     expect(run.stderr).toContain('error: The plan\'s company limit stopped some rows.');
@@ -92,11 +91,10 @@ describe('migrate tokens: the Free plan\'s company limit', () => {
 
 describe('migrate tokens: shards and --fail-fast', () => {
   it('two shards of one file in parallel: every row exactly once, no overlap, separate results', async () => {
-    stack = await startTestStack('process');
+    stack = await startTestStack('serve');
     const tenants = await makeTenants(stack.sandboxUrl, 100, { seed: 9000 });
     const input = writeCsv(stack.dir, 'tokens.csv', tokensCsv(tenants));
-    const shards = [1, 2].map((i) => spawnFerry([...stack!.target(), 'migrate', 'tokens', input, '--yes', '--no-sync', '--shard', `${i}/2`]));
-    const [one, two] = await Promise.all(shards.map((s) => s.done));
+    const [one, two] = await Promise.all([1, 2].map((i) => ferry([...stack!.target(), 'migrate', 'tokens', input, '--yes', '--no-sync', '--shard', `${i}/2`])));
     expect(one!.code, one!.stderr).toBe(0);
     expect(two!.code, two!.stderr).toBe(0);
     for (const run of [one!, two!]) expect(run.stderr).toMatch(/Migrated 50 · skipped 0 · failed 0/);
@@ -113,13 +111,13 @@ describe('migrate tokens: shards and --fail-fast', () => {
   }, 60_000);
 
   it('--fail-fast stops after the first failed row (exit 3); a rerun goes on from there', async () => {
-    stack = await startTestStack('process');
+    stack = await startTestStack('serve');
     const tenants = await makeTenants(stack.sandboxUrl, 20, { seed: 10_000 });
     // Row 6's access token is one the platform never issued: authorize fails with 400.
     tenants[4]!.tokens.accessToken = 'at_never_issued_by_the_platform';
     const input = writeCsv(stack.dir, 'tokens.csv', tokensCsv(tenants));
     const results = `${input}.results.csv`;
-    const run = await runFerry([...stack.target(), 'migrate', 'tokens', input, '--yes', '--fail-fast', '--concurrency', '1'], { timeoutMs: 60_000 });
+    const run = await ferry([...stack.target(), 'migrate', 'tokens', input, '--yes', '--fail-fast', '--concurrency', '1']);
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/Migrated 4 · skipped 0 · failed 1 \(authorize 1\)/);
     expect(run.stderr).toContain(`error: 1 row failed; see ${results}.`);
@@ -132,7 +130,7 @@ describe('migrate tokens: shards and --fail-fast', () => {
 
     // The rerun, without --fail-fast, skips the rows done, tries the failed row 6 again (its
     // tokens are still bad, so it fails again) and does the rest.
-    const rerun = await runFerry([...stack.target(), 'migrate', 'tokens', input, '--yes'], { timeoutMs: 60_000 });
+    const rerun = await ferry([...stack.target(), 'migrate', 'tokens', input, '--yes']);
     expect(rerun.code, rerun.stderr).toBe(3);
     expect(rerun.stderr).toContain('4 done by earlier runs · 1 retried');
     expect(rerun.stderr).toMatch(/Migrated 15 · skipped 0 · failed 1 \(authorize 1\)/);

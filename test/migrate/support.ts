@@ -1,4 +1,4 @@
-// Shared by the `ferry migrate tokens` tests: a real `ferry serve` child (service +
+// Shared by the `ferry migrate tokens` tests: a `ferry serve` (service +
 // sandbox), sandbox tenants and the CSV of their tokens, the results file parsed, the
 // service's companies read back, a killable `ferry` child, and a seeded random source.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,15 +8,15 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { expect } from 'vitest';
 import { FERRY_BIN, cleanEnv, type RunResult } from '../helpers/cli.js';
-import type { ServeProcess } from '../helpers/stack.js';
+import type { ServeHandle } from '../helpers/stack.js';
 import { sandboxCall, type Api, type Tenant } from '../helpers/sync.js';
 
 export const RESULT_HEADER = 'row,externalId,companyName,platformKey,companyId,connectionId,status,step,httpStatus,error,correlationId';
 export const XERO_TOKENS = ['accessToken', 'refreshToken', 'tenantId', 'expiresAt'];
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Stops the `ferry serve` child and expects it to exit cleanly. */
-export async function stopCleanly(stack: ServeProcess | undefined): Promise<void> {
+/** Stops the `ferry serve` (child or in-process) and expects it to exit cleanly. */
+export async function stopCleanly(stack: ServeHandle | undefined): Promise<void> {
   if (!stack) return;
   const stopped = await stack.stop();
   expect(stopped.code, stopped.stderr).toBe(0);

@@ -1,5 +1,5 @@
-// `ferry worker --webhook-allow HOST:PORT`, as a real process on PostgreSQL beside an API
-// instance: the worker's own choice governs the connections it makes. Two consumers on
+// `ferry worker --webhook-allow HOST:PORT` (run in this process, as the binary runs it) on
+// PostgreSQL beside an API instance: the worker's own choice governs the connections it makes. Two consumers on
 // 127.0.0.1 (the API instance let both be created): the worker delivers to the port it
 // was told to allow, and refuses the other at connection time ("address not allowed").
 import { randomBytes } from 'node:crypto';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { TARGET_REFUSED } from '../../src/service/webhooks/attempt.js';
 import { describePostgres, freshDatabase } from '../helpers/postgres.js';
-import { startFerry, type FerryProcess } from '../helpers/processes.js';
+import { startInProcess, type InProcessCommand } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 import { waitFor } from '../helpers/sync.js';
@@ -37,7 +37,7 @@ describePostgres('ferry worker and the webhook target flags', () => {
       dataDir: join(root, 'api'), database, secretKeyFile: keyFile, startWebhooks: false, webhookTargets: { allowPrivate: true },
     });
     stops.push(() => api.stop());
-    const worker: FerryProcess = await startFerry([
+    const worker: InProcessCommand = await startInProcess([
       'worker', '--database', database, '--secret-key-file', keyFile, '--data-dir', join(root, 'worker'),
       // No pulls here: the platforms are never asked.
       '--sandbox-url', 'http://127.0.0.1:9', '--webhook-allow', `127.0.0.1:${allowed.port}`,

@@ -237,7 +237,10 @@ describe('at rest', () => {
       await waitFor('the deleted file to go', async () => !existsSync(file));
     }
     expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
-    // 1.5 MB uploaded and deleted; the database and its WAL hold their rows only.
-    expect(dbBytes() - start).toBeLessThan(256 * KiB);
+    // 1.5 MB uploaded and deleted; the database and its WAL hold their rows only. Until the
+    // sync thread's checkpoint lets the WAL start over, ten uploads' rows and deletes alone
+    // leave some 350 KiB of frames in it (a busy machine delays that checkpoint), so the bound
+    // is half of what was uploaded: the bytes, had they gone in, would pass it.
+    expect(dbBytes() - start).toBeLessThan((10 * 150 * KiB) / 2);
   });
 });

@@ -1,17 +1,17 @@
 // What `ferry serve` exposes and to whom: the sandbox's admin routes take ferry's admin
 // key only and listen on 127.0.0.1 unless told otherwise, and links in responses come from
 // configuration (--public-url, or forwarded headers with --trust-proxy), never from the
-// Host header a client sends.
+// Host header a client sends. `ferry serve` and the commands run in this process.
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stack } from '../../src/stack.js';
-import { runFerry } from '../helpers/cli.js';
+import { ferry } from '../helpers/in-process.js';
 import { basic, tempDir } from '../helpers/service.js';
 import { apiClient, createClient } from '../helpers/sync.js';
-import { type ServeProcess, startTestStack } from '../helpers/stack.js';
+import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 
 /** GET with a Host header of our choosing (fetch does not allow setting it). */
 function getWithHost(url: string, path: string, apiKey: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
@@ -73,18 +73,18 @@ describe('the sandbox admin routes', () => {
 
   it('ferry sandbox commands send the admin key', async () => {
     const keyFile = join(dataDir, 'admin.key');
-    const run = await runFerry(['--base-url', stack.baseUrl, '--api-key-file', keyFile, 'sandbox', 'tenants', 'list', '--platform', 'gbol']);
+    const run = await ferry(['--base-url', stack.baseUrl, '--api-key-file', keyFile, 'sandbox', 'tenants', 'list', '--platform', 'gbol']);
     expect(run.code, run.stderr).toBe(0);
   });
 });
 
 describe('ferry serve --host 0.0.0.0', () => {
-  let serve: ServeProcess;
+  let serve: ServeHandle;
   const dataDir = tempDir('ferry-exposure-serve-');
   const outside = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
 
   beforeAll(async () => {
-    serve = await startTestStack('process', { dataDir, args: ['--host', '0.0.0.0', '--public-url', 'https://ferry.example.com/'] });
+    serve = await startTestStack('serve', { dataDir, args: ['--host', '0.0.0.0', '--public-url', 'https://ferry.example.com/'] });
   });
   afterAll(async () => {
     await serve?.stop();

@@ -4,7 +4,7 @@
 import { chmodSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runFerry } from '../helpers/cli.js';
+import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { startTestStack } from '../helpers/stack.js';
 
@@ -72,11 +72,11 @@ describe('data dir permissions', () => {
   it('the command line says so on stderr, once', async () => {
     const dataDir = newDir();
     chmodSync(dataDir, 0o755);
-    const first = await runFerry(['--data-dir', dataDir, 'integrations', 'list']);
+    const first = await ferry(['--data-dir', dataDir, 'integrations', 'list']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain('tightened permissions');
     expect(mode(dataDir).toString(8)).toBe('700');
-    const second = await runFerry(['--data-dir', dataDir, 'integrations', 'list']);
+    const second = await ferry(['--data-dir', dataDir, 'integrations', 'list']);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).not.toContain('tightened permissions');
   });

@@ -5,7 +5,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Stack } from '../../src/stack.js';
-import { runFerry } from '../helpers/cli.js';
+import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { apiClient, createClient, createTenant, linkedCompany, sampleInvoice, type Api, type Linked } from '../helpers/sync.js';
 import { expectErrorBody, itemIds } from './support.js';
@@ -101,7 +101,7 @@ describe('token values', () => {
     writeFileSync(keyFile, apiKey, { mode: 0o600 });
     writeFileSync(tokensFile, JSON.stringify({ ...tenant.tokens, refreshToken: 'rt\u0000x' }));
     const started = Date.now();
-    const run = await runFerry(['--base-url', stack.baseUrl, '--api-key-file', keyFile, 'connections', 'authorize',
+    const run = await ferry(['--base-url', stack.baseUrl, '--api-key-file', keyFile, 'connections', 'authorize',
       '--company', company.body.id, '--connection', connection.body.id, '--tokens-file', tokensFile]);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(run.code, run.stderr).toBe(1);

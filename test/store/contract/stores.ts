@@ -1,35 +1,29 @@
 // The store contract: the same scenario run on the SQLite store (through its asynchronous
 // adapter) and on the PostgreSQL store's methods, each fresh, must give the same answers.
-// PostgreSQL gets one database per test file (freshDatabase) and a schema per scenario,
-// migrated like a real start, so scenarios never see each other's rows.
+// PostgreSQL gets one database per describePostgres suite (one per contract file) and a
+// schema per scenario, migrated like a real start, so scenarios never see each other's rows.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { afterAll } from 'vitest';
 import { sqliteAsyncStore } from '../../../src/service/store/sqlite/async-store.js';
 import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import { openDatabase } from '../../../src/service/store/sqlite/db.js';
 import { migratePostgres } from '../../../src/service/store/pg/migrate.js';
 import { ROW_TYPES } from '../../../src/service/store/pg/pool.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
-import { freshDatabase } from '../../helpers/postgres.js';
+import { atSuiteEnd, suiteDatabase } from '../../helpers/postgres.js';
 
 /** The methods one part of the PostgreSQL store offers, over a pool or a transaction's client. */
 export type PgMethods<K extends keyof AsyncStore> = (db: Queryable) => Pick<AsyncStore, K>;
 
-let database: Promise<string> | undefined;
 let schemas = 0;
-const closers: Array<() => Promise<void>> = [];
-afterAll(async () => {
-  for (const close of closers.splice(0)) await close();
-});
 
-/** A fresh SQLite store (its own file), behind the asynchronous contract. */
+/** A fresh SQLite store (its own file), behind the asynchronous contract; closed and removed when the suite ends. */
 export function freshSqlite(): AsyncStore {
   const dir = mkdtempSync(join(tmpdir(), 'ferry-contract-'));
   const store = sqliteAsyncStore(openDatabase(join(dir, 'ferry.db')));
-  closers.push(async () => {
+  atSuiteEnd(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -37,12 +31,11 @@ export function freshSqlite(): AsyncStore {
 }
 
 /**
- * A pool on a fresh, migrated schema of this file's database (one describePostgres suite
- * per contract file: the database is dropped with it). End the pool when done.
+ * A pool on a fresh, migrated schema of the suite's database (dropped with the
+ * describePostgres suite). End the pool when done.
  */
 export async function freshPostgres(): Promise<Pool> {
-  database ??= freshDatabase();
-  const url = await database;
+  const url = await suiteDatabase();
   const schema = `contract_${process.pid}_${++schemas}`;
   const admin = new Pool({ connectionString: url, max: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);

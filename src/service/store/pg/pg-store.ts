@@ -43,7 +43,8 @@ export function createPgStore(pool: Pool): AsyncStore {
 
   // Closing twice is closing once, as with SQLite (pg's pool throws on a second end()).
   let closing: Promise<void> | undefined;
-  const closePool = (): Promise<void> => (closing ??= pool.end());
+  // Disabled once closed, so later promises in the process stop carrying its context.
+  const closePool = (): Promise<void> => (closing ??= pool.end().finally(() => within.disable()));
 
   const bind = (db: Queryable, inTransaction: boolean): AsyncStore => {
     const companies = companyMethods(db);

@@ -78,6 +78,9 @@ export function sqliteAsyncStore(db: Db): AsyncStore {
     methods.close = async () => {
       while (open > 0) await idle;
       store.close();
+      // Until disabled, every later promise in the process carries this store's context: a
+      // process that opens many stores in turn (tests, embedded runs) would slow with each.
+      within.disable();
     };
     return methods as unknown as AsyncStore;
   };

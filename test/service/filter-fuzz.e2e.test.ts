@@ -4,6 +4,7 @@
 // (and `cursor`, `types`, `companyId`), and the path segments that name a data type, a
 // record, an attachment, a webhook consumer, a delivery or a data configuration. Whatever
 // arrives: never a 5xx, never a record of another client, and an answer within a second.
+// Heavy (the full run): thousands of generated requests, the most CPU of any service test.
 import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

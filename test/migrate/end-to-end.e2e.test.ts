@@ -1,8 +1,9 @@
 // `ferry migrate tokens` end to end: 2,000 sandbox tenants migrated by the real binary
 // against a `ferry serve` child, then rerun (journal: nothing to do), rerun elsewhere (no
-// journal: every row found by its ferryKey and skipped), --no-sync and stdin. The tests
-// of this file run in order and share the service.
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+// journal: every row found by its ferryKey and skipped) and --no-sync. The tests of this
+// file run in order and share the service. Reading the CSV from stdin runs in this process
+// in stdin.test.ts.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFerry } from '../helpers/cli.js';
@@ -122,28 +123,5 @@ describe('migrate tokens: 2,000 rows end to end against ferry serve', () => {
       const history = await stack.api.call('GET', `/companies/${row.companyId}/data/history`);
       expect(history.body.totalResults).toBe(0);
     }
-  }, 60_000);
-
-  it('reads the CSV from stdin (-), and leaves no copy of it behind', async () => {
-    const few = await makeTenants(stack.sandboxUrl, 10, { seed: 60_000 });
-    const out = join(stack.dir, 'stdin.results.csv');
-    const tmp = join(stack.dir, 'tmp');
-    mkdirSync(tmp);
-    const run = await runFerry([...stack.target(), 'migrate', 'tokens', '-', '--platform', 'gbol', '--results', out, '--yes'], {
-      input: tokensCsv(few), env: { TMPDIR: tmp }, timeoutMs: 60_000,
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`${out}\n`);
-    const rows = [...byRow(readResults(out)).values()].sort((a, b) => Number(a.row) - Number(b.row));
-    expect(rows.map((r) => r.externalId)).toEqual(few.map((t) => t.id));
-    expect(rows.every((r) => r.status === 'migrated')).toBe(true);
-    // The spooled copy of stdin holds tokens: it is gone when the run ends.
-    expect(readdirSync(tmp)).toEqual([]);
-
-    // A rerun reads stdin again; the same content resumes from the journal.
-    const rerun = await runFerry([...stack.target(), 'migrate', 'tokens', '-', '--results', out, '--yes'], { input: tokensCsv(few), env: { TMPDIR: tmp } });
-    expect(rerun.code, rerun.stderr).toBe(0);
-    expect(rerun.stderr).toContain('10 done by earlier runs');
-    expect(readdirSync(tmp)).toEqual([]);
   }, 60_000);
 });
