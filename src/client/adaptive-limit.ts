@@ -43,6 +43,8 @@ export interface AdaptiveLimitOptions {
   maxRate?: number;
   /** Milliseconds; Date.now by default. Waits are timers set from it. */
   clock?: () => number;
+  /** A wait of `ms` that an abort of `signal` ends; node:timers/promises' by default (a fake clock brings its own). */
+  wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 }
 
 /** What a run reports in its --json summary. */
@@ -83,6 +85,7 @@ export class AdaptiveLimit implements RequestGate {
   private readonly max: number;
   private readonly pinned: boolean;
   private readonly now: () => number;
+  private readonly wait: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 
   private inFlight = 0;
   private peak: number;
@@ -110,6 +113,7 @@ export class AdaptiveLimit implements RequestGate {
 
   constructor(options: AdaptiveLimitOptions = {}) {
     this.now = options.clock ?? Date.now;
+    this.wait = options.wait ?? ((ms, signal) => sleep(ms, undefined, { signal }));
     this.min = Math.max(1, Math.floor(options.min ?? 1));
     this.max = Math.max(this.min, Math.floor(options.max ?? DEFAULT_MAX));
     this.pinned = options.pinned !== undefined;
@@ -168,7 +172,7 @@ export class AdaptiveLimit implements RequestGate {
       try {
         await this.rateSlot(signal);
         // A 429 may have come while this task waited for its turn: its pause applies too.
-        for (let now = this.now(); now < this.pauseUntil; now = this.now()) await sleep(this.pauseUntil - now, undefined, { signal }).catch(() => signal?.throwIfAborted());
+        for (let now = this.now(); now < this.pauseUntil; now = this.now()) await this.wait(this.pauseUntil - now, signal).catch(() => signal?.throwIfAborted());
       } catch (err) {
         this.release();
         throw err;
@@ -274,7 +278,7 @@ export class AdaptiveLimit implements RequestGate {
   private async rateSlot(signal?: AbortSignal): Promise<void> {
     const wait = this.cap.reserve(this.now());
     // An abort rejects with the signal's reason, not the timers' AbortError.
-    if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => signal?.throwIfAborted());
+    if (wait > 0) await this.wait(wait, signal).catch(() => signal?.throwIfAborted());
   }
 
   private taskDone(started: number, pauses: number, sampled: boolean): void {

@@ -9,25 +9,20 @@ import { AdaptiveLimit, DEFAULT_INITIAL } from '../../src/client/adaptive-limit.
 import { ApiClient } from '../../src/client/client.js';
 import { ApiRequestError, ConnectionError } from '../../src/client/errors.js';
 
-// vitest's fake timers replace the global setTimeout but do not reach node:timers/promises,
-// where the limit's waits come from: route its setTimeout through the global one, so the
-// fake clock drives those waits too (the real one, once a test uses real timers).
-vi.mock('node:timers/promises', async (importOriginal) => {
-  const actual = await importOriginal<Record<string, unknown>>();
-  const setTimeout = <T>(ms?: number, value?: T, options: { signal?: AbortSignal } = {}) => new Promise<T>((resolve, reject) => {
-    const { signal } = options;
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      globalThis.clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = globalThis.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(value as T);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  return { ...actual, setTimeout, default: { ...actual, setTimeout } };
+// vitest's fake timers replace the global setTimeout, not node:timers/promises' (the
+// limit's own waits): the limit is given waits on the global timer, so the fake clock
+// drives them too.
+const wait = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
+  if (signal?.aborted) return reject(signal.reason);
+  const onAbort = () => {
+    clearTimeout(timer);
+    reject(signal!.reason);
+  };
+  const timer = setTimeout(() => {
+    signal?.removeEventListener('abort', onAbort);
+    resolve();
+  }, ms);
+  signal?.addEventListener('abort', onAbort, { once: true });
 });
 
 interface Target {
@@ -156,7 +151,7 @@ afterEach(() => {
 
 describe('AdaptiveLimit on a fake clock', () => {
   it('a fast target with room: the window grows from small, far past a fixed 8', async () => {
-    const limit = new AdaptiveLimit({ clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ clock: () => Date.now(), wait });
     expect(limit.concurrency).toBe(DEFAULT_INITIAL);
     const t = target({ latency: () => 50 });
     const { windows, errors } = await drive(limit, t, 4000);
@@ -168,7 +163,7 @@ describe('AdaptiveLimit on a fake clock', () => {
   });
 
   it('a fixed limit of 20 in flight (429 beyond it): the window settles around 20 and never runs away', async () => {
-    const limit = new AdaptiveLimit({ clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ clock: () => Date.now(), wait });
     const t = target({ latency: () => 50, maxInFlight: 20 });
     const started = Date.now();
     const { windows } = await drive(limit, t, 6000);
@@ -187,7 +182,7 @@ describe('AdaptiveLimit on a fake clock', () => {
   });
 
   it('backs off on a 429 and starts nothing new until its Retry-After has passed', async () => {
-    const limit = new AdaptiveLimit({ clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ clock: () => Date.now(), wait });
     const t = target({ latency: () => 50, maxInFlight: 12, retryAfter: 2 });
     const start = Date.now();
     const { windows } = await drive(limit, t, 600);
@@ -208,7 +203,7 @@ describe('AdaptiveLimit on a fake clock', () => {
   });
 
   it('a 503 with Retry-After and a timeout shrink the window too; other errors do not', async () => {
-    const limit = new AdaptiveLimit({ initial: 40, clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ initial: 40, clock: () => Date.now(), wait });
     const fail = (err: unknown) => settled(limit.run(() => Promise.reject(err)));
     await fail(new ApiRequestError('GET', '/x', 404, { error: 'Not found' }));
     await fail(new ApiRequestError('POST', '/x', 400, { error: 'Bad' }));
@@ -227,7 +222,7 @@ describe('AdaptiveLimit on a fake clock', () => {
 
   it('a slow target (latency rising with what is in flight) does not grow the window', async () => {
     // Four at a time, 50 ms each; more in flight only queue. A fixed window of 256 would see 3.2 s latencies.
-    const limit = new AdaptiveLimit({ clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ clock: () => Date.now(), wait });
     const t = queueingTarget(4, 50);
     const { windows } = await drive(limit, t, 3000);
     const settled = windows.slice(Math.floor(windows.length / 3));
@@ -238,7 +233,7 @@ describe('AdaptiveLimit on a fake clock', () => {
   });
 
   it('pinned stays pinned, whatever the target says', async () => {
-    const limit = new AdaptiveLimit({ pinned: 6, clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ pinned: 6, clock: () => Date.now(), wait });
     const t = target({ latency: (n) => 20 * n, maxInFlight: 3 });
     const { windows } = await drive(limit, t, 500);
     expect(new Set(windows)).toEqual(new Set([6]));
@@ -247,7 +242,7 @@ describe('AdaptiveLimit on a fake clock', () => {
   });
 
   it('maxRate caps starts a second', async () => {
-    const limit = new AdaptiveLimit({ maxRate: 20, clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ maxRate: 20, clock: () => Date.now(), wait });
     const t = target({ latency: () => 5 });
     await drive(limit, t, 200, 100);
     const first = t.starts[0]!;
@@ -258,7 +253,7 @@ describe('AdaptiveLimit on a fake clock', () => {
   });
 
   it('never below min nor above max', async () => {
-    const limit = new AdaptiveLimit({ initial: 3, min: 2, max: 10, clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ initial: 3, min: 2, max: 10, clock: () => Date.now(), wait });
     const { windows } = await drive(limit, target({ latency: () => 10 }), 500, 10);
     expect(Math.max(...windows)).toBe(10);
     for (let i = 0; i < 10; i++) {
@@ -269,7 +264,7 @@ describe('AdaptiveLimit on a fake clock', () => {
   });
 
   it('an interrupted wait for a slot rejects with the signal\'s reason and frees nothing it did not take', async () => {
-    const limit = new AdaptiveLimit({ pinned: 1, clock: () => Date.now() });
+    const limit = new AdaptiveLimit({ pinned: 1, clock: () => Date.now(), wait });
     let release!: () => void;
     const holding = limit.run(() => new Promise<void>((resolve) => (release = resolve)));
     const controller = new AbortController();
