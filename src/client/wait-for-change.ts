@@ -54,105 +54,143 @@ const RECONNECT_MAX_MS = 5000;
  * it delivered, the waits polling meanwhile; a 404 ends it for good and the waits poll.
  */
 export async function openChangeFeed(client: ApiClient, options: FeedOptions): Promise<ChangeFeed> {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  options.signal.addEventListener('abort', stop, { once: true });
-  const { log } = options;
+  const feed = new StreamFeed(client, options);
+  await feed.findStart();
+  feed.follow();
+  return feed;
+}
 
-  const kept: ChangeEvent[] = [];
-  let count = 0;
-  let state: FeedState = 'connecting';
-  const waiters = new Set<() => void>();
-  const receive = (event: ChangeEvent) => {
-    kept.push(event);
-    if (kept.length > KEPT) kept.splice(0, kept.length - KEPT);
-    count += 1;
-    for (const wake of [...waiters]) wake();
-  };
+/** A feed over the event stream: the events it received (the last KEPT of them), and the waits they wake. */
+class StreamFeed implements ChangeFeed {
+  private readonly controller = new AbortController();
+  private readonly stop = () => this.controller.abort();
+  private readonly kept: ChangeEvent[] = [];
+  /** Events received in all: `kept` holds the last of them. */
+  private count = 0;
+  private current: FeedState = 'connecting';
+  private readonly waiters = new Set<() => void>();
+  /** Where the next connection starts: after this sequence number (the newest event received), or from now. */
+  private after: number | undefined;
+  /** Connections broken in a row. */
+  private failures = 0;
 
-  let after: number | undefined;
-  try {
-    after = await api.latestEventSequence(client, controller.signal);
-  } catch (err) {
-    // No list of events: the stream itself says whether there is one (a 404 ends it below).
-    if (!(err instanceof ApiRequestError && err.status === 404)) log?.(`events: could not read where the events stand (${describeError(err)})`);
+  constructor(private readonly client: ApiClient, private readonly options: FeedOptions) {
+    options.signal.addEventListener('abort', this.stop, { once: true });
   }
 
-  const run = async () => {
-    let failures = 0;
-    while (!controller.signal.aborted) {
+  get state(): FeedState {
+    return this.current;
+  }
+
+  mark(): number {
+    return this.count;
+  }
+
+  /** Where the account's events stand (`GET /events`, `lastSequence`), so the stream starts after that point. */
+  async findStart(): Promise<void> {
+    try {
+      this.after = await api.latestEventSequence(this.client, this.controller.signal);
+    } catch (err) {
+      // No list of events: the stream itself says whether there is one (a 404 ends it below).
+      if (!(err instanceof ApiRequestError && err.status === 404)) this.options.log?.(`events: could not read where the events stand (${describeError(err)})`);
+    }
+  }
+
+  /** Follows the stream in the background until the feed closes, reconnecting as the feed's comment says. */
+  follow(): void {
+    void this.run().catch(() => {
+      this.current = 'stopped';
+    });
+  }
+
+  private async run(): Promise<void> {
+    const { signal } = this.controller;
+    while (!signal.aborted) {
       try {
-        const stream = streamEvents(client, {
-          types: options.types, ...(options.companyId ? { companyId: options.companyId } : {}),
-          ...(after !== undefined ? { after } : {}), signal: controller.signal,
-        });
-        for await (const { sequence, event } of stream) {
-          if (state !== 'live') log?.('events: following the event stream');
-          state = 'live';
-          failures = 0;
-          after = sequence;
-          receive(event);
-        }
+        await this.readStream();
       } catch (err) {
-        if (controller.signal.aborted) break;
-        if (err instanceof StreamUnavailableError) {
-          state = 'unavailable';
-          log?.('events: the target has no event stream; waiting by polling');
-          return;
-        }
-        // A 429 (the key's open streams or its rate limit) passes: reconnect later, as from a drop.
-        if ((err instanceof ApiRequestError && err.status < 500 && err.status !== 429) || err instanceof UnexpectedAnswerError) {
-          // Asking again will not help (a refused key, a filter this service does not know): the polls carry on alone.
-          state = 'stopped';
-          log?.(`events: the stream stopped (${describeError(err)}); waiting by polling`);
-          return;
-        }
-        failures += 1;
-        if (failures === 1) log?.(`events: the stream broke (${describeError(err)}); reconnecting, polling meanwhile`);
+        if (signal.aborted) break;
+        if (this.endsWith(err)) return;
+        this.failures += 1;
+        if (this.failures === 1) this.options.log?.(`events: the stream broke (${describeError(err)}); reconnecting, polling meanwhile`);
       }
       // A stream the service ended (it is restarting) resumes after the last event, as a broken one does.
-      await pause(Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** failures), controller.signal);
+      await pause(Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** this.failures), signal);
     }
-    state = 'stopped';
-  };
-  void run().catch(() => {
-    state = 'stopped';
-  });
+    this.current = 'stopped';
+  }
 
-  return {
-    get state() {
-      return state;
-    },
-    mark: () => count,
-    next(since, relevant, ms, signal) {
-      return new Promise<Wakeup>((resolve) => {
-        let settled = false;
-        const finish = (events: ChangeEvent[] | undefined) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          waiters.delete(look);
-          signal.removeEventListener('abort', quit);
-          resolve({ events, mark: count });
-        };
-        const quit = () => finish([]);
-        const look = () => {
-          const first = count - kept.length;
-          if (since < first) return finish(undefined);
-          const found = kept.slice(since - first).filter(relevant);
-          if (found.length > 0) finish(found);
-        };
-        const timer = setTimeout(quit, Math.max(0, ms));
-        if (signal.aborted) return finish([]);
-        look();
+  /** One connection of the stream, from `after` until it ends or breaks. */
+  private async readStream(): Promise<void> {
+    const { options } = this;
+    const stream = streamEvents(this.client, {
+      types: options.types, ...(options.companyId ? { companyId: options.companyId } : {}),
+      ...(this.after !== undefined ? { after: this.after } : {}), signal: this.controller.signal,
+    });
+    for await (const { sequence, event } of stream) {
+      if (this.current !== 'live') options.log?.('events: following the event stream');
+      this.current = 'live';
+      this.failures = 0;
+      this.after = sequence;
+      this.receive(event);
+    }
+  }
+
+  /** Whether the stream's failure is for good (the waits then poll alone); the feed's state says which. */
+  private endsWith(err: unknown): boolean {
+    const { log } = this.options;
+    if (err instanceof StreamUnavailableError) {
+      this.current = 'unavailable';
+      log?.('events: the target has no event stream; waiting by polling');
+      return true;
+    }
+    // A 429 (the key's open streams or its rate limit) passes: reconnect later, as from a drop.
+    if ((err instanceof ApiRequestError && err.status < 500 && err.status !== 429) || err instanceof UnexpectedAnswerError) {
+      // Asking again will not help (a refused key, a filter this service does not know): the polls carry on alone.
+      this.current = 'stopped';
+      log?.(`events: the stream stopped (${describeError(err)}); waiting by polling`);
+      return true;
+    }
+    return false;
+  }
+
+  private receive(event: ChangeEvent): void {
+    const { kept } = this;
+    kept.push(event);
+    if (kept.length > KEPT) kept.splice(0, kept.length - KEPT);
+    this.count += 1;
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  next(since: number, relevant: (event: ChangeEvent) => boolean, ms: number, signal: AbortSignal): Promise<Wakeup> {
+    return new Promise<Wakeup>((resolve) => {
+      let settled = false;
+      const finish = (events: ChangeEvent[] | undefined) => {
         if (settled) return;
-        waiters.add(look);
-        signal.addEventListener('abort', quit, { once: true });
-      });
-    },
-    close() {
-      options.signal.removeEventListener('abort', stop);
-      controller.abort();
-    },
-  };
+        settled = true;
+        clearTimeout(timer);
+        this.waiters.delete(look);
+        signal.removeEventListener('abort', quit);
+        resolve({ events, mark: this.count });
+      };
+      const quit = () => finish([]);
+      const look = () => {
+        const first = this.count - this.kept.length;
+        if (since < first) return finish(undefined);
+        const found = this.kept.slice(since - first).filter(relevant);
+        if (found.length > 0) finish(found);
+      };
+      const timer = setTimeout(quit, Math.max(0, ms));
+      if (signal.aborted) return finish([]);
+      look();
+      if (settled) return;
+      this.waiters.add(look);
+      signal.addEventListener('abort', quit, { once: true });
+    });
+  }
+
+  close(): void {
+    this.options.signal.removeEventListener('abort', this.stop);
+    this.controller.abort();
+  }
 }

@@ -123,7 +123,25 @@ export type SandboxStore = ReturnType<typeof openSandboxStore>;
 
 export function openSandboxStore(file: string) {
   const db = openSqlite(file, MIGRATIONS_DIR);
+  return {
+    transaction<T>(fn: () => T): T {
+      return db.transaction(fn)();
+    },
+    close(): void {
+      if (db.open) db.close();
+    },
+    ...appStatements(db),
+    ...tenantStatements(db),
+    ...tokenStatements(db),
+    ...recordStatements(db),
+    ...pushStatements(db),
+  };
+}
 
+type Db = ReturnType<typeof openSqlite>;
+
+/** OAuth apps and their callback URLs. */
+function appStatements(db: Db) {
   const q = {
     insertApp: db.prepare('INSERT INTO apps (client_id, platform, name, secret_hash, created) VALUES (?, ?, ?, ?, ?)'),
     getApp: db.prepare('SELECT client_id AS clientId, platform, name, secret_hash AS secretHash, created FROM apps WHERE client_id = ?'),
@@ -132,49 +150,8 @@ export function openSandboxStore(file: string) {
     addCallback: db.prepare('INSERT OR IGNORE INTO app_callbacks (client_id, url, created) VALUES (?, ?, ?)'),
     removeCallback: db.prepare('DELETE FROM app_callbacks WHERE client_id = ? AND url = ?'),
     listCallbacks: db.prepare('SELECT url FROM app_callbacks WHERE client_id = ? ORDER BY created, rowid'),
-    insertTenant: db.prepare(`INSERT INTO tenants (id, platform, org_id, name, seed, invoices, fields, legacy_refresh_hash, created)
-      VALUES (@id, @platform, @orgId, @name, @seed, @invoices, @fields, @legacyRefreshHash, @created)`),
-    getTenant: db.prepare('SELECT * FROM tenants WHERE id = ?'),
-    listTenants: db.prepare('SELECT * FROM tenants WHERE (@platform IS NULL OR platform = @platform) ORDER BY rowid'),
-    orgTaken: db.prepare('SELECT 1 FROM tenants WHERE platform = ? AND org_id = ?'),
-    setLegacyRefresh: db.prepare('UPDATE tenants SET legacy_refresh_hash = ? WHERE id = ?'),
-    insertGrant: db.prepare('INSERT INTO grants (id, tenant_id, client_id, created) VALUES (?, ?, ?, ?)'),
-    revokeGrant: db.prepare('UPDATE grants SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL'),
-    insertToken: db.prepare('INSERT INTO tokens (hash, grant_id, kind, expires_at, created) VALUES (?, ?, ?, ?, ?)'),
-    getToken: db.prepare(`SELECT t.hash, t.kind, t.expires_at AS expiresAt, t.used_at AS usedAt, t.grant_id AS grantId,
-        g.client_id AS clientId, g.revoked_at AS revokedAt, g.revoked_reason AS revokedReason, g.tenant_id AS tenantId, n.platform
-      FROM tokens t JOIN grants g ON g.id = t.grant_id JOIN tenants n ON n.id = g.tenant_id WHERE t.hash = ?`),
-    // Single use: only the first caller sees a change, so a concurrent second use is a reuse.
-    useToken: db.prepare('UPDATE tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL'),
-    insertRecord: db.prepare('INSERT INTO pushed_records (tenant_id, data_type, record_id, body) VALUES (?, ?, ?, ?)'),
-    countRecords: db.prepare('SELECT count(*) AS n FROM pushed_records WHERE tenant_id = ? AND data_type = ?'),
-    pageRecords: db.prepare('SELECT body FROM pushed_records WHERE tenant_id = ? AND data_type = ? ORDER BY seq LIMIT ? OFFSET ?'),
-    recordExists: db.prepare('SELECT 1 FROM pushed_records WHERE tenant_id = ? AND data_type = ? AND record_id = ?'),
-    recordBySeq: db.prepare('SELECT body FROM pushed_records WHERE seq = ?'),
-    pushedRecord: db.prepare('SELECT body FROM pushed_records WHERE tenant_id = ? AND data_type = ? AND record_id = ? ORDER BY seq LIMIT 1'),
-    getEdit: db.prepare('SELECT body FROM record_edits WHERE tenant_id = ? AND data_type = ? AND record_id = ?'),
-    anyEdit: db.prepare('SELECT 1 FROM record_edits WHERE tenant_id = ? AND data_type = ? LIMIT 1'),
-    putEdit: db.prepare(`INSERT INTO record_edits (tenant_id, data_type, record_id, body) VALUES (?, ?, ?, ?)
-      ON CONFLICT (tenant_id, data_type, record_id) DO UPDATE SET body = excluded.body`),
-    insertPush: db.prepare(`INSERT INTO pushes (id, tenant_id, data_type, op, record_id, force, status, payload, requested, complete_at)
-      VALUES (@id, @tenantId, @dataType, @op, @recordId, @force, 'Pending', @payload, @at, @completeAt)`),
-    getPush: db.prepare('SELECT * FROM pushes WHERE id = ?'),
-    duePushes: db.prepare(`SELECT * FROM pushes WHERE tenant_id = ? AND data_type = ? AND status = 'Pending' AND complete_at <= ?
-      ORDER BY requested, rowid`),
-    completePush: db.prepare(`UPDATE pushes SET status = ?, completed = ?, record_seq = ?, result = ?, errors = ?
-      WHERE id = ? AND status = 'Pending'`),
-    insertLegacy: db.prepare('INSERT INTO legacy_refreshes (tenant_id, at, outcome) VALUES (?, ?, ?)'),
-    listLegacy: db.prepare('SELECT at, outcome FROM legacy_refreshes WHERE tenant_id = ? AND at >= ? ORDER BY at, id'),
   };
-
   return {
-    transaction<T>(fn: () => T): T {
-      return db.transaction(fn)();
-    },
-    close(): void {
-      if (db.open) db.close();
-    },
-
     insertApp(app: AppRow): void {
       q.insertApp.run(app.clientId, app.platform, app.name, app.secretHash, app.created);
     },
@@ -186,7 +163,22 @@ export function openSandboxStore(file: string) {
     /** Whether the URL was registered (and now is not). */
     removeCallback: (clientId: string, url: string) => q.removeCallback.run(clientId, url).changes > 0,
     listCallbacks: (clientId: string) => (q.listCallbacks.all(clientId) as Array<{ url: string }>).map((r) => r.url),
+  };
+}
 
+/** Tenants, and the refreshes their legacy application made. */
+function tenantStatements(db: Db) {
+  const q = {
+    insertTenant: db.prepare(`INSERT INTO tenants (id, platform, org_id, name, seed, invoices, fields, legacy_refresh_hash, created)
+      VALUES (@id, @platform, @orgId, @name, @seed, @invoices, @fields, @legacyRefreshHash, @created)`),
+    getTenant: db.prepare('SELECT * FROM tenants WHERE id = ?'),
+    listTenants: db.prepare('SELECT * FROM tenants WHERE (@platform IS NULL OR platform = @platform) ORDER BY rowid'),
+    orgTaken: db.prepare('SELECT 1 FROM tenants WHERE platform = ? AND org_id = ?'),
+    setLegacyRefresh: db.prepare('UPDATE tenants SET legacy_refresh_hash = ? WHERE id = ?'),
+    insertLegacy: db.prepare('INSERT INTO legacy_refreshes (tenant_id, at, outcome) VALUES (?, ?, ?)'),
+    listLegacy: db.prepare('SELECT at, outcome FROM legacy_refreshes WHERE tenant_id = ? AND at >= ? ORDER BY at, id'),
+  };
+  return {
     insertTenant(t: TenantRow): void {
       q.insertTenant.run({ ...t, fields: JSON.stringify(t.fields) });
     },
@@ -199,7 +191,26 @@ export function openSandboxStore(file: string) {
     setLegacyRefresh(tenantId: string, hash: string | null): void {
       q.setLegacyRefresh.run(hash, tenantId);
     },
+    insertLegacyRefresh(tenantId: string, at: number, outcome: string): void {
+      q.insertLegacy.run(tenantId, at, outcome);
+    },
+    listLegacyRefreshes: (tenantId: string, since: number) => q.listLegacy.all(tenantId, since) as Array<{ at: number; outcome: string }>,
+  };
+}
 
+/** Grants and the access and refresh tokens issued under them. */
+function tokenStatements(db: Db) {
+  const q = {
+    insertGrant: db.prepare('INSERT INTO grants (id, tenant_id, client_id, created) VALUES (?, ?, ?, ?)'),
+    revokeGrant: db.prepare('UPDATE grants SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL'),
+    insertToken: db.prepare('INSERT INTO tokens (hash, grant_id, kind, expires_at, created) VALUES (?, ?, ?, ?, ?)'),
+    getToken: db.prepare(`SELECT t.hash, t.kind, t.expires_at AS expiresAt, t.used_at AS usedAt, t.grant_id AS grantId,
+        g.client_id AS clientId, g.revoked_at AS revokedAt, g.revoked_reason AS revokedReason, g.tenant_id AS tenantId, n.platform
+      FROM tokens t JOIN grants g ON g.id = t.grant_id JOIN tenants n ON n.id = g.tenant_id WHERE t.hash = ?`),
+    // Single use: only the first caller sees a change, so a concurrent second use is a reuse.
+    useToken: db.prepare('UPDATE tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL'),
+  };
+  return {
     insertGrant(id: string, tenantId: string, clientId: string | null, at: number): void {
       q.insertGrant.run(id, tenantId, clientId, at);
     },
@@ -211,7 +222,24 @@ export function openSandboxStore(file: string) {
     },
     getToken: (hash: string) => q.getToken.get(hash) as TokenRow | undefined,
     useToken: (hash: string, at: number) => q.useToken.run(at, hash).changes === 1,
+  };
+}
 
+/** Records pushed to a tenant, and edits made to its generated records. */
+function recordStatements(db: Db) {
+  const q = {
+    insertRecord: db.prepare('INSERT INTO pushed_records (tenant_id, data_type, record_id, body) VALUES (?, ?, ?, ?)'),
+    countRecords: db.prepare('SELECT count(*) AS n FROM pushed_records WHERE tenant_id = ? AND data_type = ?'),
+    pageRecords: db.prepare('SELECT body FROM pushed_records WHERE tenant_id = ? AND data_type = ? ORDER BY seq LIMIT ? OFFSET ?'),
+    recordExists: db.prepare('SELECT 1 FROM pushed_records WHERE tenant_id = ? AND data_type = ? AND record_id = ?'),
+    recordBySeq: db.prepare('SELECT body FROM pushed_records WHERE seq = ?'),
+    pushedRecord: db.prepare('SELECT body FROM pushed_records WHERE tenant_id = ? AND data_type = ? AND record_id = ? ORDER BY seq LIMIT 1'),
+    getEdit: db.prepare('SELECT body FROM record_edits WHERE tenant_id = ? AND data_type = ? AND record_id = ?'),
+    anyEdit: db.prepare('SELECT 1 FROM record_edits WHERE tenant_id = ? AND data_type = ? LIMIT 1'),
+    putEdit: db.prepare(`INSERT INTO record_edits (tenant_id, data_type, record_id, body) VALUES (?, ?, ?, ?)
+      ON CONFLICT (tenant_id, data_type, record_id) DO UPDATE SET body = excluded.body`),
+  };
+  return {
     insertRecord(tenantId: string, dataType: string, record: Record<string, unknown> & { id: string }): number {
       return Number(q.insertRecord.run(tenantId, dataType, record.id, JSON.stringify(record)).lastInsertRowid);
     },
@@ -236,7 +264,21 @@ export function openSandboxStore(file: string) {
     putEdit(tenantId: string, dataType: string, record: Record<string, unknown> & { id: string }): void {
       q.putEdit.run(tenantId, dataType, record.id, JSON.stringify(record));
     },
+  };
+}
 
+/** Pushes (creates, updates, deletes) and how each completed. */
+function pushStatements(db: Db) {
+  const q = {
+    insertPush: db.prepare(`INSERT INTO pushes (id, tenant_id, data_type, op, record_id, force, status, payload, requested, complete_at)
+      VALUES (@id, @tenantId, @dataType, @op, @recordId, @force, 'Pending', @payload, @at, @completeAt)`),
+    getPush: db.prepare('SELECT * FROM pushes WHERE id = ?'),
+    duePushes: db.prepare(`SELECT * FROM pushes WHERE tenant_id = ? AND data_type = ? AND status = 'Pending' AND complete_at <= ?
+      ORDER BY requested, rowid`),
+    completePush: db.prepare(`UPDATE pushes SET status = ?, completed = ?, record_seq = ?, result = ?, errors = ?
+      WHERE id = ? AND status = 'Pending'`),
+  };
+  return {
     insertPush(push: { id: string; tenantId: string; dataType: string; op: PushOp; recordId: string | null; force: boolean; payload: Record<string, unknown>; at: number; completeAt: number }): void {
       q.insertPush.run({ ...push, force: push.force ? 1 : 0, payload: JSON.stringify(push.payload) });
     },
@@ -248,10 +290,5 @@ export function openSandboxStore(file: string) {
     completePush(id: string, status: 'Success' | 'Failed', at: number, outcome: { recordSeq?: number; result?: Record<string, unknown>; errors?: PushRow['errors'] }): void {
       q.completePush.run(status, at, outcome.recordSeq ?? null, outcome.result ? JSON.stringify(outcome.result) : null, outcome.errors ? JSON.stringify(outcome.errors) : null, id);
     },
-
-    insertLegacyRefresh(tenantId: string, at: number, outcome: string): void {
-      q.insertLegacy.run(tenantId, at, outcome);
-    },
-    listLegacyRefreshes: (tenantId: string, since: number) => q.listLegacy.all(tenantId, since) as Array<{ at: number; outcome: string }>,
   };
 }

@@ -141,6 +141,66 @@ export interface Service {
 }
 
 export async function createService(options: ServiceOptions): Promise<Service> {
+  const core = await openCore(options);
+  const { store, db, ctx } = core;
+  const state: HttpState = { maintenance: options.maintenance ?? false, publicUrl: options.publicUrl?.replace(/\/+$/, '') };
+  const app = createFastify(options);
+  const authCache = new AuthCache(store, core.clock);
+  addRequestHooks(app, core, authCache, state, options.trustProxy);
+  addResponseHandling(app, core.outage, options.onInternalError);
+  registerRoutes(app, ctx, options);
+
+  return {
+    app,
+    store,
+    ...(db ? { db } : {}),
+    adminKey: core.adminKey,
+    dataDir: options.dataDir,
+    context: ctx,
+    listen: (at) => listen(app, state, at, options.onNotice),
+    async close() {
+      await app.close();
+      await closeCore(core);
+    },
+    setMaintenance(on) {
+      state.maintenance = on;
+    },
+    async checkAdmin(authorization) {
+      try {
+        return (await authCache.authenticate(await store.dataVersion(), authorization, undefined)).caller.is_admin ? 'admin' : 'forbidden';
+      } catch (err) {
+        return err instanceof ApiError && err.statusCode === 401 ? 'unauthenticated' : 'forbidden';
+      }
+    },
+  };
+}
+
+type Limiter = { take(key: string): RateDecision; close?(): void };
+
+/** What the service is made of beneath HTTP: the store, the context routes take, the background work and the rate limiter. */
+interface Core {
+  clock: Clock;
+  store: AsyncStore;
+  db: Db | undefined;
+  adminKey: string;
+  ctx: ServiceContext;
+  outage: Outage;
+  platform: ClosablePlatform | undefined;
+  background: ReturnType<typeof startBackground>;
+  stopLoadGauge: (() => void) | undefined;
+  rateLimit: number;
+  limiter: Limiter | undefined;
+}
+
+/** What requests read that the service's owner may change while it runs. */
+interface HttpState {
+  maintenance: boolean;
+  /** Where links point, unless a trusted proxy says otherwise; settled by listen() when not configured. */
+  publicUrl: string | undefined;
+}
+
+/** Opens the store and starts what runs beside the requests: the key, the platform, the read and render pools, the background work. */
+async function openCore(options: ServiceOptions): Promise<Core> {
   const clock = options.clock ?? systemClock;
   const webhookTargets = new TargetPolicy(options.webhookTargets);
   privateDataDir(options.dataDir, options.onNotice);
@@ -199,12 +259,27 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   if (db && syncing) setAutoCheckpoint(db, false);
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   // Instances sharing a PostgreSQL database share each key's limit through it.
-  const limiter: { take(key: string): RateDecision; close?(): void } | undefined = rateLimit <= 0 ? undefined
+  const limiter: Limiter | undefined = rateLimit <= 0 ? undefined
     : opened.kind === 'postgres'
       ? new SharedRateLimiter({ limit: rateLimit, clock, settle: opened.rateLedger, onError: (err) => backgroundError(err, 'shared rate limit') })
       : new RateLimiter(rateLimit, clock);
-  let maintenance = options.maintenance ?? false;
+  return { clock, store, db, adminKey, ctx, outage, platform, background, stopLoadGauge, rateLimit, limiter };
+}
 
+/** Stops what openCore started, the store last. */
+async function closeCore(core: Core): Promise<void> {
+  core.limiter?.close?.();
+  await core.background.stop();
+  core.stopLoadGauge?.();
+  core.ctx.events.close();
+  await core.ctx.reads.close();
+  await core.ctx.renders.close();
+  await core.platform?.close();
+  await core.store.close();
+}
+
+/** The fastify instance with the service's limits and its body parsers: JSON, and no other type but an empty body. */
+function createFastify(options: ServiceOptions): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
@@ -232,37 +307,29 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     if ((body as Buffer).length === 0) done(null, undefined);
     else done(errors.unsupportedMediaType(), undefined);
   });
+  return app;
+}
 
+/**
+ * Before any route: the correlation id and the links' base, maintenance, the caller's key
+ * and its rate limit, a NUL in the URL and an unknown route.
+ */
+function addRequestHooks(app: FastifyInstance, core: Core, authCache: AuthCache, state: HttpState, trustProxy: boolean | undefined): void {
+  const { store } = core;
   // Requests without a valid key are counted per address, so every response carries the
   // rate-limit headers and unauthenticated floods are limited too.
-  const authCache = new AuthCache(store, clock);
-  const rateLimitWatch = new RateLimitWatch(eventsOf(ctx), rateLimit);
-  /**
-   * Takes one request from the bucket; an account's keys also tell the watch, which records
-   * the rate-limit events (committed before the response, as any other write of a request).
-   */
-  const limit = async (reply: FastifyReply, bucket: string, clientId?: string): Promise<void> => {
-    if (!limiter) return;
-    const decision = limiter.take(bucket);
-    reply.headers(decision.headers);
-    if (!decision.allowed) {
-      if (clientId) await rateLimitWatch.refused(clientId, decision.retryAfterSeconds);
-      throw errors.tooManyRequests(decision.retryAfterSeconds);
-    }
-    if (clientId) await rateLimitWatch.admitted(clientId, Number(decision.headers['X-Rate-Limit-Remaining']));
-  };
-  let publicUrl = options.publicUrl?.replace(/\/+$/, '');
+  const limit = rateLimitTaker(core.limiter, new RateLimitWatch(eventsOf(core.ctx), core.rateLimit));
   app.decorateRequest('baseUrl', '');
   app.decorateRequest('dataVersion', '');
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Correlation-Id', request.id);
-    const forwarded = options.trustProxy && request.headers['x-forwarded-host'] !== undefined;
-    request.baseUrl = forwarded || !publicUrl ? `${request.protocol}://${request.host}` : publicUrl;
+    const forwarded = trustProxy && request.headers['x-forwarded-host'] !== undefined;
+    request.baseUrl = forwarded || !state.publicUrl ? `${request.protocol}://${request.host}` : state.publicUrl;
     const clientId = request.headers['x-client-id'];
     // Branding images go into <img> tags, which cannot send a key; they hold no data.
-    if (request.url.startsWith('/branding/') && request.method === 'GET' && !maintenance) return limit(reply, `ip:${request.ip}`);
+    if (request.url.startsWith('/branding/') && request.method === 'GET' && !state.maintenance) return limit(reply, `ip:${request.ip}`);
     try {
-      if (maintenance) throw errors.maintenance();
+      if (state.maintenance) throw errors.maintenance();
       // One version read serves both caches: on PostgreSQL each read is a round trip.
       request.dataVersion = await store.dataVersion();
       request.auth = await authCache.authenticate(request.dataVersion, request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
@@ -278,7 +345,27 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   });
 
   app.addHook('onSend', closeIfBodyUnread);
+}
 
+/**
+ * Takes one request from the bucket; an account's keys also tell the watch, which records
+ * the rate-limit events (committed before the response, as any other write of a request).
+ */
+function rateLimitTaker(limiter: Limiter | undefined, rateLimitWatch: RateLimitWatch) {
+  return async (reply: FastifyReply, bucket: string, clientId?: string): Promise<void> => {
+    if (!limiter) return;
+    const decision = limiter.take(bucket);
+    reply.headers(decision.headers);
+    if (!decision.allowed) {
+      if (clientId) await rateLimitWatch.refused(clientId, decision.retryAfterSeconds);
+      throw errors.tooManyRequests(decision.retryAfterSeconds);
+    }
+    if (clientId) await rateLimitWatch.admitted(clientId, Number(decision.headers['X-Rate-Limit-Remaining']));
+  };
+}
+
+/** After the routes: an outage ends with the first answer below 500, and every error is answered from the catalogue. */
+function addResponseHandling(app: FastifyInstance, outage: Outage, onInternalError: ServiceOptions['onInternalError']): void {
   app.addHook('onResponse', (_request, reply, done) => {
     if (outage.ongoing && reply.statusCode < 500) outage.back();
     done();
@@ -290,10 +377,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   app.setErrorHandler(async (err, request, reply) => {
     const apiError = !(err instanceof ApiError) && outage.lost(err) ? errors.databaseUnavailable() : toApiError(err);
-    if (apiError.statusCode === 500) options.onInternalError?.(err, request.id);
+    if (apiError.statusCode === 500) onInternalError?.(err, request.id);
     reply.code(apiError.statusCode).headers(apiError.headers).send(errorBody(apiError, request.id));
   });
+}
 
+function registerRoutes(app: FastifyInstance, ctx: ServiceContext, options: ServiceOptions): void {
   registerAdminRoutes(app, ctx);
   registerProfileRoutes(app, ctx);
   registerCompanyProductRoutes(app, ctx);
@@ -308,50 +397,22 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   registerSyncSettingsRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerEventRoutes(app, ctx, { heartbeatMs: options.eventHeartbeatMs, ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}) });
+}
 
-  return {
-    app,
-    store,
-    ...(db ? { db } : {}),
-    adminKey,
-    dataDir: options.dataDir,
-    context: ctx,
-    async listen({ port = 8080, host = '127.0.0.1' } = {}) {
-      await app.listen({ port, host });
-      const address = app.server.address();
-      const actualPort = typeof address === 'object' && address ? address.port : port;
-      const shownHost = host.includes(':') ? `[${host}]` : host;
-      const url = `http://${shownHost}:${actualPort}`;
-      if (!publicUrl && WILDCARD_HOSTS.has(host)) {
-        // Every interface: no single address is the right one for links, so the machine's name is the best guess.
-        publicUrl = `http://${hostname()}:${actualPort}`;
-        options.onNotice?.(`links in responses use ${publicUrl}; set --public-url to the address clients reach this service at`);
-      }
-      publicUrl ??= url;
-      return url;
-    },
-    async close() {
-      await app.close();
-      limiter?.close?.();
-      await background.stop();
-      stopLoadGauge?.();
-      ctx.events.close();
-      await ctx.reads.close();
-      await ctx.renders.close();
-      await platform?.close();
-      await store.close();
-    },
-    setMaintenance(on) {
-      maintenance = on;
-    },
-    async checkAdmin(authorization) {
-      try {
-        return (await authCache.authenticate(await store.dataVersion(), authorization, undefined)).caller.is_admin ? 'admin' : 'forbidden';
-      } catch (err) {
-        return err instanceof ApiError && err.statusCode === 401 ? 'unauthenticated' : 'forbidden';
-      }
-    },
-  };
+/** Binds the port; the URL it answers at, which becomes the links' base unless one was configured. */
+async function listen(app: FastifyInstance, state: HttpState, { port = 8080, host = '127.0.0.1' } = {}, onNotice?: (message: string) => void): Promise<string> {
+  await app.listen({ port, host });
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost}:${actualPort}`;
+  if (!state.publicUrl && WILDCARD_HOSTS.has(host)) {
+    // Every interface: no single address is the right one for links, so the machine's name is the best guess.
+    state.publicUrl = `http://${hostname()}:${actualPort}`;
+    onNotice?.(`links in responses use ${state.publicUrl}; set --public-url to the address clients reach this service at`);
+  }
+  state.publicUrl ??= url;
+  return url;
 }
 
 interface FrameworkError {

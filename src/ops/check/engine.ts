@@ -44,26 +44,16 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
   const result: CheckResult = {
     companyId: target.companyId, verdict: 'fail', reasons, criteria, startedAt: iso(started), finishedAt: '', seconds: 0,
   };
-  const finish = (): CheckResult => {
-    const ended = Date.now();
-    result.finishedAt = iso(ended);
-    result.seconds = Math.round((ended - started) / 100) / 10;
-    result.verdict = criteria.some((c) => c.status === 'fail') || criteria.find((c) => c.name === 'connection')?.status !== 'pass' ? 'fail' : 'pass';
-    // The same cause is often seen by two criteria (an AuthError and a Deauthorized connection).
-    const unique = [...new Set(reasons)];
-    reasons.splice(0, reasons.length, ...unique);
-    return result;
-  };
 
   // 1. connection
-  let company: WireCompany & { tags?: Record<string, string> };
+  let company: TaggedCompany;
   try {
-    company = await api.company<WireCompany & { tags?: Record<string, string> }>(client, target.companyId, signal);
+    company = await api.company<TaggedCompany>(client, target.companyId, signal);
   } catch (err) {
     if (err instanceof ApiRequestError && err.status === 404) {
       criteria.push({ name: 'connection', status: 'fail', summary: 'the company does not exist', evidence: { httpStatus: 404 } });
       reasons.push(`company ${target.companyId} not found`);
-      return finish();
+      return finish(result, started);
     }
     throw err;
   }
@@ -74,52 +64,105 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
     const what = target.platformKey ? `no ${target.platformKey} connection` : 'no connection';
     criteria.push({ name: 'connection', status: 'fail', summary: what, evidence: { connections: company.dataConnections.map((c) => ({ id: c.id, platform: c.integrationKey, status: c.status })) } });
     reasons.push(`${what}: nothing was migrated into this company`);
-    return finish();
+    return finish(result, started);
   }
   result.connectionId = connection.id;
   result.platformKey = connection.integrationKey;
-  const connectionEvidence = { connectionId: connection.id, platform: connection.integrationKey, platformName: connection.platformName, status: connection.status, created: (connection as { created?: string }).created };
-  if (connection.status === 'Linked') {
-    criteria.push({ name: 'connection', status: 'pass', summary: `Linked (${connection.platformName})`, evidence: connectionEvidence });
-  } else {
-    criteria.push({ name: 'connection', status: 'fail', summary: `${connection.status}, not Linked`, evidence: connectionEvidence });
-    reasons.push(connection.status === 'Deauthorized' ? reauthReason(latestError(connection)) : `connection ${connection.status}, not Linked`);
-  }
+  criteria.push(connectionCriterion(connection, reasons));
 
   // 2. sync
-  const integration = await deps.integration(connection.integrationKey);
-  const supported = integration.dataTypes;
+  const supported = (await deps.integration(connection.integrationKey)).dataTypes;
   const tracked = new Map<string, Tracked>();
-  let syncCriterion: Criterion;
+  const check: Check = { target, options, deps, reasons, tracked };
+  criteria.push(await syncCriterion(check, connection, supported, result));
+
+  // 3. authorization
+  criteria.push(await authorizationCriterion(check, company, connection, result.startedAt));
+
+  // 4. reads
+  const reads = await readEvery(client, target.companyId, supported, signal);
+  criteria.push(reads.criterion);
+  if (reads.criterion.status === 'fail') reasons.push(`reads: ${reads.criterion.summary}`);
+  result.records = reads.records;
+  return finish(result, started);
+}
+
+type TaggedCompany = WireCompany & { tags?: Record<string, string> };
+
+/** What the criteria of one company's check share: what was asked, and the reasons and data types' states found so far. */
+interface Check {
+  target: CheckTarget;
+  options: CheckOptions;
+  deps: CheckDeps;
+  reasons: string[];
+  /** Each data type's pull, as the sync criterion found it. */
+  tracked: Map<string, Tracked>;
+}
+
+/** The result's end time, duration and verdict, its reasons each said once. */
+function finish(result: CheckResult, started: number): CheckResult {
+  const { criteria, reasons } = result;
+  const ended = Date.now();
+  result.finishedAt = iso(ended);
+  result.seconds = Math.round((ended - started) / 100) / 10;
+  result.verdict = criteria.some((c) => c.status === 'fail') || criteria.find((c) => c.name === 'connection')?.status !== 'pass' ? 'fail' : 'pass';
+  // The same cause is often seen by two criteria (an AuthError and a Deauthorized connection).
+  const unique = [...new Set(reasons)];
+  reasons.splice(0, reasons.length, ...unique);
+  return result;
+}
+
+/** 1. The chosen connection is Linked. */
+function connectionCriterion(connection: WireConnection, reasons: string[]): Criterion {
+  const connectionEvidence = { connectionId: connection.id, platform: connection.integrationKey, platformName: connection.platformName, status: connection.status, created: (connection as { created?: string }).created };
+  if (connection.status === 'Linked') {
+    return { name: 'connection', status: 'pass', summary: `Linked (${connection.platformName})`, evidence: connectionEvidence };
+  }
+  reasons.push(connection.status === 'Deauthorized' ? reauthReason(latestError(connection)) : `connection ${connection.status}, not Linked`);
+  return { name: 'connection', status: 'fail', summary: `${connection.status}, not Linked`, evidence: connectionEvidence };
+}
+
+/** 2. Every supported data type Complete: after a fresh sync (options.sync), or as the data sets are. */
+async function syncCriterion(check: Check, connection: WireConnection, supported: string[], result: CheckResult): Promise<Criterion> {
+  const { target, options, deps, reasons, tracked } = check;
   if (connection.status !== 'Linked') {
-    syncCriterion = { name: 'sync', status: 'skipped', summary: 'not run: the connection is not Linked', evidence: {} };
-  } else if (supported.length === 0) {
+    return { name: 'sync', status: 'skipped', summary: 'not run: the connection is not Linked', evidence: {} };
+  }
+  if (supported.length === 0) {
     // Nothing to judge is no pass: this ferry does not know the platform's data types.
-    syncCriterion = { name: 'sync', status: 'fail', summary: `this ferry does not know which data types ${connection.integrationKey} supports (update ferry)`, evidence: { platform: connection.integrationKey } };
-    reasons.push(`sync: ${syncCriterion.summary}`);
-  } else if (options.sync) {
-    syncCriterion = await freshSync(client, target.companyId, supported, tracked, options, deps.changes);
-    if (syncCriterion.status === 'fail') {
+    const criterion: Criterion = { name: 'sync', status: 'fail', summary: `this ferry does not know which data types ${connection.integrationKey} supports (update ferry)`, evidence: { platform: connection.integrationKey } };
+    reasons.push(`sync: ${criterion.summary}`);
+    return criterion;
+  }
+  if (options.sync) {
+    const criterion = await freshSync(deps.client, target.companyId, supported, tracked, options, deps.changes);
+    if (criterion.status === 'fail') {
       const failed = [...tracked].filter(([, t]) => t.status !== 'Complete');
       const auth = failed.find(([, t]) => t.status === 'AuthError');
       if (auth) reasons.push(reauthReason(auth[1].error));
-      else reasons.push(`sync: ${syncCriterion.summary}`);
+      else reasons.push(`sync: ${criterion.summary}`);
     }
-    const seconds = syncCriterion.evidence.seconds;
+    const seconds = criterion.evidence.seconds;
     if (typeof seconds === 'number') result.syncSeconds = seconds;
-  } else {
-    syncCriterion = await currentState(client, target.companyId, supported, tracked, signal);
-    if (syncCriterion.status === 'fail') reasons.push(`sync: ${syncCriterion.summary}`);
+    return criterion;
   }
-  criteria.push(syncCriterion);
+  const criterion = await currentState(deps.client, target.companyId, supported, tracked, options.signal);
+  if (criterion.status === 'fail') reasons.push(`sync: ${criterion.summary}`);
+  return criterion;
+}
 
-  // 3. authorization
-  const after = await api.company<WireCompany>(client, target.companyId, signal);
+/**
+ * 3. No reauthorization needed: the connection, read again, still Linked with no errors, no
+ * AuthError in the sync, and no refresh by the legacy application since the migration.
+ */
+async function authorizationCriterion(check: Check, company: TaggedCompany, connection: WireConnection, startedAt: string): Promise<Criterion> {
+  const { target, options: { signal }, deps, reasons, tracked } = check;
+  const after = await api.company<WireCompany>(deps.client, target.companyId, signal);
   const now = after.dataConnections.find((c) => c.id === connection.id);
   const errors = now?.dataConnectionErrors ?? [];
   const authErrors = [...tracked].filter(([, t]) => t.status === 'AuthError').map(([type]) => type);
   const tenantId = target.tenantId ?? tenantFromKey(company.tags?.ferryKey);
-  const created = (connection as { created?: string }).created ?? result.startedAt;
+  const created = (connection as { created?: string }).created ?? startedAt;
   const since = target.legacySince ?? { at: created, what: `the connection was migrated at ${created}` };
   const legacy: LegacyLookup = await legacyRefreshes(deps.sandbox, tenantId, since.at, signal);
   const problems: string[] = [];
@@ -145,19 +188,12 @@ export async function checkCompany(target: CheckTarget, options: CheckOptions, d
     status: now?.status ?? 'missing', dataConnectionErrors: errors, authErrors, legacyRefreshes: legacyEvidence,
   };
   if (connection.status !== 'Linked' && problems.length === 0) problems.push(`connection ${connection.status}`);
-  criteria.push(problems.length === 0
+  return problems.length === 0
     ? {
       name: 'authorization', status: 'pass', evidence: authEvidence,
       summary: `no reauthorization needed: still Linked, no AuthError, no connection errors${legacy.checked ? ', no legacy refresh since the migration' : ` (legacy refreshes not checked: ${legacy.why})`}`,
     }
-    : { name: 'authorization', status: 'fail', summary: `${REAUTH}: ${problems.join('; ')}`, evidence: authEvidence });
-
-  // 4. reads
-  const reads = await readEvery(client, target.companyId, supported, signal);
-  criteria.push(reads.criterion);
-  if (reads.criterion.status === 'fail') reasons.push(`reads: ${reads.criterion.summary}`);
-  result.records = reads.records;
-  return finish();
+    : { name: 'authorization', status: 'fail', summary: `${REAUTH}: ${problems.join('; ')}`, evidence: authEvidence };
 }
 
 /** A ferryKey made from an externalId (`ext:<id>`) names the sandbox tenant. */

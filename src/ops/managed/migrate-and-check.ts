@@ -123,88 +123,134 @@ export async function migrateAndCheck(env: StepEnv, inputs: StepInputs, file: st
   }
 }
 
+/** What every phase of one batch reads: the step's surroundings, the service, and the time legacy refreshes count from. */
+interface BatchRun {
+  env: StepEnv;
+  inputs: StepInputs;
+  batch: Batch;
+  live: LiveProgress;
+  client: Awaited<ReturnType<StepEnv['connection']>>['client'];
+  sandbox: SandboxApi | undefined;
+  since: { at: string; what: string };
+  throughput: BatchResult['throughput'];
+}
+
+/** A phase's own adaptive limit: a check and a migrated row take very different times. */
+const phaseLimit = (inputs: StepInputs) => new AdaptiveLimit(limitOptions(inputs));
+
+/** The migration's results file, by row. */
+type MigrationResults = Awaited<ReturnType<typeof resultsByRow>>;
+
 async function runBatch(env: StepEnv, inputs: StepInputs, file: string, batch: Batch, live: LiveProgress): Promise<BatchResult> {
-  const { plan, signal } = env;
-  const { counts } = live;
+  const { plan } = env;
   const connection = await env.connection();
-  const { client } = connection;
-  const sandbox: SandboxApi | undefined = await optionalSandbox(connection);
-  const since = legacySince(plan);
-  const phaseLimit = () => new AdaptiveLimit(limitOptions(inputs));
-  const throughput: BatchResult['throughput'] = {};
-  const previous = new Map(plan.outcomes.map((o) => [o.row, o]));
+  const run: BatchRun = {
+    env, inputs, batch, live, client: connection.client,
+    sandbox: await optionalSandbox(connection), since: legacySince(plan), throughput: {},
+  };
+  const todo = rowsToDo(run);
+
+  // 1. Companies whose legacy application refreshed after syncing was confirmed disabled are
+  //    held back: their tokens in the file are spent (or about to be), so importing them would only break.
+  const heldBack = await holdBack(run, todo);
+
+  // 2. The bulk engine migrates the rest (no sync: the check queues a fresh one).
+  const toMigrate = todo.filter((r) => !heldBack.has(r.row));
+  const resultsPath = join(workDir(env.planPath), `${batch.name}.results.csv`);
+  live.counts.phase = 'migrating';
+  live.counts.toMigrate = toMigrate.length;
+  live.saveSoon();
+  if (toMigrate.length > 0) await migrateRows(run, file, toMigrate, resultsPath);
+
+  // 3. The end-to-end check of every migrated company.
+  const results = await resultsByRow(resultsPath);
+  const targets = checkTargets(run, toMigrate, results);
+  live.counts.phase = 'checking';
+  env.save();
+  if (targets.length === 0) return { outcomes: plan.outcomes.filter((o) => batch.rows.some((r) => r.row === o.row)), checks: [], throughput: run.throughput };
+  const checks = await checkMigrated(run, targets, results);
+  const rowsOfBatch = new Set(batch.rows.map((r) => r.row));
+  return { outcomes: plan.outcomes.filter((o) => rowsOfBatch.has(o.row)), checks, throughput: run.throughput };
+}
+
+/** The batch's rows less those that passed in an earlier run, which are counted as checked and passed. */
+function rowsToDo({ env, batch, live }: BatchRun): RowInfo[] {
+  const previous = new Map(env.plan.outcomes.map((o) => [o.row, o]));
   const passedBefore = (row: RowInfo) => {
     const o = previous.get(row.row);
     return o?.verdict === 'pass' && o.key === row.key && o.companyId !== undefined;
   };
   const todo = batch.rows.filter((r) => !passedBefore(r));
+  const { counts } = live;
   counts.earlier = batch.rows.length - todo.length;
   counts.checked = counts.passed = counts.earlier;
   if (todo.length < batch.rows.length) env.log(`${batch.rows.length - todo.length} compan${batch.rows.length - todo.length === 1 ? 'y' : 'ies'} passed in an earlier run: not checked again.`);
+  return todo;
+}
 
-  // 1. Companies whose legacy application refreshed after syncing was confirmed disabled are
-  //    held back: their tokens in the file are spent (or about to be), so importing them would only break.
+/** The rows whose legacy application refreshed since `since` (asked of the sandbox, when there is one), each with its reason, recorded as not imported. */
+async function holdBack(run: BatchRun, todo: RowInfo[]): Promise<Map<number, string>> {
+  const { env, batch, live, sandbox, since } = run;
   const heldBack = new Map<number, string>();
   if (sandbox) {
-    const lookups = phaseLimit();
+    const lookups = phaseLimit(run.inputs);
     await Promise.all(todo.map((row) => lookups.run(async () => {
-      const lookup = await legacyRefreshes(sandbox, tenantOf(row), since.at, signal);
+      const lookup = await legacyRefreshes(sandbox, tenantOf(row), since.at, env.signal);
       if (lookup.checked && lookup.refreshes.length > 0) {
         heldBack.set(row.row, `reauthorization required: the legacy application refreshed the token at ${lookup.refreshes[0]!.at}, after ${since.what}`);
       }
-    }, signal)));
+    }, env.signal)));
   }
   for (const [rowNumber, reason] of heldBack) {
     const row = todo.find((r) => r.row === rowNumber)!;
     const outcome = { ...baseOutcome(row, batch.pilot), migration: 'not-imported' as const, reasons: [reason], checkedAt: new Date().toISOString() };
-    upsertOutcome(plan, outcome);
+    upsertOutcome(env.plan, outcome);
     live.outcome('fail');
     env.log(`${outcome.companyName}: not imported: ${reason}`);
   }
-  counts.heldBack = heldBack.size;
+  live.counts.heldBack = heldBack.size;
   if (heldBack.size > 0) env.save();
+  return heldBack;
+}
 
-  // 2. The bulk engine migrates the rest (no sync: the check queues a fresh one).
-  const toMigrate = todo.filter((r) => !heldBack.has(r.row));
-  const work = workDir(env.planPath);
-  const resultsPath = join(work, `${batch.name}.results.csv`);
-  counts.phase = 'migrating';
-  counts.toMigrate = toMigrate.length;
-  live.saveSoon();
-  if (toMigrate.length > 0) {
-    const [{ runMigration }, { JournalMismatchError }] = await Promise.all([import('../migrate/engine.js'), import('../migrate/errors.js')]);
-    const started = Date.now();
-    const progress = await env.progress(`Migrating ${toMigrate.length} compan${toMigrate.length === 1 ? 'y' : 'ies'}…`);
-    let summary;
-    try {
-      summary = await runMigration({
-        openInput: () => createReadStream(file), inputName: file, integrations: batch.integrations, defaultPlatform: plan.platform.key,
-        noSync: true, allowManaged: true, onlyRows: new Set(toMigrate.map((r) => r.row)),
-        resultsPath, journalPath: `${resultsPath}.journal`, signal,
-      }, {
-        client, limit: phaseLimit(),
-        onProgress: (p, limit) => {
-          progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${p.failed} failed · ${limitText(limit)}`);
-          counts.migrated = p.done - p.failed;
-          counts.migrationFailed = p.failed;
-          live.saveSoon();
-        },
-      });
-    } catch (err) {
-      progress.fail('Migration stopped.');
-      if (err instanceof JournalMismatchError) throw new OpError(err.message, 'failed', `The company file changed: validate it again (ferry managed step 1 --confirm --redo), or remove ${resultsPath}.journal.`);
-      throw err;
-    }
-    if (summary.concurrency) throughput.migration = { concurrency: summary.concurrency, rate: summary.rate ?? 0 };
-    progress.done(`Migrated ${summary.migrated} · already migrated ${summary.skipped} · failed ${summary.failed}${summary.resumed ? ` · ${summary.resumed} done by an earlier run` : ''}${summary.retried ? ` · ${summary.retried} tried again` : ''} (${summary.seconds.toFixed(1)}s).`);
-    if (summary.stoppedBy === 'auth') {
-      throw new OpError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, 'auth', 'Use the support team\'s admin key (ferry whoami), then run the step again to resume.');
-    }
-    if (summary.stoppedBy === 'interrupt') throw interrupted('Interrupted: in-flight companies finished; run the same step again to resume.');
+/** Runs the bulk engine over `toMigrate`, its results in `resultsPath`; throws when the key was refused or the run interrupted. */
+async function migrateRows(run: BatchRun, file: string, toMigrate: RowInfo[], resultsPath: string): Promise<void> {
+  const { env, batch, live } = run;
+  const { counts } = live;
+  const [{ runMigration }, { JournalMismatchError }] = await Promise.all([import('../migrate/engine.js'), import('../migrate/errors.js')]);
+  const started = Date.now();
+  const progress = await env.progress(`Migrating ${toMigrate.length} compan${toMigrate.length === 1 ? 'y' : 'ies'}…`);
+  let summary;
+  try {
+    summary = await runMigration({
+      openInput: () => createReadStream(file), inputName: file, integrations: batch.integrations, defaultPlatform: env.plan.platform.key,
+      noSync: true, allowManaged: true, onlyRows: new Set(toMigrate.map((r) => r.row)),
+      resultsPath, journalPath: `${resultsPath}.journal`, signal: env.signal,
+    }, {
+      client: run.client, limit: phaseLimit(run.inputs),
+      onProgress: (p, limit) => {
+        progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${p.failed} failed · ${limitText(limit)}`);
+        counts.migrated = p.done - p.failed;
+        counts.migrationFailed = p.failed;
+        live.saveSoon();
+      },
+    });
+  } catch (err) {
+    progress.fail('Migration stopped.');
+    if (err instanceof JournalMismatchError) throw new OpError(err.message, 'failed', `The company file changed: validate it again (ferry managed step 1 --confirm --redo), or remove ${resultsPath}.journal.`);
+    throw err;
   }
+  if (summary.concurrency) run.throughput.migration = { concurrency: summary.concurrency, rate: summary.rate ?? 0 };
+  progress.done(`Migrated ${summary.migrated} · already migrated ${summary.skipped} · failed ${summary.failed}${summary.resumed ? ` · ${summary.resumed} done by an earlier run` : ''}${summary.retried ? ` · ${summary.retried} tried again` : ''} (${summary.seconds.toFixed(1)}s).`);
+  if (summary.stoppedBy === 'auth') {
+    throw new OpError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, 'auth', 'Use the support team\'s admin key (ferry whoami), then run the step again to resume.');
+  }
+  if (summary.stoppedBy === 'interrupt') throw interrupted('Interrupted: in-flight companies finished; run the same step again to resume.');
+}
 
-  // 3. The end-to-end check of every migrated company.
-  const results = await resultsByRow(resultsPath);
+/** A check target for each migrated row; a row the migration failed (or never reached) is recorded as failed instead. */
+function checkTargets({ env, batch, live, since }: BatchRun, toMigrate: RowInfo[], results: MigrationResults): Array<{ row: RowInfo; target: CheckTarget }> {
+  const { plan } = env;
   const targets: Array<{ row: RowInfo; target: CheckTarget }> = [];
   for (const row of toMigrate) {
     const result = results.get(row.row);
@@ -222,9 +268,13 @@ async function runBatch(env: StepEnv, inputs: StepInputs, file: string, batch: B
     if (tenant) target.tenantId = tenant;
     targets.push({ row, target });
   }
-  counts.phase = 'checking';
-  env.save();
-  if (targets.length === 0) return { outcomes: plan.outcomes.filter((o) => batch.rows.some((r) => r.row === o.row)), checks: [], throughput };
+  return targets;
+}
+
+/** Checks each target end to end, saving each company's outcome as its check ends; throws when interrupted. */
+async function checkMigrated(run: BatchRun, targets: Array<{ row: RowInfo; target: CheckTarget }>, results: MigrationResults): Promise<CheckResult[]> {
+  const { env, inputs, batch, live, client, sandbox } = run;
+  const { signal } = env;
   const byCompany = new Map(targets.map((t) => [t.target.companyId, t.row]));
   const migration = new Map(targets.map((t) => [t.row.row, results.get(t.row.row)!]));
   let done = 0;
@@ -233,28 +283,13 @@ async function runBatch(env: StepEnv, inputs: StepInputs, file: string, batch: B
   const progress = await env.progress(`Checking ${targets.length} compan${targets.length === 1 ? 'y' : 'ies'} end to end (fresh sync of every data type)…`);
   // One event stream for every company's check; the checks poll as well, and alone without it.
   const changes = inputs.events === false ? undefined : await openChangeFeed(client, { types: SYNC_EVENTS, signal });
-  const limit = phaseLimit();
+  const limit = phaseLimit(inputs);
   const checks = await checkCompanies(targets.map((t) => t.target), {
     sync: true, timeoutMs: inputs.timeoutMs, signal, limit, ...(inputs.pollMs ? { pollMs: inputs.pollMs } : {}),
   }, { client, ...(sandbox ? { sandbox } : {}), ...(changes ? { changes } : {}), integration: integrationLookup(client, signal) }, (check) => {
     const row = byCompany.get(check.companyId)!;
-    const result = migration.get(row.row)!;
-    const connectionCreated = check.criteria.find((c) => c.name === 'connection')?.evidence.created;
-    const outcome: CompanyOutcome = {
-      ...baseOutcome(row, batch.pilot),
-      companyName: check.companyName ?? row.companyName ?? row.key,
-      companyId: check.companyId,
-      migration: result.status === 'skipped' ? 'skipped' : 'migrated',
-      verdict: check.verdict,
-      reasons: check.reasons,
-      criteria: Object.fromEntries(check.criteria.map((c) => [c.name, c.status])),
-      checkedAt: check.finishedAt,
-      durations: { checkSeconds: check.seconds, ...(check.syncSeconds !== undefined ? { syncSeconds: check.syncSeconds } : {}) },
-    };
-    if (check.connectionId) outcome.connectionId = check.connectionId;
-    if (typeof connectionCreated === 'string') outcome.migratedAt = connectionCreated;
-    if (check.records !== undefined) outcome.records = check.records;
-    upsertOutcome(plan, outcome);
+    const outcome = checkedOutcome(row, migration.get(row.row)!, check, batch.pilot);
+    upsertOutcome(env.plan, outcome);
     live.outcome(check.verdict);
     env.save();
     done += 1;
@@ -265,12 +300,31 @@ async function runBatch(env: StepEnv, inputs: StepInputs, file: string, batch: B
     progress.update(`Checking: ${rateLine(done, targets.length, started, 'companies')} · ${failedCount} failed · ${limitText(limit)}`);
   }).finally(() => changes?.close());
   const stats = limit.stats();
-  throughput.checks = { concurrency: stats.concurrency, rate: stats.rate };
+  run.throughput.checks = { concurrency: stats.concurrency, rate: stats.rate };
   if (signal.aborted) {
     progress.fail('Stopped checking.');
     throw interrupted('Interrupted: the outcomes so far are saved in the plan; run the same step again to go on.');
   }
   progress.done(`Checked ${checks.length} compan${checks.length === 1 ? 'y' : 'ies'}: ${checks.length - failedCount} passed, ${failedCount} failed (${durationText(Date.now() - started)}).`);
-  const rowsOfBatch = new Set(batch.rows.map((r) => r.row));
-  return { outcomes: plan.outcomes.filter((o) => rowsOfBatch.has(o.row)), checks, throughput };
+  return checks;
+}
+
+/** A migrated company's outcome from its check. */
+function checkedOutcome(row: RowInfo, result: NonNullable<ReturnType<MigrationResults['get']>>, check: CheckResult, pilot: boolean): CompanyOutcome {
+  const connectionCreated = check.criteria.find((c) => c.name === 'connection')?.evidence.created;
+  const outcome: CompanyOutcome = {
+    ...baseOutcome(row, pilot),
+    companyName: check.companyName ?? row.companyName ?? row.key,
+    companyId: check.companyId,
+    migration: result.status === 'skipped' ? 'skipped' : 'migrated',
+    verdict: check.verdict,
+    reasons: check.reasons,
+    criteria: Object.fromEntries(check.criteria.map((c) => [c.name, c.status])),
+    checkedAt: check.finishedAt,
+    durations: { checkSeconds: check.seconds, ...(check.syncSeconds !== undefined ? { syncSeconds: check.syncSeconds } : {}) },
+  };
+  if (check.connectionId) outcome.connectionId = check.connectionId;
+  if (typeof connectionCreated === 'string') outcome.migratedAt = connectionCreated;
+  if (check.records !== undefined) outcome.records = check.records;
+  return outcome;
 }

@@ -132,142 +132,13 @@ async function migrate(
 ): Promise<MigrationSummary> {
   const now = deps.now ?? Date.now;
   const index = await loadCompanyIndex(deps.client, options.signal);
-  const progress: MigrationProgress = { total: validation.inShard, done: 0, migrated: 0, skipped: 0, failed: 0 };
-  const failedBySteps: Partial<Record<Step, number>> = {};
-  const summary: MigrationSummary = {
-    dryRun: false, input: options.inputName, results: options.resultsPath, journal: options.journalPath, validation,
-    total: validation.inShard, migrated: 0, skipped: 0, failed: 0, failedBySteps, resumed: 0, retried: 0, seconds: 0, rowsPerSecond: 0, planLimitHit: false,
-  };
-  let stop: MigrationSummary['stoppedBy'];
-  /** The row whose company create got the plan's 402: later creates are not even tried. */
-  let companyLimitRow: number | undefined;
-
-  const finish = (result: RowResult, key: string) => {
-    writer.append({ type: 'done', row: result.row, key, result });
-    progress.done += 1;
-    if (result.status === 'failed') {
-      progress.failed += 1;
-      if (result.step) failedBySteps[result.step] = (failedBySteps[result.step] ?? 0) + 1;
-      if (options.failFast && !stop) stop = 'fail-fast';
-    } else if (result.status === 'skipped') progress.skipped += 1;
-    else progress.migrated += 1;
-    deps.onProgress?.({ ...progress }, limit);
-  };
-
-  /** One row through the pipeline; true when it went all the way (its time is a fair latency sample). */
-  const processRow = async (row: ValidRow): Promise<boolean> => {
-    const result = baseResult(row);
-    const partial = journal.partial.get(row.row);
-    const resume = partial && partial.key === row.key ? partial : undefined;
-    let step: Step = 'company';
-    try {
-      // Company: the row's own id, the journal's, the index's (an earlier run, any machine), or a new one.
-      let company: IndexedCompany | undefined = index.get(row.key);
-      if (row.companyId) company = indexEntry(await api.company<CompanyRecord>(deps.client, row.companyId));
-      let companyId = row.companyId ?? resume?.companyId ?? company?.companyId;
-      if (!companyId) {
-        if (companyLimitRow !== undefined) throw new CompanyLimitReached(companyLimitRow);
-        company = await createCompany(deps.client, row);
-        companyId = company.companyId;
-        index.set(row.key, company);
-      }
-      result.companyId = companyId;
-      if (!resume?.companyId) writer.append({ type: 'company', row: row.row, key: row.key, companyId });
-
-      // Connection: the row's, the journal's, one the company already has for this platform, or a new one.
-      step = 'connection';
-      const existing = row.connectionId ? undefined : company ? reusableConnection(company, row.platformKey) : undefined;
-      let connectionId = row.connectionId ?? resume?.connectionId ?? existing?.id;
-      if (!connectionId) connectionId = await createConnection(deps.client, companyId, row.platformKey);
-      result.connectionId = connectionId;
-      if (!resume?.connectionId) writer.append({ type: 'connection', row: row.row, key: row.key, connectionId });
-
-      // Authorize, unless it is done: the service may have rotated the tokens since, and
-      // replaying the old refresh token would revoke the grant. A Linked connection this
-      // journal never touched was migrated by another run (another machine): skipped.
-      step = 'authorize';
-      const linkedNow = existing?.status === 'Linked' && existing.id === connectionId;
-      const migratedElsewhere = linkedNow && !resume;
-      if (!resume?.authorized && !linkedNow) {
-        await api.authorizeConnection(deps.client, companyId, connectionId, row.tokens);
-        writer.append({ type: 'authorized', row: row.row, key: row.key });
-      }
-
-      step = 'sync';
-      if (!options.noSync && !migratedElsewhere) await api.syncAll(deps.client, companyId);
-      result.status = migratedElsewhere ? 'skipped' : 'migrated';
-      finish(result, row.key);
-      return !migratedElsewhere;
-    } catch (err) {
-      if (err instanceof ApiRequestError && err.status === 401) {
-        stop = 'auth';
-        summary.authError = err;
-        return false; // not finished: the next run (with a working key) does this row
-      }
-      if (err instanceof ApiRequestError && err.status === 403 && !row.companyId) {
-        stop = 'auth';
-        summary.authError = err;
-        return false;
-      }
-      const limitHit = step === 'company' && err instanceof ApiRequestError && err.status === 402;
-      if (limitHit || err instanceof CompanyLimitReached) {
-        companyLimitRow ??= row.row;
-        summary.planLimitHit = true;
-      }
-      result.step = step;
-      result.error = limitHit ? `${errorText(err)}: the plan's company limit is reached; rows with existing companies go on` : errorText(err);
-      if (err instanceof CompanyLimitReached) result.httpStatus = '402';
-      if (err instanceof ApiRequestError) {
-        result.httpStatus = String(err.status);
-        result.correlationId = err.correlationId ?? '';
-      }
-      finish(result, row.key);
-      return false;
-    }
-  };
-  // A row that failed or was skipped early says nothing of how long a row takes: not a
-  // latency sample. A row still waiting for a slot when the run is interrupted is left for the next run.
-  const runRow = (row: ValidRow): Promise<void> =>
-    limit.run(async () => !options.signal?.aborted && processRow(row), options.signal, { sample: (wentThrough) => wentThrough }).then(() => undefined, (err: unknown) => {
-      if (!options.signal?.aborted) throw err;
-    });
-
-  // Pass 2: this shard's rows, finished ones skipped, the rest through the pipeline.
-  const inFlight = new Set<Promise<void>>();
-  const csv = await readRows(options.openInput(), options.integrations, options.delimiter, options.encoding);
-  const validator = new RowValidator({ integrations: options.integrations, defaultPlatform: options.defaultPlatform, allowManaged: options.allowManaged });
-  let position = 0;
-  try {
-    for await (const raw of csv.rows) {
-      const validated = checkFieldCount(raw, validator.validate(raw));
-      if (!inShard(position++, options.shard, raw.row, options.onlyRows)) continue;
-      if (journal.done.has(raw.row)) {
-        summary.resumed += 1;
-        progress.done += 1;
-        continue;
-      }
-      if (stop || options.signal?.aborted) break;
-      if (journal.retry.has(raw.row)) summary.retried += 1;
-      if (!validated.ok) {
-        const result = baseResult(validated.partial as ValidRow);
-        result.step = 'validate';
-        result.error = problemText(validated.problems);
-        finish(result, (validated.partial as ValidRow).key ?? '');
-        continue;
-      }
-      const task = runRow(validated.row).finally(() => inFlight.delete(task));
-      inFlight.add(task);
-      // Read no further than the limit's window (it may have shrunk since).
-      while (inFlight.size >= limit.concurrency) await Promise.race(inFlight);
-    }
-  } finally {
-    csv.close();
-    await Promise.all(inFlight);
-  }
-  if (!stop && options.signal?.aborted) stop = 'interrupt';
+  const pass = new SecondPass(options, deps, validation, journal, writer, limit, index);
+  await pass.run();
+  if (!pass.stop && options.signal?.aborted) pass.stop = 'interrupt';
   writer.close();
 
   await resultsFromJournal(options.journalPath, options.resultsPath, options.csvEscape ?? true);
+  const { summary, progress, stop } = pass;
   const seconds = Math.max(0.001, (now() - started) / 1000);
   Object.assign(summary, {
     migrated: progress.migrated, skipped: progress.skipped, failed: progress.failed, seconds,
@@ -276,6 +147,178 @@ async function migrate(
   });
   if (stop) summary.stoppedBy = stop;
   return summary;
+}
+
+/** What the journal knows of a row an earlier run left half done. */
+type Resume = JournalState['partial'] extends Map<number, infer Entry> ? Entry : never;
+
+/** Pass two: this shard's rows through the pipeline, counted as they finish, until the input ends or the run stops. */
+class SecondPass {
+  readonly progress: MigrationProgress;
+  readonly summary: MigrationSummary;
+  stop: MigrationSummary['stoppedBy'];
+  private readonly failedBySteps: Partial<Record<Step, number>> = {};
+  /** The row whose company create got the plan's 402: later creates are not even tried. */
+  private companyLimitRow: number | undefined;
+
+  constructor(
+    private readonly options: MigrationOptions, private readonly deps: MigrationDeps, validation: ValidationReport,
+    private readonly journal: JournalState, private readonly writer: JournalWriter, private readonly limit: AdaptiveLimit,
+    private readonly index: Map<string, IndexedCompany>,
+  ) {
+    this.progress = { total: validation.inShard, done: 0, migrated: 0, skipped: 0, failed: 0 };
+    this.summary = {
+      dryRun: false, input: options.inputName, results: options.resultsPath, journal: options.journalPath, validation,
+      total: validation.inShard, migrated: 0, skipped: 0, failed: 0, failedBySteps: this.failedBySteps, resumed: 0, retried: 0, seconds: 0, rowsPerSecond: 0, planLimitHit: false,
+    };
+  }
+
+  /** Reads the input again: finished rows skipped, invalid ones recorded, the rest run as the limit allows. */
+  async run(): Promise<void> {
+    const { options, journal, summary, progress } = this;
+    const inFlight = new Set<Promise<void>>();
+    const csv = await readRows(options.openInput(), options.integrations, options.delimiter, options.encoding);
+    const validator = new RowValidator({ integrations: options.integrations, defaultPlatform: options.defaultPlatform, allowManaged: options.allowManaged });
+    let position = 0;
+    try {
+      for await (const raw of csv.rows) {
+        const validated = checkFieldCount(raw, validator.validate(raw));
+        if (!inShard(position++, options.shard, raw.row, options.onlyRows)) continue;
+        if (journal.done.has(raw.row)) {
+          summary.resumed += 1;
+          progress.done += 1;
+          continue;
+        }
+        if (this.stop || options.signal?.aborted) break;
+        if (journal.retry.has(raw.row)) summary.retried += 1;
+        if (!validated.ok) {
+          const result = baseResult(validated.partial as ValidRow);
+          result.step = 'validate';
+          result.error = problemText(validated.problems);
+          this.finish(result, (validated.partial as ValidRow).key ?? '');
+          continue;
+        }
+        const task = this.runRow(validated.row).finally(() => inFlight.delete(task));
+        inFlight.add(task);
+        // Read no further than the limit's window (it may have shrunk since).
+        while (inFlight.size >= this.limit.concurrency) await Promise.race(inFlight);
+      }
+    } finally {
+      csv.close();
+      await Promise.all(inFlight);
+    }
+  }
+
+  // A row that failed or was skipped early says nothing of how long a row takes: not a
+  // latency sample. A row still waiting for a slot when the run is interrupted is left for the next run.
+  private runRow(row: ValidRow): Promise<void> {
+    const { signal } = this.options;
+    return this.limit.run(async () => !signal?.aborted && this.processRow(row), signal, { sample: (wentThrough) => wentThrough }).then(() => undefined, (err: unknown) => {
+      if (!signal?.aborted) throw err;
+    });
+  }
+
+  /** Journals a finished row and counts it; a failure stops a fail-fast run. */
+  private finish(result: RowResult, key: string): void {
+    const { progress, failedBySteps } = this;
+    this.writer.append({ type: 'done', row: result.row, key, result });
+    progress.done += 1;
+    if (result.status === 'failed') {
+      progress.failed += 1;
+      if (result.step) failedBySteps[result.step] = (failedBySteps[result.step] ?? 0) + 1;
+      if (this.options.failFast && !this.stop) this.stop = 'fail-fast';
+    } else if (result.status === 'skipped') progress.skipped += 1;
+    else progress.migrated += 1;
+    this.deps.onProgress?.({ ...this.progress }, this.limit);
+  }
+
+  /** One row through the pipeline; true when it went all the way (its time is a fair latency sample). */
+  private async processRow(row: ValidRow): Promise<boolean> {
+    const { client } = this.deps;
+    const result = baseResult(row);
+    const partial = this.journal.partial.get(row.row);
+    const resume = partial && partial.key === row.key ? partial : undefined;
+    let step: Step = 'company';
+    try {
+      const { company, companyId } = await this.placeCompany(row, resume);
+      result.companyId = companyId;
+      if (!resume?.companyId) this.writer.append({ type: 'company', row: row.row, key: row.key, companyId });
+
+      // Connection: the row's, the journal's, one the company already has for this platform, or a new one.
+      step = 'connection';
+      const existing = row.connectionId ? undefined : company ? reusableConnection(company, row.platformKey) : undefined;
+      let connectionId = row.connectionId ?? resume?.connectionId ?? existing?.id;
+      if (!connectionId) connectionId = await createConnection(client, companyId, row.platformKey);
+      result.connectionId = connectionId;
+      if (!resume?.connectionId) this.writer.append({ type: 'connection', row: row.row, key: row.key, connectionId });
+
+      // Authorize, unless it is done: the service may have rotated the tokens since, and
+      // replaying the old refresh token would revoke the grant. A Linked connection this
+      // journal never touched was migrated by another run (another machine): skipped.
+      step = 'authorize';
+      const linkedNow = existing?.status === 'Linked' && existing.id === connectionId;
+      const migratedElsewhere = linkedNow && !resume;
+      if (!resume?.authorized && !linkedNow) {
+        await api.authorizeConnection(client, companyId, connectionId, row.tokens);
+        this.writer.append({ type: 'authorized', row: row.row, key: row.key });
+      }
+
+      step = 'sync';
+      if (!this.options.noSync && !migratedElsewhere) await api.syncAll(client, companyId);
+      result.status = migratedElsewhere ? 'skipped' : 'migrated';
+      this.finish(result, row.key);
+      return !migratedElsewhere;
+    } catch (err) {
+      return this.rowFailed(err, row, result, step);
+    }
+  }
+
+  /** Company: the row's own id, the journal's, the index's (an earlier run, any machine), or a new one. */
+  private async placeCompany(row: ValidRow, resume: Resume | undefined): Promise<{ company: IndexedCompany | undefined; companyId: string }> {
+    const { client } = this.deps;
+    let company: IndexedCompany | undefined = this.index.get(row.key);
+    if (row.companyId) company = indexEntry(await api.company<CompanyRecord>(client, row.companyId));
+    let companyId = row.companyId ?? resume?.companyId ?? company?.companyId;
+    if (!companyId) {
+      if (this.companyLimitRow !== undefined) throw new CompanyLimitReached(this.companyLimitRow);
+      company = await createCompany(client, row);
+      companyId = company.companyId;
+      this.index.set(row.key, company);
+    }
+    return { company, companyId };
+  }
+
+  /**
+   * A row that failed at `step`: recorded as failed, unless the key was refused, which stops
+   * the run with the row left for the next one. Always false: not a latency sample.
+   */
+  private rowFailed(err: unknown, row: ValidRow, result: RowResult, step: Step): boolean {
+    const { summary } = this;
+    if (err instanceof ApiRequestError && err.status === 401) {
+      this.stop = 'auth';
+      summary.authError = err;
+      return false; // not finished: the next run (with a working key) does this row
+    }
+    if (err instanceof ApiRequestError && err.status === 403 && !row.companyId) {
+      this.stop = 'auth';
+      summary.authError = err;
+      return false;
+    }
+    const limitHit = step === 'company' && err instanceof ApiRequestError && err.status === 402;
+    if (limitHit || err instanceof CompanyLimitReached) {
+      this.companyLimitRow ??= row.row;
+      summary.planLimitHit = true;
+    }
+    result.step = step;
+    result.error = limitHit ? `${errorText(err)}: the plan's company limit is reached; rows with existing companies go on` : errorText(err);
+    if (err instanceof CompanyLimitReached) result.httpStatus = '402';
+    if (err instanceof ApiRequestError) {
+      result.httpStatus = String(err.status);
+      result.correlationId = err.correlationId ?? '';
+    }
+    this.finish(result, row.key);
+    return false;
+  }
 }
 
 async function createCompany(client: ApiClient, row: ValidRow): Promise<IndexedCompany> {

@@ -93,27 +93,45 @@ function platformNamed(key: string | undefined, errors: FieldError[]): Integrati
 }
 
 export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): void {
-  const { store, clock } = ctx;
+  registerAppRoutes(app, ctx);
+  registerTenantRoutes(app, ctx);
 
-  const appView = (row: AppRow): Json => ({
-    clientId: row.clientId, platform: row.platform, name: row.name, callbackUrls: store.listCallbacks(row.clientId), created: isoSeconds(new Date(row.created)),
+  app.get('/admin/settings', async () => ctx.settings);
+
+  app.patch('/admin/settings', async (request) => {
+    applySettings(ctx, parseSettings(new Input(request).raw()));
+    return ctx.settings;
   });
-  const appOf = (clientId: string): AppRow => {
-    const row = store.getApp(clientId);
-    if (!row) throw fail.notFound(`No app ${clientId}.`);
-    return row;
-  };
-  const tenantOf = (tenantId: string): TenantRow => {
-    const row = store.getTenant(tenantId);
-    if (!row) throw fail.notFound(`No tenant ${tenantId}.`);
-    return row;
-  };
-  /** A clientId given when issuing tokens binds the grant to that app, which must be the platform's. */
-  const boundClient = (clientId: string | undefined, platform: string, errors: FieldError[]): string | null => {
-    if (clientId === undefined) return null;
-    if (store.getApp(clientId)?.platform !== platform) errors.push({ field: 'clientId', message: `${clientId} is not an app of platform ${platform}.` });
-    return clientId;
-  };
+}
+
+type Store = SandboxContext['store'];
+
+const appView = (store: Store, row: AppRow): Json => ({
+  clientId: row.clientId, platform: row.platform, name: row.name, callbackUrls: store.listCallbacks(row.clientId), created: isoSeconds(new Date(row.created)),
+});
+
+function appOf(store: Store, clientId: string): AppRow {
+  const row = store.getApp(clientId);
+  if (!row) throw fail.notFound(`No app ${clientId}.`);
+  return row;
+}
+
+function tenantOf(store: Store, tenantId: string): TenantRow {
+  const row = store.getTenant(tenantId);
+  if (!row) throw fail.notFound(`No tenant ${tenantId}.`);
+  return row;
+}
+
+/** A clientId given when issuing tokens binds the grant to that app, which must be the platform's. */
+function boundClient(store: Store, clientId: string | undefined, platform: string, errors: FieldError[]): string | null {
+  if (clientId === undefined) return null;
+  if (store.getApp(clientId)?.platform !== platform) errors.push({ field: 'clientId', message: `${clientId} is not an app of platform ${platform}.` });
+  return clientId;
+}
+
+/** OAuth apps: created with a secret shown once, listed, and their callback URLs added, asked about and removed. */
+function registerAppRoutes(app: FastifyInstance, ctx: SandboxContext): void {
+  const { store, clock } = ctx;
 
   app.post('/admin/apps', async (request, reply) => {
     const input = new Input(request);
@@ -130,16 +148,16 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
       for (const url of urls) store.addCallback(clientId, url, now);
     });
     // The secret is shown once, here.
-    return reply.code(201).send({ ...appView(appOf(clientId)), clientSecret });
+    return reply.code(201).send({ ...appView(store, appOf(store, clientId)), clientSecret });
   });
 
   app.get<{ Querystring: { platform?: string } }>('/admin/apps', async (request) => ({
-    results: store.listApps(request.query.platform).map(appView),
+    results: store.listApps(request.query.platform).map((row) => appView(store, row)),
   }));
 
   // ?callbackUrl= answers whether that exact URL is registered (the managed migration's step 3).
   app.get<{ Params: { clientId: string }; Querystring: { callbackUrl?: string } }>('/admin/apps/:clientId', async (request) => {
-    const view = appView(appOf(request.params.clientId));
+    const view = appView(store, appOf(store, request.params.clientId));
     const asked = request.query.callbackUrl;
     if (asked === undefined) return view;
     const normalised = normalisedUrl(asked);
@@ -147,11 +165,11 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
   });
 
   app.get<{ Params: { clientId: string } }>('/admin/apps/:clientId/callbackUrls', async (request) => ({
-    results: store.listCallbacks(appOf(request.params.clientId).clientId),
+    results: store.listCallbacks(appOf(store, request.params.clientId).clientId),
   }));
 
   app.post<{ Params: { clientId: string } }>('/admin/apps/:clientId/callbackUrls', async (request, reply) => {
-    const row = appOf(request.params.clientId);
+    const row = appOf(store, request.params.clientId);
     const input = new Input(request);
     const text = input.text('url', true);
     const url = text === undefined ? '' : callbackUrl(text, 'url', input.errors);
@@ -162,7 +180,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
 
   // The URL goes in the query (?url=), as DELETE bodies are dropped by some clients and proxies.
   app.delete<{ Params: { clientId: string }; Querystring: { url?: string } }>('/admin/apps/:clientId/callbackUrls', async (request) => {
-    const row = appOf(request.params.clientId);
+    const row = appOf(store, request.params.clientId);
     const asked = request.query.url;
     if (asked === undefined || asked.trim() === '') throw fail.badRequest('The request is not valid.', [{ field: 'url', message: 'url (a query parameter) is required.' }]);
     const errors: FieldError[] = [];
@@ -171,6 +189,11 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
     if (!store.removeCallback(row.clientId, url)) throw fail.notFound(`App ${row.clientId} has no callback URL ${url}.`);
     return { clientId: row.clientId, callbackUrls: store.listCallbacks(row.clientId) };
   });
+}
+
+/** Tenants with fresh token field values, tokens minted in a chosen state, and the legacy application's refreshes. */
+function registerTenantRoutes(app: FastifyInstance, ctx: SandboxContext): void {
+  const { store } = ctx;
 
   app.post('/admin/tenants', async (request, reply) => {
     const input = new Input(request);
@@ -178,7 +201,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
     const count = input.integer('count', 1, MAX_TENANTS_PER_CALL) ?? 1;
     const invoices = input.integer('invoices', 0, MAX_INVOICES) ?? DEFAULT_INVOICES;
     const seed = input.integer('seed', 0, 2 ** 32 - 1);
-    const clientId = boundClient(input.text('clientId'), integration?.key ?? '', input.errors);
+    const clientId = boundClient(store, input.text('clientId'), integration?.key ?? '', input.errors);
     input.done();
     const issued = createTenants(ctx, { integration: integration as Integration, count, invoices, seed, clientId });
     return reply.code(201).send({ results: issued.map(({ tenant, tokens }) => ({ ...tenantView(tenant), tokens })) });
@@ -188,14 +211,14 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
     results: store.listTenants(request.query.platform).map(tenantView),
   }));
 
-  app.get<{ Params: { tenantId: string } }>('/admin/tenants/:tenantId', async (request) => tenantView(tenantOf(request.params.tenantId)));
+  app.get<{ Params: { tenantId: string } }>('/admin/tenants/:tenantId', async (request) => tenantView(tenantOf(store, request.params.tenantId)));
 
   app.post<{ Params: { tenantId: string } }>('/admin/tenants/:tenantId/tokens', async (request, reply) => {
-    const tenant = tenantOf(request.params.tenantId);
+    const tenant = tenantOf(store, request.params.tenantId);
     const input = new Input(request);
     const state = (input.text('state') ?? 'valid') as TokenState;
     if (!TOKEN_STATES.includes(state)) input.errors.push({ field: 'state', message: `state must be one of ${TOKEN_STATES.join(', ')}.` });
-    const clientId = boundClient(input.text('clientId'), tenant.platform, input.errors);
+    const clientId = boundClient(store, input.text('clientId'), tenant.platform, input.errors);
     input.done();
     const integration = integrationByKey(tenant.platform) as Integration;
     const tokens = issueTokenFields(ctx, integration, tenant, state, clientId);
@@ -203,24 +226,17 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: SandboxContext): 
   });
 
   app.post<{ Params: { tenantId: string } }>('/admin/tenants/:tenantId/legacy-refresh', async (request) => {
-    const tenant = tenantOf(request.params.tenantId);
+    const tenant = tenantOf(store, request.params.tenantId);
     return { tenantId: tenant.id, ...legacyRefresh(ctx, tenant) };
   });
 
   app.get<{ Params: { tenantId: string }; Querystring: { since?: string } }>('/admin/tenants/:tenantId/legacy-refreshes', async (request) => {
-    const tenant = tenantOf(request.params.tenantId);
+    const tenant = tenantOf(store, request.params.tenantId);
     const since = request.query.since === undefined ? 0 : Date.parse(request.query.since);
     if (Number.isNaN(since)) throw fail.badRequest('since must be an ISO 8601 date-time.', [{ field: 'since', message: 'not a date' }]);
     return {
       tenantId: tenant.id,
       results: store.listLegacyRefreshes(tenant.id, since).map((e) => ({ at: isoSeconds(new Date(e.at)), outcome: e.outcome })),
     };
-  });
-
-  app.get('/admin/settings', async () => ctx.settings);
-
-  app.patch('/admin/settings', async (request) => {
-    applySettings(ctx, parseSettings(new Input(request).raw()));
-    return ctx.settings;
   });
 }

@@ -42,15 +42,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: SandboxContext): v
     const platform = platformOf(request.params.key);
     const { tenant, accessExpiresAt } = authorizeTenant(ctx, request, platform, request.params.tenantId);
     takeRateLimit(ctx, reply, tenant);
-    const info: Record<string, unknown> = {
-      id: tenant.orgId ?? tenant.id,
-      name: tenant.name,
-      platform: platform.integration.key,
-      platformName: platform.integration.name,
-      dataTypes: platform.integration.dataTypes,
-    };
-    if (accessExpiresAt) info.accessTokenExpiresAt = isoSeconds(accessExpiresAt);
-    return info;
+    return tenantInfo(platform, tenant, accessExpiresAt);
   });
 
   app.get<{ Params: TenantParams & { dataType: string }; Querystring: PageQuery }>(
@@ -62,17 +54,37 @@ export function registerDataRoutes(app: FastifyInstance, ctx: SandboxContext): v
       const { tenant } = authorizeTenant(ctx, request, platform, tenantId);
       takeRateLimit(ctx, reply, tenant);
       const { offset, pageSize } = pageWindow(request.query);
-      settleDuePushes(ctx, tenant, dataType);
-      const generated = generatedCount(tenant, dataType);
-      const total = generated + ctx.store.countRecords(tenant.id, dataType);
-      const records = generateRecords(tenant, dataType, offset, pageSize);
-      // Pushed records follow the generated ones.
-      if (records.length < pageSize && offset + records.length < total) {
-        records.push(...ctx.store.pageRecords(tenant.id, dataType, Math.max(0, offset - generated), pageSize - records.length));
-      }
-      const page: Record<string, unknown> = { results: withEdits(ctx, tenant, dataType, records), offset, pageSize, totalResults: total };
-      if (offset + pageSize < total) page.next = encodeCursor(offset + pageSize);
-      return page;
+      return dataPage(ctx, tenant, dataType, offset, pageSize);
     },
   );
+}
+
+type Tenant = ReturnType<typeof authorizeTenant>['tenant'];
+
+/** Who the credential is for, and when it expires (when it does). */
+function tenantInfo(platform: ReturnType<typeof platformOf>, tenant: Tenant, accessExpiresAt: Date | null): Record<string, unknown> {
+  const info: Record<string, unknown> = {
+    id: tenant.orgId ?? tenant.id,
+    name: tenant.name,
+    platform: platform.integration.key,
+    platformName: platform.integration.name,
+    dataTypes: platform.integration.dataTypes,
+  };
+  if (accessExpiresAt) info.accessTokenExpiresAt = isoSeconds(accessExpiresAt);
+  return info;
+}
+
+/** One page of a tenant's records of a type, once its due pushes have landed: the generated records, then the pushed ones. */
+function dataPage(ctx: SandboxContext, tenant: Tenant, dataType: string, offset: number, pageSize: number): Record<string, unknown> {
+  settleDuePushes(ctx, tenant, dataType);
+  const generated = generatedCount(tenant, dataType);
+  const total = generated + ctx.store.countRecords(tenant.id, dataType);
+  const records = generateRecords(tenant, dataType, offset, pageSize);
+  // Pushed records follow the generated ones.
+  if (records.length < pageSize && offset + records.length < total) {
+    records.push(...ctx.store.pageRecords(tenant.id, dataType, Math.max(0, offset - generated), pageSize - records.length));
+  }
+  const page: Record<string, unknown> = { results: withEdits(ctx, tenant, dataType, records), offset, pageSize, totalResults: total };
+  if (offset + pageSize < total) page.next = encodeCursor(offset + pageSize);
+  return page;
 }

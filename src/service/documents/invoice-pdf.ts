@@ -64,14 +64,8 @@ function day(value: unknown): string {
 export async function renderInvoicePdf(record: unknown): Promise<Buffer> {
   const invoice = obj(record);
   const currency = str(invoice.currency) ?? '';
-  const money = (value: unknown): string => {
-    const n = num(value);
-    if (n === undefined) return NONE;
-    return currency ? `${currency} ${AMOUNT.format(n)}` : AMOUNT.format(n);
-  };
+  const money = moneyFormat(currency);
   const number = str(invoice.invoiceNumber) ?? str(invoice.id) ?? NONE;
-  const customer = obj(invoice.customerRef);
-  const customerName = str(customer.companyName) ?? str(customer.id) ?? NONE;
 
   const doc = new PDFDocument({
     size: 'A4',
@@ -79,71 +73,131 @@ export async function renderInvoicePdf(record: unknown): Promise<Buffer> {
     bufferPages: true,
     info: { Title: `Invoice ${number}`, Creator: 'ferry' },
   });
+  const finished = collect(doc);
+  const sheet = new Sheet(doc);
+  drawHeader(sheet, invoice, number, currency);
+  drawLineTable(sheet, Array.isArray(invoice.lineItems) ? invoice.lineItems : [], money);
+  drawTotals(sheet, invoice, money);
+  drawNote(sheet, str(invoice.note));
+  drawFooters(sheet, number);
+  doc.end();
+  return finished;
+}
+
+type Doc = PDFKit.PDFDocument;
+type Money = (value: unknown) => string;
+
+/** Amounts with the invoice's currency code in front, when it has one. */
+function moneyFormat(currency: string): Money {
+  return (value) => {
+    const n = num(value);
+    if (n === undefined) return NONE;
+    return currency ? `${currency} ${AMOUNT.format(n)}` : AMOUNT.format(n);
+  };
+}
+
+/** The document's bytes, once it has ended. */
+function collect(doc: Doc): Promise<Buffer> {
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const finished = new Promise<Buffer>((resolve, reject) => {
+  return new Promise<Buffer>((resolve, reject) => {
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
+}
 
-  const left = MARGIN;
-  const right = doc.page.width - MARGIN;
-  const bottom = () => doc.page.height - MARGIN - FOOTER_SPACE;
-  let y = MARGIN;
+/** The document and where the next line goes on its current page. */
+class Sheet {
+  y = MARGIN;
+  readonly left = MARGIN;
+  readonly right: number;
+
+  constructor(readonly doc: Doc) {
+    this.right = doc.page.width - MARGIN;
+  }
+
+  bottom(): number {
+    return this.doc.page.height - MARGIN - FOOTER_SPACE;
+  }
+
   /** A new page (without the table header) unless `height` more points fit on this one. */
-  const room = (height: number) => {
-    if (y + height <= bottom()) return;
-    doc.addPage();
-    y = MARGIN;
-  };
+  room(height: number): void {
+    if (this.y + height <= this.bottom()) return;
+    this.doc.addPage();
+    this.y = MARGIN;
+  }
 
   /** One line of text, already fitted, at (x, y); right-aligned against x when asked. */
-  const put = (text: string, x: number, atY: number, align: 'left' | 'right' = 'left', font?: string) => {
+  put(text: string, x: number, atY: number, align: 'left' | 'right' = 'left', font?: string): void {
+    const doc = this.doc;
     const clean = toWinAnsi(text);
     if (font) doc.font(font);
     doc.text(clean, align === 'right' ? x - doc.widthOfString(clean) : x, atY, { lineBreak: false });
     if (font) doc.font(FONT);
-  };
+  }
 
-  /** `text` broken into lines no wider than `width` in the current font: at spaces, and inside words too long for a line. */
-  const wrap = (text: string, width: number): string[] => {
-    const lines: string[] = [];
-    for (const paragraph of text.split(/\r\n|\r|\n/)) {
-      const clean = toWinAnsi(paragraph);
-      // Most cells fit on one line: measured once.
-      if (doc.widthOfString(clean) <= width) {
-        lines.push(clean.trim());
+  /** `text` wrapped to the full width, from the left margin, `height` points a line. */
+  paragraph(text: string, height: number): void {
+    for (const line of wrap(this.doc, text, this.right - this.left)) {
+      this.room(height);
+      this.put(line, this.left, this.y);
+      this.y += height;
+    }
+  }
+
+  /** A grey rule across the page at `atY`. */
+  rule(atY: number, width = 0.5): void {
+    this.doc.moveTo(this.left, atY).lineTo(this.right, atY).lineWidth(width).strokeColor('#999999').stroke();
+  }
+}
+
+/** `text` broken into lines no wider than `width` in the current font: at spaces, and inside words too long for a line. */
+function wrap(doc: Doc, text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split(/\r\n|\r|\n/)) {
+    const clean = toWinAnsi(paragraph);
+    // Most cells fit on one line: measured once.
+    if (doc.widthOfString(clean) <= width) {
+      lines.push(clean.trim());
+      continue;
+    }
+    let line = '';
+    for (const word of clean.split(' ').filter((w) => w !== '')) {
+      const candidate = line ? `${line} ${word}` : word;
+      if (doc.widthOfString(candidate) <= width) {
+        line = candidate;
         continue;
       }
-      let line = '';
-      for (const word of clean.split(' ').filter((w) => w !== '')) {
-        const candidate = line ? `${line} ${word}` : word;
-        if (doc.widthOfString(candidate) <= width) {
-          line = candidate;
-          continue;
-        }
-        if (line) lines.push(line);
-        line = '';
-        let rest = word;
-        while (doc.widthOfString(rest) > width) {
-          let used = 0;
-          let n = 0;
-          while (n < rest.length - 1 && used + doc.widthOfString(rest[n]!) <= width) used += doc.widthOfString(rest[n++]!);
-          n = Math.max(n, 1);
-          lines.push(rest.slice(0, n));
-          rest = rest.slice(n);
-        }
-        line = rest;
-      }
-      lines.push(line);
+      if (line) lines.push(line);
+      line = breakWord(doc, word, width, lines);
     }
-    return lines;
-  };
+    lines.push(line);
+  }
+  return lines;
+}
 
-  // ------------------------------------------------------------------ header
+/** Pushes onto `lines` the full-width pieces of a word too long for one; returns what is left of it. */
+function breakWord(doc: Doc, word: string, width: number, lines: string[]): string {
+  let rest = word;
+  while (doc.widthOfString(rest) > width) {
+    let used = 0;
+    let n = 0;
+    while (n < rest.length - 1 && used + doc.widthOfString(rest[n]!) <= width) used += doc.widthOfString(rest[n++]!);
+    n = Math.max(n, 1);
+    lines.push(rest.slice(0, n));
+    rest = rest.slice(n);
+  }
+  return rest;
+}
+
+// ------------------------------------------------------------------ header
+
+/** The title, the invoice's fields (label and value) and the customer billed. */
+function drawHeader(sheet: Sheet, invoice: Json, number: string, currency: string): void {
+  const { doc, left, right } = sheet;
   doc.font(BOLD).fontSize(20);
-  put('Invoice', left, y);
-  y += 30;
+  sheet.put('Invoice', left, sheet.y);
+  sheet.y += 30;
   doc.fontSize(10);
   const fields: Array<[string, string]> = [
     ['Invoice number', number],
@@ -156,81 +210,103 @@ export async function renderInvoicePdf(record: unknown): Promise<Buffer> {
   const valueX = left + 100;
   for (const [label, value] of fields) {
     doc.font(FONT);
-    wrap(value, right - valueX).forEach((line, n) => {
-      room(14);
-      if (n === 0) put(label, left, y, 'left', BOLD);
-      put(line, valueX, y);
-      y += 14;
+    wrap(doc, value, right - valueX).forEach((line, n) => {
+      sheet.room(14);
+      if (n === 0) sheet.put(label, left, sheet.y, 'left', BOLD);
+      sheet.put(line, valueX, sheet.y);
+      sheet.y += 14;
     });
   }
-  y += 10;
-  room(28);
-  put('Bill to', left, y, 'left', BOLD);
-  y += 14;
-  for (const line of wrap(customerName, right - left)) {
-    room(14);
-    put(line, left, y);
-    y += 14;
-  }
-  y += 16;
-  room(3 * LINE);
+  sheet.y += 10;
+  sheet.room(28);
+  sheet.put('Bill to', left, sheet.y, 'left', BOLD);
+  sheet.y += 14;
+  const customer = obj(invoice.customerRef);
+  sheet.paragraph(str(customer.companyName) ?? str(customer.id) ?? NONE, 14);
+  sheet.y += 16;
+  sheet.room(3 * LINE);
+}
 
-  // ------------------------------------------------------------------ lines
-  const columnX: number[] = [];
-  COLUMNS.reduce((x, column) => (columnX.push(x), x + column.width), left);
-  const rule = (atY: number, width = 0.5) => doc.moveTo(left, atY).lineTo(right, atY).lineWidth(width).strokeColor('#999999').stroke();
-  const tableHeader = () => {
-    doc.font(BOLD).fontSize(BODY_SIZE);
-    COLUMNS.forEach((column, i) => {
-      const x = column.align === 'right' ? columnX[i]! + column.width : columnX[i]!;
-      put(column.title, x, y, column.align);
-    });
-    y += LINE + 2;
-    rule(y - 4, 1);
-    doc.font(FONT).fontSize(BODY_SIZE);
-  };
-  const tablePage = () => {
-    doc.addPage();
-    y = MARGIN;
-    tableHeader();
-  };
-  tableHeader();
-  const freshPageLines = Math.floor((bottom() - MARGIN - (LINE + 2)) / LINE);
+// ------------------------------------------------------------------ lines
 
-  const lineItems = Array.isArray(invoice.lineItems) ? invoice.lineItems : [];
+/** The table of line items, continued across pages with its header repeated; 'No lines.' when there are none. */
+function drawLineTable(sheet: Sheet, lineItems: unknown[], money: Money): void {
+  const table = new LineTable(sheet);
+  table.header();
   for (const item of lineItems.map(obj)) {
     const quantity = num(item.quantity);
     const cells = [str(item.description) ?? '', quantity === undefined ? NONE : QUANTITY.format(quantity), money(item.unitAmount), money(item.taxAmount), money(item.totalAmount)];
-    const wrapped = cells.map((cell, i) => wrap(cell, COLUMNS[i]!.width - CELL_GAP));
+    table.row(cells.map((cell, i) => wrap(sheet.doc, cell, COLUMNS[i]!.width - CELL_GAP)));
+  }
+  if (lineItems.length === 0) {
+    sheet.put('No lines.', sheet.left, sheet.y);
+    sheet.y += LINE;
+  }
+}
+
+/** The line table's columns and how its rows break across pages. */
+class LineTable {
+  /** Each column's left edge. */
+  private readonly columnX: number[] = [];
+  /** How many lines of a row fit on a page that holds nothing but the table header. */
+  private readonly freshPageLines: number;
+
+  constructor(private readonly sheet: Sheet) {
+    COLUMNS.reduce((x, column) => (this.columnX.push(x), x + column.width), sheet.left);
+    this.freshPageLines = Math.floor((sheet.bottom() - MARGIN - (LINE + 2)) / LINE);
+  }
+
+  /** Where column `i`'s text is placed from: its left edge, or its right one when it is right-aligned. */
+  private x(i: number): number {
+    const column = COLUMNS[i]!;
+    return column.align === 'right' ? this.columnX[i]! + column.width : this.columnX[i]!;
+  }
+
+  header(): void {
+    const { sheet } = this;
+    sheet.doc.font(BOLD).fontSize(BODY_SIZE);
+    COLUMNS.forEach((column, i) => sheet.put(column.title, this.x(i), sheet.y, column.align));
+    sheet.y += LINE + 2;
+    sheet.rule(sheet.y - 4, 1);
+    sheet.doc.font(FONT).fontSize(BODY_SIZE);
+  }
+
+  private nextPage(): void {
+    this.sheet.doc.addPage();
+    this.sheet.y = MARGIN;
+    this.header();
+  }
+
+  /** One line item, its cells already wrapped, and the rule under it. */
+  row(wrapped: string[][]): void {
+    const { sheet } = this;
     const height = Math.max(...wrapped.map((lines) => lines.length));
     let start = 0;
     while (start < height) {
-      const fit = Math.floor((bottom() - y) / LINE);
+      const fit = Math.floor((sheet.bottom() - sheet.y) / LINE);
       const rest = height - start;
       // A row that fits on a fresh page is never split; a taller one fills the page and goes on.
-      if (rest > fit && (rest <= freshPageLines || fit < 1)) {
-        tablePage();
+      if (rest > fit && (rest <= this.freshPageLines || fit < 1)) {
+        this.nextPage();
         continue;
       }
       const take = Math.min(rest, fit);
       wrapped.forEach((lines, i) => {
-        const column = COLUMNS[i]!;
-        const x = column.align === 'right' ? columnX[i]! + column.width : columnX[i]!;
-        lines.slice(start, start + take).forEach((line, n) => put(line, x, y + n * LINE, column.align));
+        lines.slice(start, start + take).forEach((line, n) => sheet.put(line, this.x(i), sheet.y + n * LINE, COLUMNS[i]!.align));
       });
       start += take;
-      y += take * LINE;
-      if (start < height) tablePage();
+      sheet.y += take * LINE;
+      if (start < height) this.nextPage();
     }
-    y += 3;
-    rule(y - 2);
+    sheet.y += 3;
+    sheet.rule(sheet.y - 2);
   }
-  if (lineItems.length === 0) {
-    put('No lines.', left, y);
-    y += LINE;
-  }
+}
 
-  // ------------------------------------------------------------------ totals
+// ------------------------------------------------------------------ totals
+
+/** Subtotal, discount (when there is one), tax, total and amount due, right-aligned. */
+function drawTotals(sheet: Sheet, invoice: Json, money: Money): void {
   const totals: Array<[string, string, boolean]> = [
     ['Subtotal', money(invoice.subTotal), false],
     ...(num(invoice.totalDiscount) ? [['Discount', money(invoice.totalDiscount), false] as [string, string, boolean]] : []),
@@ -238,33 +314,34 @@ export async function renderInvoicePdf(record: unknown): Promise<Buffer> {
     ['Total', money(invoice.totalAmount), true],
     ['Amount due', money(invoice.amountDue), true],
   ];
-  y += 10;
-  doc.fontSize(10);
-  room(totals.length * 15);
-  const labelX = right - 230;
+  sheet.y += 10;
+  sheet.doc.fontSize(10);
+  sheet.room(totals.length * 15);
+  const labelX = sheet.right - 230;
   for (const [label, value, strong] of totals) {
-    doc.font(strong ? BOLD : FONT);
-    put(label, labelX, y);
-    put(value, right, y, 'right');
-    y += 15;
+    sheet.doc.font(strong ? BOLD : FONT);
+    sheet.put(label, labelX, sheet.y);
+    sheet.put(value, sheet.right, sheet.y, 'right');
+    sheet.y += 15;
   }
+}
 
-  const note = str(invoice.note);
-  if (note) {
-    y += 12;
-    doc.font(BOLD).fontSize(BODY_SIZE);
-    room(2 * LINE);
-    put('Note', left, y);
-    y += LINE;
-    doc.font(FONT);
-    for (const line of wrap(note, right - left)) {
-      room(LINE);
-      put(line, left, y);
-      y += LINE;
-    }
-  }
+function drawNote(sheet: Sheet, note: string | undefined): void {
+  if (!note) return;
+  sheet.y += 12;
+  sheet.doc.font(BOLD).fontSize(BODY_SIZE);
+  sheet.room(2 * LINE);
+  sheet.put('Note', sheet.left, sheet.y);
+  sheet.y += LINE;
+  sheet.doc.font(FONT);
+  sheet.paragraph(note, LINE);
+}
 
-  // ------------------------------------------------------------------ footers
+// ------------------------------------------------------------------ footers
+
+/** 'Invoice N · page i of n' at the foot of every page. */
+function drawFooters(sheet: Sheet, number: string): void {
+  const { doc } = sheet;
   const { start, count } = doc.bufferedPageRange();
   doc.font(FONT).fontSize(8).fillColor('#666666');
   for (let i = start; i < start + count; i++) {
@@ -272,8 +349,6 @@ export async function renderInvoicePdf(record: unknown): Promise<Buffer> {
     // Below the bottom margin pdfkit would start a new page; the footer is placed by hand.
     doc.page.margins.bottom = 0;
     const shortNumber = number.length > 60 ? `${number.slice(0, 59)}…` : number;
-    put(`Invoice ${shortNumber} · page ${i - start + 1} of ${count}`, right, doc.page.height - MARGIN, 'right');
+    sheet.put(`Invoice ${shortNumber} · page ${i - start + 1} of ${count}`, sheet.right, doc.page.height - MARGIN, 'right');
   }
-  doc.end();
-  return finished;
 }

@@ -48,6 +48,12 @@ function dataTypeFromPath(request: FastifyRequest): DataType {
 }
 
 export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  registerSyncRoutes(app, ctx);
+  registerDataSetReads(app, ctx);
+}
+
+/** Asking for syncs and reading how they went: queue all or one type, the data status, the sync history. */
+function registerSyncRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const { store, clock } = ctx;
 
   defineRoute(app, '/companies/:companyId/data/all', {
@@ -62,30 +68,12 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     },
   });
 
-  /** Queues a pull of one data type on a Linked connection that has it (or the one the caller names). */
-  const queueOne = async (request: FastifyRequest, dataType: DataType) => {
-    // The connection is chosen and its pull queued in one transaction: it is still Linked when queued.
-    const pull = await store.transaction(async (tx) => {
-      const company = await ownedCompany(ctx, request);
-      const connections = await companyConnections(tx, company.id);
-      const wanted = queryOf(request).connectionId;
-      const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
-      const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
-      if (!connection) {
-        throw wanted ? errors.notALinkedConnection(String(wanted), company.id) : errors.noLinkedConnection(company.id);
-      }
-      return queuePull(tx, clock, connection, dataType.key);
-    });
-    ctx.wakeWorker();
-    return pullRecord(pull);
-  };
-
   defineRoute(app, '/companies/:companyId/data/queue/:dataType', {
     POST: async (request) => {
       const { dataType: key = '' } = params(request);
       const dataType = dataTypeByKey(key);
       if (!dataType) throw errors.unknownDataType(key);
-      return queueOne(request, dataType);
+      return queueOne(ctx, request, dataType);
     },
   });
 
@@ -120,6 +108,30 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       return pullRecord(pull);
     },
   });
+}
+
+/** Queues a pull of one data type on a Linked connection that has it (or the one the caller names). */
+async function queueOne(ctx: ServiceContext, request: FastifyRequest, dataType: DataType) {
+  const { store, clock } = ctx;
+  // The connection is chosen and its pull queued in one transaction: it is still Linked when queued.
+  const pull = await store.transaction(async (tx) => {
+    const company = await ownedCompany(ctx, request);
+    const connections = await companyConnections(tx, company.id);
+    const wanted = queryOf(request).connectionId;
+    const linked = connections.filter((c) => c.status === 'Linked' && (wanted === undefined || c.id === wanted));
+    const connection = linked.find((c) => integrationByKey(c.integration_key)?.dataTypes.includes(dataType.key)) ?? linked[0];
+    if (!connection) {
+      throw wanted ? errors.notALinkedConnection(String(wanted), company.id) : errors.noLinkedConnection(company.id);
+    }
+    return queuePull(tx, clock, connection, dataType.key);
+  });
+  ctx.wakeWorker();
+  return pullRecord(pull);
+}
+
+/** The synced data sets, a page or a record at a time: per company, and per connection for the types read that way. */
+function registerDataSetReads(app: FastifyInstance, ctx: ServiceContext): void {
+  const { store } = ctx;
 
   defineRoute(app, '/companies/:companyId/data/:dataPath', {
     GET: async (request, reply) => {
@@ -140,7 +152,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
     POST: async (request) => {
       const dataType = dataTypeFromPath(request);
       if (dataType.key !== 'company') throw errors.methodNotAllowed(['GET']);
-      return queueOne(request, dataType);
+      return queueOne(ctx, request, dataType);
     },
   });
 
@@ -148,7 +160,7 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
   // each of its connections): the same snapshot, only the records this connection synced.
   defineRoute(app, '/companies/:companyId/connections/:connectionId/data/:dataPath', {
     GET: async (request, reply) => {
-      const { connection, dataType, generation } = await connectionDataSet(request);
+      const { connection, dataType, generation } = await connectionDataSet(ctx, request);
       const page = parsePageRequest(queryOf(request));
       const { rows, total } = await ctx.reads.page<RecordBytes>(request.auth.client.id, await store.recordsPage(connection.company_id, dataType.key, generation, page, connection.id));
       return sendRecordPage(reply, rows.map((r) => r.data), total, page, request.url);
@@ -157,22 +169,13 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/data/:dataPath/:recordId', {
     GET: async (request, reply) => {
-      const { connection, dataType, generation } = await connectionDataSet(request);
+      const { connection, dataType, generation } = await connectionDataSet(ctx, request);
       const { recordId = '' } = params(request);
       const data = await store.getRecord(connection.company_id, dataType.key, generation, recordId, connection.id);
       if (!data) throw errors.connectionRecordNotFound(dataType.key, recordId, connection.id);
       return reply.type('application/json; charset=utf-8').send(data);
     },
   });
-
-  const connectionDataSet = async (request: FastifyRequest) => {
-    const connection = await ownedConnection(ctx, request);
-    const dataType = dataTypeFromPath(request);
-    if (!CONNECTION_SCOPED.has(dataType.key)) {
-      throw errors.readPerCompany(dataType.key, connection.company_id, dataType.path);
-    }
-    return { connection, dataType, generation: await readableGeneration(store, connection.company_id, dataType) };
-  };
 
   defineRoute(app, '/companies/:companyId/data/:dataPath/:recordId', {
     GET: async (request, reply) => {
@@ -185,4 +188,14 @@ export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): v
       return reply.type('application/json; charset=utf-8').send(data);
     },
   });
+}
+
+/** The connection's data set of the path's type: a type read per connection, synced at least once. */
+async function connectionDataSet(ctx: ServiceContext, request: FastifyRequest) {
+  const connection = await ownedConnection(ctx, request);
+  const dataType = dataTypeFromPath(request);
+  if (!CONNECTION_SCOPED.has(dataType.key)) {
+    throw errors.readPerCompany(dataType.key, connection.company_id, dataType.path);
+  }
+  return { connection, dataType, generation: await readableGeneration(ctx.store, connection.company_id, dataType) };
 }

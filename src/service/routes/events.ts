@@ -115,21 +115,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
   });
 
   defineRoute(app, '/events', {
-    // Spliced as text: each entry is the stored event, byte for byte, with its sequence number first.
-    GET: async (request, reply) => {
-      const query = queryOf(request);
-      const after = sequenceNumber(single(query, 'after'), 'after') ?? 0;
-      const limit = listLimit(query);
-      const clientId = request.auth.client.id;
-      // Read before the page: an event committed in between has a higher number, so it is not skipped.
-      const head = await ctx.store.latestAccountEventSeq(clientId);
-      const rows = limit === 0 ? [] : await ctx.store.eventsAfter(clientId, after, limit);
-      // Where to continue: after the last entry of a full page; after everything seen when the list ran out.
-      const lastSequence = rows.length > 0 && rows.length === limit ? rows[rows.length - 1]!.account_seq : Math.max(after, head, rows[rows.length - 1]?.account_seq ?? 0);
-      const entries = rows.map((row) => `{"sequence":${row.account_seq},${row.body.slice(1)}`);
-      reply.type('application/json; charset=utf-8');
-      return `{"results":[${entries.join(',')}],"lastSequence":${lastSequence}}`;
-    },
+    GET: async (request, reply) => eventsPage(ctx, request, reply),
   });
 
   defineRoute(app, '/events/stream', {
@@ -142,13 +128,58 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
       }
       // Taken with no wait before the stream holds it: of many opened at once, only the cap's number start.
       const slot = streams.take(request.auth.keyId, request.auth.caller.id);
-      stream(request, reply, filter, after, slot);
+      new EventStream(ctx, request, reply, { filter, after, slot, heartbeatMs, open }).start();
     },
   });
+}
 
-  function stream(request: FastifyRequest, reply: FastifyReply, filter: StreamFilter, after: number, slot: StreamSlot): void {
-    const clientId = request.auth.client.id;
-    const raw = reply.raw;
+/** GET /events, spliced as text: each entry is the stored event, byte for byte, with its sequence number first. */
+async function eventsPage(ctx: ServiceContext, request: FastifyRequest, reply: FastifyReply): Promise<string> {
+  const query = queryOf(request);
+  const after = sequenceNumber(single(query, 'after'), 'after') ?? 0;
+  const limit = listLimit(query);
+  const clientId = request.auth.client.id;
+  // Read before the page: an event committed in between has a higher number, so it is not skipped.
+  const head = await ctx.store.latestAccountEventSeq(clientId);
+  const rows = limit === 0 ? [] : await ctx.store.eventsAfter(clientId, after, limit);
+  // Where to continue: after the last entry of a full page; after everything seen when the list ran out.
+  const lastSequence = rows.length > 0 && rows.length === limit ? rows[rows.length - 1]!.account_seq : Math.max(after, head, rows[rows.length - 1]?.account_seq ?? 0);
+  const entries = rows.map((row) => `{"sequence":${row.account_seq},${row.body.slice(1)}`);
+  reply.type('application/json; charset=utf-8');
+  return `{"results":[${entries.join(',')}],"lastSequence":${lastSequence}}`;
+}
+
+interface StreamSetup {
+  filter: StreamFilter;
+  /** The sequence number the stream starts after. */
+  after: number;
+  slot: StreamSlot;
+  heartbeatMs: number;
+  /** The service's open streams, each by its `end`. */
+  open: Set<() => void>;
+}
+
+/** One reader's stream of events: it writes what was committed after its cursor whenever the bus says something was. */
+class EventStream {
+  private readonly clientId: string;
+  private readonly raw: FastifyReply['raw'];
+  private cursor: number;
+  private closed = false;
+  private pumping = false;
+  private again = false;
+  private drained: (() => void) | undefined;
+  private unsubscribe!: () => void;
+  private heartbeat!: NodeJS.Timeout;
+
+  constructor(private readonly ctx: ServiceContext, request: FastifyRequest, private readonly reply: FastifyReply, private readonly setup: StreamSetup) {
+    this.clientId = request.auth.client.id;
+    this.raw = reply.raw;
+    this.cursor = setup.after;
+  }
+
+  /** Takes the response over from fastify, sends the headers and the starting point, and catches up. */
+  start(): void {
+    const { raw, reply, setup } = this;
     reply.hijack();
     raw.writeHead(200, {
       ...(reply.getHeaders() as OutgoingHttpHeaders),
@@ -160,76 +191,79 @@ export function registerEventRoutes(app: FastifyInstance, ctx: ServiceContext, o
     });
     raw.socket?.setNoDelay(true);
 
-    let cursor = after;
-    let closed = false;
-    let pumping = false;
-    let again = false;
-    let drained: (() => void) | undefined;
-
-    const end = () => {
-      if (closed) return;
-      closed = true;
-      slot.release();
-      unsubscribe();
-      clearInterval(heartbeat);
-      open.delete(end);
-      drained?.();
-      // A reader that stopped reading cannot be ended politely: its buffer never drains.
-      if (raw.writableNeedDrain) raw.destroy();
-      else raw.end();
-    };
-    const waitForDrain = () => new Promise<void>((resolve) => {
-      drained = () => {
-        drained = undefined;
-        resolve();
-      };
-      raw.once('drain', drained);
-    });
-
-    // Reads and writes everything after the cursor; a wake-up while it runs makes it look again.
-    const pump = async () => {
-      if (pumping) {
-        again = true;
-        return;
-      }
-      pumping = true;
-      try {
-        do {
-          again = false;
-          for (;;) {
-            const rows = await ctx.store.eventsAfter(clientId, cursor, READ_BATCH);
-            if (closed) return; // ended while the read was under way
-            for (const row of rows) {
-              cursor = row.account_seq;
-              if (!matches(filter, row)) continue;
-              if (!raw.write(message(row))) await waitForDrain();
-              if (closed) return;
-            }
-            if (rows.length < READ_BATCH) break;
-            await nextTurn(); // a long catch-up through filtered-out events lets other requests in
-          }
-        } while (again && !closed);
-      } catch {
-        end(); // the store is closing
-      } finally {
-        pumping = false;
-      }
-    };
-
-    const unsubscribe = ctx.events.subscribe(() => void pump());
-    const heartbeat = setInterval(() => {
-      if (!closed && !raw.writableNeedDrain) raw.write(': keep-alive\n\n');
-    }, heartbeatMs);
-    heartbeat.unref();
-    slot.cut = end; // its key was revoked
-    open.add(end);
-    raw.on('close', end);
-    raw.on('error', end);
+    this.unsubscribe = this.ctx.events.subscribe(() => void this.pump());
+    this.heartbeat = setInterval(() => {
+      if (!this.closed && !raw.writableNeedDrain) raw.write(': keep-alive\n\n');
+    }, setup.heartbeatMs);
+    this.heartbeat.unref();
+    setup.slot.cut = this.end; // its key was revoked
+    setup.open.add(this.end);
+    raw.on('close', this.end);
+    raw.on('error', this.end);
     // A reader gone while the request was checked has already closed: its slot is freed now.
-    if (raw.destroyed) return end();
+    if (raw.destroyed) return this.end();
     // The starting point as the last event id (a message without data is no event), so a
     // reader that reconnects before its first event resumes here instead of "from now".
-    raw.write(`id: ${after}\n\n`);
-    void pump();
+    raw.write(`id: ${setup.after}\n\n`);
+    void this.pump();
+  }
+
+  /** Ends the stream once, freeing its slot; bound, as the slot, the service and the socket's events call it. */
+  readonly end = (): void => {
+    if (this.closed) return;
+    this.closed = true;
+    this.setup.slot.release();
+    this.unsubscribe();
+    clearInterval(this.heartbeat);
+    this.setup.open.delete(this.end);
+    this.drained?.();
+    // A reader that stopped reading cannot be ended politely: its buffer never drains.
+    if (this.raw.writableNeedDrain) this.raw.destroy();
+    else this.raw.end();
+  };
+
+  private waitForDrain(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.drained = () => {
+        this.drained = undefined;
+        resolve();
+      };
+      this.raw.once('drain', this.drained);
+    });
+  }
+
+  /** Reads and writes everything after the cursor; a wake-up while it runs makes it look again. */
+  private async pump(): Promise<void> {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.again = false;
+        if (!(await this.catchUp())) return;
+      } while (this.again && !this.closed);
+    } catch {
+      this.end(); // the store is closing
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Writes the events after the cursor that the filter lets through, READ_BATCH a read; false once the stream ended. */
+  private async catchUp(): Promise<boolean> {
+    for (;;) {
+      const rows = await this.ctx.store.eventsAfter(this.clientId, this.cursor, READ_BATCH);
+      if (this.closed) return false; // ended while the read was under way
+      for (const row of rows) {
+        this.cursor = row.account_seq;
+        if (!matches(this.setup.filter, row)) continue;
+        if (!this.raw.write(message(row))) await this.waitForDrain();
+        if (this.closed) return false;
+      }
+      if (rows.length < READ_BATCH) return true;
+      await nextTurn(); // a long catch-up through filtered-out events lets other requests in
+    }
   }
 }

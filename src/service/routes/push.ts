@@ -45,7 +45,7 @@ function timeoutParam(raw: unknown): number | null {
 }
 
 export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { store, clock, sealer } = ctx;
+  const { store } = ctx;
 
   // What a push of the data type accepts on this connection's platform (the same table the checks below use).
   defineRoute(app, '/companies/:companyId/connections/:connectionId/options/:dataType', {
@@ -60,85 +60,10 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
     },
   });
 
-  /** What every write checks first: a connection of the caller's, a type its platform takes pushes of. */
-  const pushTarget = async (request: FastifyRequest) => {
-    const connection = await ownedConnection(ctx, request);
-    const integration = integrationByKey(connection.integration_key);
-    const { dataType: given = '' } = params(request);
-    // The public key of a type, or its read path where they differ (push/accounts is chartOfAccounts).
-    const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
-    const key = dataType?.key ?? given;
-    if (!dataType || !integration?.dataTypes.includes(key)) throw errors.dataTypeNotSupported(key, integration?.name ?? connection.integration_key);
-    if (!dataType.pushable) throw errors.notPushable(key);
-    return { connection, integration, key };
-  };
-
-  /**
-   * Sends one write to the platform and records it as a push operation: Success or Failed at
-   * once, or Pending (the platform answered 202) for the push worker to settle.
-   */
-  async function sendPush(request: FastifyRequest, write: Write): Promise<{ push: PushRow; record?: Record<string, unknown> }> {
-    const { connection, integration, key } = await pushTarget(request);
-    const timeoutMinutes = timeoutParam(queryOf(request).timeoutInMinutes);
-    if (write.record) failIfAny(validatePush(key, write.record), (validation) => errors.invalidPushRecord(key, validation));
-    if (connection.status !== 'Linked') {
-      throw errors.pushNotLinked(connection.status);
-    }
-    const tokens = await readTokens(store, sealer, connection.id);
-    if (!tokens || !ctx.platform) throw errors.noPlatformToPush();
-    const platform = ctx.platform;
-    const requested = isoSeconds(clock.now());
-    const target = { dataType: key, changeType: write.changeType, recordId: write.recordId ?? null };
-    let fields: PushFields;
-    let record: Record<string, unknown> | undefined;
-    try {
-      const fresh = await freshTokens(store, sealer, platform, connection, () => requested);
-      const outcome = write.changeType === 'Created'
-        ? await platform.push(connection.integration_key, fresh, key, write.record ?? {})
-        : write.changeType === 'Modified'
-          ? await platform.update(connection.integration_key, fresh, key, write.recordId ?? '', write.record ?? {}, write.force ?? false)
-          : await platform.remove(connection.integration_key, fresh, key, write.recordId ?? '');
-      if (outcome.status === 'Success') record = outcome.record;
-      fields = pushFieldsFor(outcome, target);
-    } catch (err) {
-      if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
-      if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
-      if (err.revoked) {
-        await deauthorized({ ...eventsOf(ctx), publicUrl: request.baseUrl }, connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
-      }
-      fields = { status: 'Failed', status_code: 401, error_message: `Reauthorization required: ${err.message}` };
-    }
-    const push = await store.transaction(async (tx) => {
-      const inserted = await tx.insertPush({
-        key: randomUUID(),
-        company_id: connection.company_id,
-        connection_id: connection.id,
-        data_type: key,
-        requested,
-        completed: fields.status === 'Pending' ? null : requested,
-        timeout_minutes: timeoutMinutes,
-        error_message: null,
-        validation: '{"errors":[],"warnings":[]}',
-        changes: null,
-        platform_push_id: null,
-        change_type: write.changeType,
-        record_id: write.recordId ?? null,
-        ...fields,
-      });
-      await pushEnded(eventsOf(ctx), inserted);
-      return inserted;
-    });
-    if (push.status === 'Pending') ctx.wakeWorker();
-    return { push, record };
-  }
-
-  /** A create or update answers the push operation with the record: the platform's when it took it, else the one sent. */
-  const withData = (sent: Record<string, unknown>, result: { push: PushRow; record?: Record<string, unknown> }) => ({ ...pushRecord(result.push), data: result.record ?? sent });
-
   defineRoute(app, '/companies/:companyId/connections/:connectionId/push/:dataType', {
     POST: async (request) => {
       const record = objectBody(request);
-      return withData(record, await sendPush(request, { changeType: 'Created', record }));
+      return withData(record, await sendPush(ctx, request, { changeType: 'Created', record }));
     },
   });
 
@@ -147,11 +72,11 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
       const { recordId = '' } = params(request);
       const record = objectBody(request);
       const force = booleanParam(queryOf(request).forceUpdate, 'forceUpdate');
-      return withData(record, await sendPush(request, { changeType: 'Modified', recordId, record, force }));
+      return withData(record, await sendPush(ctx, request, { changeType: 'Modified', recordId, record, force }));
     },
     DELETE: async (request) => {
       const { recordId = '' } = params(request);
-      return pushRecord((await sendPush(request, { changeType: 'Deleted', recordId })).push);
+      return pushRecord((await sendPush(ctx, request, { changeType: 'Deleted', recordId })).push);
     },
   });
 
@@ -174,3 +99,88 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
     },
   });
 }
+
+/** What every write checks first: a connection of the caller's, a type its platform takes pushes of. */
+async function pushTarget(ctx: ServiceContext, request: FastifyRequest) {
+  const connection = await ownedConnection(ctx, request);
+  const integration = integrationByKey(connection.integration_key);
+  const { dataType: given = '' } = params(request);
+  // The public key of a type, or its read path where they differ (push/accounts is chartOfAccounts).
+  const dataType = dataTypeByKey(given) ?? dataTypeByPath(given);
+  const key = dataType?.key ?? given;
+  if (!dataType || !integration?.dataTypes.includes(key)) throw errors.dataTypeNotSupported(key, integration?.name ?? connection.integration_key);
+  if (!dataType.pushable) throw errors.notPushable(key);
+  return { connection, integration, key };
+}
+
+type PushTarget = Awaited<ReturnType<typeof pushTarget>>;
+
+/**
+ * Sends one write to the platform and records it as a push operation: Success or Failed at
+ * once, or Pending (the platform answered 202) for the push worker to settle.
+ */
+async function sendPush(ctx: ServiceContext, request: FastifyRequest, write: Write): Promise<{ push: PushRow; record?: Record<string, unknown> }> {
+  const target = await pushTarget(ctx, request);
+  const { connection, key } = target;
+  const timeoutMinutes = timeoutParam(queryOf(request).timeoutInMinutes);
+  if (write.record) failIfAny(validatePush(key, write.record), (validation) => errors.invalidPushRecord(key, validation));
+  if (connection.status !== 'Linked') {
+    throw errors.pushNotLinked(connection.status);
+  }
+  const tokens = await readTokens(ctx.store, ctx.sealer, connection.id);
+  if (!tokens || !ctx.platform) throw errors.noPlatformToPush();
+  const requested = isoSeconds(ctx.clock.now());
+  const { fields, record } = await writeToPlatform(ctx, request, ctx.platform, target, write, requested);
+  const push = await ctx.store.transaction(async (tx) => {
+    const inserted = await tx.insertPush({
+      key: randomUUID(),
+      company_id: connection.company_id,
+      connection_id: connection.id,
+      data_type: key,
+      requested,
+      completed: fields.status === 'Pending' ? null : requested,
+      timeout_minutes: timeoutMinutes,
+      error_message: null,
+      validation: '{"errors":[],"warnings":[]}',
+      changes: null,
+      platform_push_id: null,
+      change_type: write.changeType,
+      record_id: write.recordId ?? null,
+      ...fields,
+    });
+    await pushEnded(eventsOf(ctx), inserted);
+    return inserted;
+  });
+  if (push.status === 'Pending') ctx.wakeWorker();
+  return { push, record };
+}
+
+/**
+ * The platform's answer to the write, as the push's fields (and the record it took, on
+ * success). Refused tokens are a failed push, and revoked ones mark the connection
+ * deauthorized; a rate limit or an outage is the caller's error instead.
+ */
+async function writeToPlatform(
+  ctx: ServiceContext, request: FastifyRequest, platform: NonNullable<ServiceContext['platform']>, { connection, integration, key }: PushTarget, write: Write, requested: string,
+): Promise<{ fields: PushFields; record?: Record<string, unknown> }> {
+  const target = { dataType: key, changeType: write.changeType, recordId: write.recordId ?? null };
+  try {
+    const fresh = await freshTokens(ctx.store, ctx.sealer, platform, connection, () => requested);
+    const outcome = write.changeType === 'Created'
+      ? await platform.push(connection.integration_key, fresh, key, write.record ?? {})
+      : write.changeType === 'Modified'
+        ? await platform.update(connection.integration_key, fresh, key, write.recordId ?? '', write.record ?? {}, write.force ?? false)
+        : await platform.remove(connection.integration_key, fresh, key, write.recordId ?? '');
+    return { fields: pushFieldsFor(outcome, target), ...(outcome.status === 'Success' ? { record: outcome.record } : {}) };
+  } catch (err) {
+    if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
+    if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
+    if (err.revoked) {
+      await deauthorized({ ...eventsOf(ctx), publicUrl: request.baseUrl }, connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });
+    }
+    return { fields: { status: 'Failed', status_code: 401, error_message: `Reauthorization required: ${err.message}` } };
+  }
+}
+
+/** A create or update answers the push operation with the record: the platform's when it took it, else the one sent. */
+const withData = (sent: Record<string, unknown>, result: { push: PushRow; record?: Record<string, unknown> }) => ({ ...pushRecord(result.push), data: result.record ?? sent });

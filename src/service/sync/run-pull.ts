@@ -18,7 +18,7 @@ import { freshTokens, openTokens } from '../tokens.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';
 import type { SyncDeps } from './deps.js';
 import { collectFields } from './fields.js';
-import { pullSource, recordRow } from './pull-source.js';
+import { pullSource, recordRow, type PullSource } from './pull-source.js';
 import { checkPage } from './read-validation.js';
 import { backgroundEvents as eventsOf, deauthorized, pullEnded } from './events.js';
 import { LeaseLost, type HeldPull, type PullFields } from './pull-lease.js';
@@ -42,18 +42,30 @@ export async function runPull(deps: SyncDeps, pull: PullRow, held: HeldPull): Pr
 }
 
 async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promise<PullStatus> {
-  const { store, clock, sealer, adapter } = deps;
-  const now = () => isoSeconds(clock.now());
-  /** The pull ended before its first page: its final state and its events, in one transaction. */
-  const finish = async (status: PullStatus, fields: PullFields = {}): Promise<PullStatus> => {
-    await held.hold(() => store.transaction(async (tx) => {
-      const company = await lockCompany(tx, pull);
-      const ended = await held.end(tx, { status, completed: now(), lease_until: null, ...fields });
-      if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records: null });
-    }));
-    return status;
-  };
+  const ready = await prerequisites(deps, pull, held);
+  if (typeof ready === 'string') return ready;
+  try {
+    return await writePages(deps, pull, held, ready);
+  } catch (err) {
+    // The database gone is no fault of the pull: it stays as it is (nothing of the failed
+    // page was written), and once its lease runs out a worker resumes it from its last page.
+    if (err instanceof LeaseLost || isDatabaseLost(err)) throw err;
+    return handleFailure(deps, pull, held, ready.connection.id, err);
+  }
+}
 
+/** What a pull needs before its first page: a Linked connection, its tokens, and where on the platform the data type is read. */
+interface Ready {
+  connection: NonNullable<Awaited<ReturnType<AsyncStore['getPullConnection']>>>['connection'];
+  tokensRead: NonNullable<ReturnType<typeof openTokens>>;
+  source: PullSource;
+  validation: Validation;
+}
+
+/** The pull's connection, tokens and source; or, when one is missing, the status the pull ended with. */
+async function prerequisites(deps: SyncDeps, pull: PullRow, held: HeldPull): Promise<Ready | PullStatus> {
+  const { store, clock, sealer } = deps;
+  const finish = (status: PullStatus, fields?: PullFields) => endBeforeFirstPage(deps, pull, held, status, fields);
   // The connection, its tokens and its company's client id in one read; the tokens are opened
   // only for a Linked connection. A connection goes with its company, so none found covers both.
   const found = await store.getPullConnection(pull.connection_id);
@@ -71,82 +83,117 @@ async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promis
   const source = await pullSource(store, clock, found.clientId, connection.integration_key, pull.data_type);
   if ('unavailable' in source) return finish('PrerequisiteNotMet', { status_description: source.unavailable });
   const validation: Validation = pull.validation ? (JSON.parse(pull.validation) as Validation) : { errors: [], warnings: [] };
+  return { connection, tokensRead, source, validation };
+}
 
-  const fields = new Map<string, FieldType>();
-  let cursor = pull.cursor ?? undefined;
-  let fetched = pull.fetched;
-  let progress = pull.progress;
-  try {
-    let tokens = await freshTokens(store, sealer, adapter, connection, now, { stored: tokensRead });
-    const fetchPage = async (at: string | undefined) => {
-      try {
-        return await adapter.fetchPage(connection.integration_key, tokens, source.platformType, at, deps.pageSize ?? 1000);
-      } catch (err) {
-        // An access token that expired mid-sync (not a revoked grant): refresh once and go on.
-        if (!(err instanceof PlatformAuthError) || err.revoked) throw err;
-        tokens = await freshTokens(store, sealer, adapter, connection, now, { refused: tokens });
-        return adapter.fetchPage(connection.integration_key, tokens, source.platformType, at, deps.pageSize ?? 1000);
-      }
-    };
-    // One page in flight ahead: the platform prepares page N+1 while page N is written. Its
-    // result (or failure) is only looked at after page N's transaction, so what is written
-    // and in what order is as if the pages were fetched one after the other.
-    let next = fetchPage(cursor);
-    for (;;) {
-      const page = await next;
-      if (held.lost) throw new LeaseLost(pull.id);
-      if (page.next) {
-        next = fetchPage(page.next);
-        next.catch(() => undefined); // awaited on the next turn; never an unhandled rejection if this page's write throws
-        // undici writes a request on a reused keep-alive socket only in the event loop's
-        // check phase: without this turn it could wait for the write below (synchronous under SQLite).
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      const stored = page.records.map(source.map);
-      checkPage(pull.data_type, stored, validation);
-      const rows: RecordInput[] = stored.map((record, i) => {
-        if (i < FIELD_SAMPLE) collectFields(record, fields);
-        return recordRow(record);
-      });
-      fetched += rows.length;
-      cursor = page.next;
-      progress = page.total ? Math.min(99, Math.floor((fetched / page.total) * 100)) : Math.min(99, progress + 1);
-      const completed = cursor ? undefined : now();
-      // Store calls only: the next page's fetch was started above and is awaited after the commit.
-      // The lease is checked first: a page of a pull this worker lost is not written at all.
-      const replaced = await held.hold(() => store.transaction(async (tx) => {
-        if (!completed) {
-          await held.update(tx, { status: 'Fetching', cursor: cursor ?? null, fetched, progress, attempts: 0, validation: JSON.stringify(validation) });
-          await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
-          await tx.rememberFields(pull.data_type, fields);
-          return null;
-        }
-        // The last page: the pull's final state (one write, checking the lease), its records, the
-        // generation published and the events, in one commit (one commit a page, the last one included).
-        const company = await lockCompany(tx, pull);
-        const ended = await held.end(tx, {
-          status: 'Complete', cursor: null, fetched, progress: 100, attempts: 0, validation: JSON.stringify(validation), completed, lease_until: null,
-        });
-        await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connection.id, rows);
-        await tx.rememberFields(pull.data_type, fields);
-        const previous = await tx.completeGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, connection.id, completed);
-        // `fetched` counts the records of every page committed into this pull's own generation:
-        // when this page holds them all, its distinct ids are the generation's records.
-        const records = fetched === rows.length ? new Set(rows.map((r) => r.id)).size : await tx.countRecords(pull.company_id, pull.data_type, pull.generation);
-        if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records });
-        return previous;
-      }));
-      if (!completed) continue;
-      // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
-      if (replaced !== null) while ((await store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH)) > 0);
-      return 'Complete';
+/** The pull ended before its first page: its final state and its events, in one transaction. */
+async function endBeforeFirstPage(deps: SyncDeps, pull: PullRow, held: HeldPull, status: PullStatus, fields: PullFields = {}): Promise<PullStatus> {
+  await held.hold(() => deps.store.transaction(async (tx) => {
+    const company = await lockCompany(tx, pull);
+    const ended = await held.end(tx, { status, completed: isoSeconds(deps.clock.now()), lease_until: null, ...fields });
+    if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records: null });
+  }));
+  return status;
+}
+
+/** Where the pull is: what it has fetched so far, the next page's cursor, and the fields its records have shown. */
+interface Progress {
+  cursor: string | undefined;
+  fetched: number;
+  progress: number;
+  fields: Map<string, FieldType>;
+}
+
+/** Fetches and writes the pull's pages from its cursor, one transaction a page, until the last one publishes the generation. */
+async function writePages(deps: SyncDeps, pull: PullRow, held: HeldPull, { connection, tokensRead, source, validation }: Ready): Promise<PullStatus> {
+  const { store, clock, sealer, adapter } = deps;
+  const now = () => isoSeconds(clock.now());
+  const state: Progress = { cursor: pull.cursor ?? undefined, fetched: pull.fetched, progress: pull.progress, fields: new Map() };
+  let tokens = await freshTokens(store, sealer, adapter, connection, now, { stored: tokensRead });
+  const fetchPage = async (at: string | undefined) => {
+    try {
+      return await adapter.fetchPage(connection.integration_key, tokens, source.platformType, at, deps.pageSize ?? 1000);
+    } catch (err) {
+      // An access token that expired mid-sync (not a revoked grant): refresh once and go on.
+      if (!(err instanceof PlatformAuthError) || err.revoked) throw err;
+      tokens = await freshTokens(store, sealer, adapter, connection, now, { refused: tokens });
+      return adapter.fetchPage(connection.integration_key, tokens, source.platformType, at, deps.pageSize ?? 1000);
     }
-  } catch (err) {
-    // The database gone is no fault of the pull: it stays as it is (nothing of the failed
-    // page was written), and once its lease runs out a worker resumes it from its last page.
-    if (err instanceof LeaseLost || isDatabaseLost(err)) throw err;
-    return handleFailure(deps, pull, held, connection.id, err);
+  };
+  // One page in flight ahead: the platform prepares page N+1 while page N is written. Its
+  // result (or failure) is only looked at after page N's transaction, so what is written
+  // and in what order is as if the pages were fetched one after the other.
+  let next = fetchPage(state.cursor);
+  for (;;) {
+    const page = await next;
+    if (held.lost) throw new LeaseLost(pull.id);
+    if (page.next) {
+      next = fetchPage(page.next);
+      next.catch(() => undefined); // awaited on the next turn; never an unhandled rejection if this page's write throws
+      // undici writes a request on a reused keep-alive socket only in the event loop's
+      // check phase: without this turn it could wait for the write below (synchronous under SQLite).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const stored = page.records.map(source.map);
+    checkPage(pull.data_type, stored, validation);
+    const rows: RecordInput[] = stored.map((record, i) => {
+      if (i < FIELD_SAMPLE) collectFields(record, state.fields);
+      return recordRow(record);
+    });
+    state.fetched += rows.length;
+    state.cursor = page.next;
+    state.progress = page.total ? Math.min(99, Math.floor((state.fetched / page.total) * 100)) : Math.min(99, state.progress + 1);
+    const completed = state.cursor ? undefined : now();
+    // Store calls only: the next page's fetch was started above and is awaited after the commit.
+    // The lease is checked first: a page of a pull this worker lost is not written at all.
+    const replaced = await held.hold(() => store.transaction(async (tx) => {
+      const write = { connectionId: connection.id, rows, state, validation };
+      if (!completed) return writePage(tx, pull, held, write);
+      return writeLastPage(tx, deps, pull, held, write, completed);
+    }));
+    if (!completed) continue;
+    // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
+    if (replaced !== null) while ((await store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH)) > 0);
+    return 'Complete';
   }
+}
+
+/** One page's rows, and the pull as it stands once they are written. */
+interface PageWrite {
+  connectionId: string;
+  rows: RecordInput[];
+  state: Progress;
+  validation: Validation;
+}
+
+/** A page before the last: its records, and the pull's cursor and counts (checking the lease). */
+async function writePage(tx: AsyncStore, pull: PullRow, held: HeldPull, { connectionId, rows, state, validation }: PageWrite): Promise<null> {
+  const { cursor, fetched, progress, fields } = state;
+  await held.update(tx, { status: 'Fetching', cursor: cursor ?? null, fetched, progress, attempts: 0, validation: JSON.stringify(validation) });
+  await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connectionId, rows);
+  await tx.rememberFields(pull.data_type, fields);
+  return null;
+}
+
+/**
+ * The last page: the pull's final state (one write, checking the lease), its records, the
+ * generation published and the events, in one commit (one commit a page, the last one
+ * included). Returns what completeGeneration does: the generation this one replaced.
+ */
+async function writeLastPage(tx: AsyncStore, deps: SyncDeps, pull: PullRow, held: HeldPull, { connectionId, rows, state, validation }: PageWrite, completed: string) {
+  const { fetched, fields } = state;
+  const company = await lockCompany(tx, pull);
+  const ended = await held.end(tx, {
+    status: 'Complete', cursor: null, fetched, progress: 100, attempts: 0, validation: JSON.stringify(validation), completed, lease_until: null,
+  });
+  await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connectionId, rows);
+  await tx.rememberFields(pull.data_type, fields);
+  const previous = await tx.completeGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, connectionId, completed);
+  // `fetched` counts the records of every page committed into this pull's own generation:
+  // when this page holds them all, its distinct ids are the generation's records.
+  const records = fetched === rows.length ? new Set(rows.map((r) => r.id)).size : await tx.countRecords(pull.company_id, pull.data_type, pull.generation);
+  if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records });
+  return previous;
 }
 
 /**
