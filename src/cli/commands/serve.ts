@@ -8,6 +8,7 @@ import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
 import { examples, type Registrar } from '../command.js';
 import { httpUrlFlag, WEBHOOK_TARGETS_HELP, webhookTargetOptions, webhookTargetsOf } from '../serve/flags.js';
+import { untilStopped } from '../serve/until-stopped.js';
 
 export interface ServeOptions {
   host: string;
@@ -157,11 +158,5 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
     ];
     io.err(notes.join('; '));
   });
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  io.err('stopping: finishing in-flight requests…');
-  await stack.close();
-  printResult(io, { event: 'stopped' }, () => io.err('stopped'));
+  await untilStopped(io, signal, 'stopping: finishing in-flight requests…', () => stack.close());
 }

@@ -10,6 +10,7 @@ import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
 import { examples, type Registrar } from '../command.js';
 import { httpUrlFlag, WEBHOOK_TARGETS_HELP, webhookTargetOptions, webhookTargetsOf } from '../serve/flags.js';
+import { untilStopped } from '../serve/until-stopped.js';
 
 /** As sync/pull-lease.ts: below it a lease could run out between two heartbeats. */
 const MIN_LEASE_SECONDS = 3;
@@ -90,11 +91,5 @@ export async function runWorker(options: WorkerOptions, ctx: CommandContext): Pr
     io.out(`working on ${where}`);
     io.err([`sandbox platforms ${options.sandboxUrl}`, `data dir ${dataDir}`, ...(targetsNote ? [targetsNote] : []), 'Ctrl-C stops after the work in flight'].join('; '));
   });
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  io.err('stopping: letting the work in flight reach a safe point…');
-  await worker.stop();
-  printResult(io, { event: 'stopped' }, () => io.err('stopped'));
+  await untilStopped(io, signal, 'stopping: letting the work in flight reach a safe point…', () => worker.stop());
 }

@@ -199,6 +199,19 @@ export function bill(tenant: TenantSeed, index: number): Json {
   return { ...record, ...modified(rng, d.issueDay + (status === 'Paid' ? d.terms : 0)) };
 }
 
+/** A credit note's amounts, `remainingCents` of it not yet used. */
+function creditAmounts(d: Document, totalCents: number, remainingCents: number): Json {
+  return {
+    ...money(d),
+    totalTaxAmount: amount(d.taxCents),
+    totalAmount: amount(totalCents),
+    // Lines are never discounted here.
+    totalDiscount: 0,
+    discountPercentage: 0,
+    remainingCredit: amount(remainingCents),
+  };
+}
+
 const CREDIT_STATUSES = [['Submitted', 0.5], ['Paid', 0.35], ['Draft', 0.1], ['Void', 0.05]] as const;
 
 export function creditNote(tenant: TenantSeed, index: number): Json {
@@ -212,13 +225,7 @@ export function creditNote(tenant: TenantSeed, index: number): Json {
     creditNoteNumber: `CN-${String(index + 1).padStart(5, '0')}`,
     customerRef: { id: customer.id, companyName: customer.name },
     issueDate: isoDay(d.issueDay),
-    ...money(d),
-    totalTaxAmount: amount(d.taxCents),
-    totalAmount: amount(totalCents),
-    // Lines are never discounted here.
-    totalDiscount: 0,
-    discountPercentage: 0,
-    remainingCredit: amount(status === 'Submitted' ? totalCents : 0),
+    ...creditAmounts(d, totalCents, status === 'Submitted' ? totalCents : 0),
     status,
     metadata: { isDeleted: false },
     ...modified(rng, d.issueDay),
@@ -242,13 +249,7 @@ export function billCreditNote(tenant: TenantSeed, index: number): Json {
     billCreditNoteNumber: `SCN-${String(index + 1).padStart(5, '0')}`,
     supplierRef: { id: supplier.id, supplierName: supplier.name },
     issueDate: isoDay(d.issueDay),
-    ...money(d),
-    totalTaxAmount: amount(d.taxCents),
-    totalAmount: amount(totalCents),
-    // Lines are never discounted here.
-    totalDiscount: 0,
-    discountPercentage: 0,
-    remainingCredit: amount(remainingCents),
+    ...creditAmounts(d, totalCents, remainingCents),
     status,
   };
   if (allocatedDay !== undefined) record.allocatedOnDate = isoDay(allocatedDay);

@@ -13,6 +13,7 @@ import { NAME, SUPPLEMENTAL_DATA_TYPES, checkCustom, checkSupplemental } from '.
 import { queuePull } from '../sync/enqueue.js';
 import type { RecordBytes } from '../store/datasets.js';
 import { CUSTOM_PREFIX } from '../sync/pull-source.js';
+import { companyPull } from './company-operations.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';
 import { integrationOf } from './integrations.js';
@@ -105,10 +106,7 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
 
   defineRoute(app, '/companies/:companyId/sync/:datasetId/validation', {
     GET: async (request) => {
-      const company = await ownedCompany(ctx, request);
-      const { datasetId = '' } = params(request);
-      const pull = await store.getPull(datasetId);
-      if (!pull || pull.company_id !== company.id) throw errors.datasetNotFound(datasetId, company.id);
+      const pull = await companyPull(ctx, request);
       return (pull.validation ? JSON.parse(pull.validation) : { errors: [], warnings: [] }) as Validation;
     },
   });

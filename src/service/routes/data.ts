@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { params, queryOf } from '../http/body.js';
-import { envelope, parsePageRequest, sendRecordPage } from '../http/paging.js';
+import { parsePageRequest, sendRecordPage } from '../http/paging.js';
 import { dataStatusRecord, pullRecord } from '../wire/sync-records.js';
 import { defineRoute } from '../http/route.js';
 import { dataTypeByKey, dataTypeByPath, type DataType } from '../../platforms/data-types.js';
@@ -15,6 +15,7 @@ import type { AsyncStore } from '../store/async-store.js';
 import type { PullRow } from '../store/pulls.js';
 import { queueAll, queuePull } from '../sync/enqueue.js';
 import { CUSTOM_PREFIX } from '../sync/pull-source.js';
+import { companyPull, operationsPage } from './company-operations.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';
 
@@ -91,22 +92,11 @@ function registerSyncRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   });
 
   defineRoute(app, '/companies/:companyId/data/history', {
-    GET: async (request) => {
-      const company = await ownedCompany(ctx, request);
-      const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<PullRow>(request.auth.client.id, ctx.store.pullsPage(company.id, page));
-      return envelope(rows.map(pullRecord), total, page, request.url);
-    },
+    GET: (request) => operationsPage<PullRow>(ctx, request, (companyId, page) => ctx.store.pullsPage(companyId, page), pullRecord),
   });
 
   defineRoute(app, '/companies/:companyId/data/history/:datasetId', {
-    GET: async (request) => {
-      const company = await ownedCompany(ctx, request);
-      const { datasetId = '' } = params(request);
-      const pull = await store.getPull(datasetId);
-      if (!pull || pull.company_id !== company.id) throw errors.datasetNotFound(datasetId, company.id);
-      return pullRecord(pull);
-    },
+    GET: async (request) => pullRecord(await companyPull(ctx, request)),
   });
 }
 

@@ -7,7 +7,6 @@ import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
-import { envelope, parsePageRequest } from '../http/paging.js';
 import { defineRoute } from '../http/route.js';
 import { pushRecord } from '../wire/sync-records.js';
 import { PlatformAuthError, PlatformRateLimitError } from '../adapters/adapter.js';
@@ -20,6 +19,7 @@ import { eventsOf } from '../events/record.js';
 import { deauthorized, pushEnded } from '../sync/events.js';
 import { pushFieldsFor, type PushFields } from '../sync/push-outcome.js';
 import { freshTokens, readTokens } from '../tokens.js';
+import { operationsPage } from './company-operations.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';
 
@@ -81,12 +81,7 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
   });
 
   defineRoute(app, '/companies/:companyId/push', {
-    GET: async (request) => {
-      const company = await ownedCompany(ctx, request);
-      const page = parsePageRequest(queryOf(request));
-      const { rows, total } = await ctx.reads.page<PushRow>(request.auth.client.id, ctx.store.pushesPage(company.id, page));
-      return envelope(rows.map(pushRecord), total, page, request.url);
-    },
+    GET: (request) => operationsPage<PushRow>(ctx, request, (companyId, page) => ctx.store.pushesPage(companyId, page), pushRecord),
   });
 
   defineRoute(app, '/companies/:companyId/push/:pushOperationKey', {

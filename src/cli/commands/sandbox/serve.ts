@@ -10,6 +10,7 @@ import { resolveDataDir } from '../../globals.js';
 import { printResult } from '../../io.js';
 import { examples, group, type Registrar } from '../../command.js';
 import { httpUrlFlag } from '../../serve/flags.js';
+import { untilStopped } from '../../serve/until-stopped.js';
 
 export interface SandboxServeOptions {
   host: string;
@@ -63,11 +64,5 @@ export async function runSandboxServe(options: SandboxServeOptions, ctx: Command
     io.out(`listening ${url}`);
     io.err(`sandbox platforms; data dir ${dataDir}${options.serviceUrl ? `; admin keys checked by ${options.serviceUrl}` : ''}`);
   });
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  io.err('stopping: finishing in-flight requests…');
-  await sandbox.close();
-  printResult(io, { event: 'stopped' }, () => io.err('stopped'));
+  await untilStopped(io, signal, 'stopping: finishing in-flight requests…', () => sandbox.close());
 }
