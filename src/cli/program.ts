@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { createContext } from './context.js';
-import { EXIT, exitCodeFor, InterruptedError, isWorded } from './errors.js';
+import { CliError, EXIT, exitCodeFor, InterruptedError, isWorded } from './errors.js';
 import type { GlobalFlags } from './globals.js';
 import { createIO, type IO } from './io.js';
 import type { Action, Registrar } from './command.js';
@@ -110,6 +110,8 @@ export function reportError(io: IO, err: unknown): void {
     }
     const hint = hintOf(err);
     if (hint) body.hint = hint;
+    // A command's details follow the fields every error has, and never replace them.
+    if (err instanceof CliError && err.details) for (const [key, value] of Object.entries(err.details)) if (!(key in body)) body[key] = value;
     io.stderr.write(`${JSON.stringify({ error: body })}\n`);
     return;
   }

@@ -2,6 +2,7 @@
 // the binary (runCli is what main.ts calls).
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/program.js';
+import { scratchStateHome } from './cli.js';
 
 export interface InProcessResult {
   code: number;
@@ -30,8 +31,9 @@ export async function ferry(args: string[], options: InProcessOptions = {}): Pro
   const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
   stdin.isTTY = options.tty ?? false;
   stdin.end(options.stdin ?? '');
-  // HOME and XDG dirs default to a scratch place so no test reads a real user's config.
-  const env = { HOME: '/nonexistent-ferry-home', ...options.env };
+  // HOME and XDG dirs default to a scratch place so no test reads a real user's config, and
+  // what a run keeps (sync journals) goes to this test process's own state dir.
+  const env = { HOME: '/nonexistent-ferry-home', XDG_STATE_HOME: scratchStateHome(), ...options.env };
   const code = await runCli(args, { stdin, stdout: out.stream, stderr: err.stream, env }, options.signal ?? new AbortController().signal);
   return { code, stdout: out.text(), stderr: err.text() };
 }
