@@ -122,15 +122,15 @@ describe('sync --wait resumed after a stop (real worker)', () => {
     const sync = (companyId: string) => ferry([...remote, 'sync', companyId, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
     expect((await sync(stale.companyId)).code).toBe(0);
     const staleAt = await lastRead(stale.companyId);
-    // The service keeps whole seconds, and its Date header moves the file's time by up to one
-    // more: the second sync ends two clear seconds after the first.
+    // The service keeps whole seconds, and its Date header (whole seconds too) moves the
+    // file's time by up to one: the second sync ends two clear seconds after the first.
     await waitFor('two clear seconds after the first sync', async () => Date.now() > staleAt + 2100, 5000, 20);
     expect((await sync(fresh.companyId)).code).toBe(0);
     expect(await lastRead(fresh.companyId)).toBeGreaterThanOrEqual(staleAt + 2000);
-    // The results file was written between the two syncs.
+    // The results file was written between the two syncs, a second after the first.
     const file = join(work, 'tokens.results.csv');
     writeFileSync(file, `row,companyId,status\n2,${fresh.companyId},migrated\n3,${stale.companyId},migrated\n`);
-    utimesSync(file, new Date(staleAt + 1), new Date(staleAt + 1));
+    utimesSync(file, new Date(staleAt + 1001), new Date(staleAt + 1001));
 
     const run = await ferry([...remote, 'sync', '--from-results', file, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
     expect(run.code, run.stderr).toBe(0);

@@ -31,6 +31,15 @@ export interface WaitDeps {
   onFinished?(run: CompanyRun): void;
 }
 
+/**
+ * Full rounds read every unfinished company; with thousands, they are spaced so as to read
+ * at most this many a second on average: the service's time goes to syncing, not to
+ * answering for companies that have not changed. While the event stream is live, events
+ * name the companies to read, and a full round is only the safety net.
+ */
+const FULL_ROUND_READS_PER_SECOND = 200;
+const FULL_ROUND_READS_PER_SECOND_WITH_EVENTS = 50;
+
 /** Polls until every queued data type has finished; returns why it stopped early, if it did. */
 export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: WaitDeps): Promise<'interrupted' | 'timeout' | undefined> {
   const { signal, deadline, progress, log } = deps;
@@ -98,6 +107,7 @@ export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: W
     deadline,
     firstDelayMs: deps.firstDelayMs,
     done: () => pending().length === 0,
+    spacing: () => (pending().length * 1000) / (deps.changes?.state === 'live' ? FULL_ROUND_READS_PER_SECOND_WITH_EVENTS : FULL_ROUND_READS_PER_SECOND),
     round: async (changed?: ChangeEvent[]) => {
       // Woken by events: only the companies they name; on schedule: every unfinished one.
       const named = changed ? new Set(changed.map(eventCompanyId)) : undefined;
