@@ -25,8 +25,10 @@ function version(): string {
 
 /**
  * Every request, pause and wait of a command listens on its one Ctrl-C signal, and a batch
- * keeps dozens in flight at once; each listener goes when its request ends, so this is no
- * leak, and Node's default warning at 11 would only reach the user's terminal.
+ * keeps dozens in flight at once (at most the adaptive limit's window, 256); each listener
+ * goes when its request ends, so this is no leak, and Node's default warning at 11 would
+ * only reach the user's terminal. Tasks waiting for a slot, thousands in a large batch,
+ * share one listener (client/adaptive-limit.ts): the count is bounded by what is in flight.
  */
 const MAX_SIGNAL_LISTENERS = 1000;
 

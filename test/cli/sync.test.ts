@@ -145,6 +145,7 @@ the tokens",0b9f`,
     { args: ['sync'], says: 'No companies to sync' },
     { args: ['sync', 'x', '--data-type', 'widgets'], says: 'Unknown data type widgets' },
     { args: ['sync', 'x', '--timeout', '5m'], says: '--timeout only applies with --wait' },
+    { args: ['sync', 'x', '--force'], says: '--force only applies with --wait or --from-results' },
     { args: ['sync', 'x', '--wait', '--timeout', 'soon'], says: '--timeout must be a duration' },
   ])('usage: $says → exit 2', async ({ args, says }) => {
     const result = await ferry([...remote, ...args]);

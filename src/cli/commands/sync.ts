@@ -61,6 +61,7 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const { io, signal } = ctx;
   const log = logTo(io);
   if (options.timeout !== undefined && !options.wait) throw new UsageError('--timeout only applies with --wait.', 'Add --wait, or drop --timeout.');
+  if (options.force && !options.wait && options.fromResults === undefined) throw new UsageError('--force only applies with --wait or --from-results.', 'Without them every company is queued anyway: drop --force.');
   const dataType = options.dataType === undefined ? undefined : await dataTypeKey(options.dataType);
   const ids = [...companyIds];
   if (options.fromResults !== undefined) {
