@@ -6,7 +6,7 @@
 // `<name>.csv` is the list of those companies, written when the command that resumes them
 // would be too long to print with every id.
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -39,9 +39,10 @@ export function runFiles(run: { fromResults?: string; companyIds: string[]; data
   return { journal: `${companyList}${JOURNAL_SUFFIX}`, companyList };
 }
 
-/** Makes the folder the journal goes in (the state dir: private to the user). */
+/** Makes the folder the journal goes in (the state dir: private to the user); throws when it cannot be written in. */
 export function prepareJournalDir(files: RunFiles): void {
   if (files.companyList) mkdirSync(dirname(files.journal), { recursive: true, mode: 0o700 });
+  accessSync(dirname(files.journal), constants.W_OK);
 }
 
 /** Writes the companies of a run given by id as a one-column CSV that `--from-results` reads. */

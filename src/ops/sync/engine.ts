@@ -100,11 +100,14 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
   const since = hooks.changes?.mark();
   let stopped: 'interrupted' | 'timeout' | undefined;
   let journal: SyncJournalWriter | undefined;
+  let ended = false;
   try {
     const resumed = request.resume ? await resumeFrom(client, request, runs, started, hooks) : undefined;
     journal = resumed?.journal;
+    const noted = new Set<CompanyRun>();
     const noteComplete = (run: CompanyRun) => {
-      if (run.found === 'journal' || summarize(run, true).state !== 'complete') return;
+      if (run.found === 'journal' || noted.has(run) || summarize(run, true).state !== 'complete') return;
+      noted.add(run);
       journal?.append({ type: 'complete', companyId: run.companyId, ...(run.name !== undefined ? { name: run.name } : {}), dataTypes: [...run.dataTypes.keys()] });
     };
     let startedCount = runs.filter((r) => r.started).length;
@@ -136,13 +139,14 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
     } else {
       progress.done(`Queued syncs for ${queued} of ${runs.length} compan${runs.length === 1 ? 'y' : 'ies'}${done > 0 ? ` (${done} already complete)` : ''}.`);
     }
+    ended = stopped === undefined && !signal.aborted;
   } catch (err) {
     progress.fail();
     throw err;
   } finally {
     detach();
     // A run that reached its end has nothing to resume; a stopped one (or one that failed) leaves its journal for the rerun.
-    if (stopped === undefined && !signal.aborted) journal?.remove();
+    if (ended) journal?.remove();
     else journal?.close();
   }
   const good = runs.reduce((n, r) => n + [...r.dataTypes.values()].filter((t) => (request.wait ? t.status === 'Complete' : !isFailedStatus(t.status))).length, 0);
