@@ -7,7 +7,8 @@ export const BASE_WAIT_MS = 10 * 60_000;
 /**
  * Each company adds half a second. Measured on a 2-core machine against `ferry serve` on
  * SQLite: 2,000 companies of 23 data types synced in about 390 s (0.2 s a company), 5,000 of
- * 3 data types in about 11 min (0.13 s): half a second leaves room for a busier service.
+ * 3 data types in about 14 min with other work on the machine (0.17 s): half a second
+ * leaves room for a busier service (docs/cli.md, "--timeout").
  */
 export const PER_COMPANY_MS = 500;
 
