@@ -6,7 +6,11 @@ import { OpError, type OpErrorKind } from '../ops/errors.js';
 export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, auth: 4, planLimit: 5, interrupted: 130 } as const;
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.error, readonly hint?: string) {
+  /**
+   * `details`: fields a script reads from the --json error line beside the message (a sync's
+   * counts and the command that resumes it); the text says the same in words.
+   */
+  constructor(message: string, readonly exitCode: number = EXIT.error, readonly hint?: string, readonly details?: Record<string, unknown>) {
     super(message);
     this.name = 'CliError';
   }
@@ -20,8 +24,8 @@ export class UsageError extends CliError {
 }
 
 export class InterruptedError extends CliError {
-  constructor(message = 'Interrupted.') {
-    super(message, EXIT.interrupted);
+  constructor(message = 'Interrupted.', hint?: string, details?: Record<string, unknown>) {
+    super(message, EXIT.interrupted, hint, details);
     this.name = 'InterruptedError';
   }
 }

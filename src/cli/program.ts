@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { createContext } from './context.js';
-import { EXIT, exitCodeFor, InterruptedError, isWorded } from './errors.js';
+import { CliError, EXIT, exitCodeFor, InterruptedError, isWorded } from './errors.js';
 import type { GlobalFlags } from './globals.js';
 import { createIO, type IO } from './io.js';
 import type { Action, Registrar } from './command.js';
@@ -25,8 +25,10 @@ function version(): string {
 
 /**
  * Every request, pause and wait of a command listens on its one Ctrl-C signal, and a batch
- * keeps dozens in flight at once; each listener goes when its request ends, so this is no
- * leak, and Node's default warning at 11 would only reach the user's terminal.
+ * keeps dozens in flight at once (at most the adaptive limit's window, 256); each listener
+ * goes when its request ends, so this is no leak, and Node's default warning at 11 would
+ * only reach the user's terminal. Tasks waiting for a slot, thousands in a large batch,
+ * share one listener (client/adaptive-limit.ts): the count is bounded by what is in flight.
  */
 const MAX_SIGNAL_LISTENERS = 1000;
 
@@ -110,6 +112,8 @@ export function reportError(io: IO, err: unknown): void {
     }
     const hint = hintOf(err);
     if (hint) body.hint = hint;
+    // A command's details follow the fields every error has, and never replace them.
+    if (err instanceof CliError && err.details) for (const [key, value] of Object.entries(err.details)) if (!(key in body)) body[key] = value;
     io.stderr.write(`${JSON.stringify({ error: body })}\n`);
     return;
   }

@@ -76,7 +76,13 @@ type Congestion = { kind: 'throttled' | 'unavailable' | 'timeout'; retryAfterSec
 interface Waiter {
   resolve(): void;
   reject(reason: unknown): void;
-  cleanup(): void;
+  signal?: AbortSignal;
+}
+
+/** The one abort listener on a signal, and how many waiters it speaks for. */
+interface Watch {
+  onAbort(): void;
+  waiting: number;
 }
 
 export class AdaptiveLimit implements RequestGate {
@@ -90,6 +96,12 @@ export class AdaptiveLimit implements RequestGate {
   private inFlight = 0;
   private peak: number;
   private readonly waiters: Waiter[] = [];
+  /**
+   * One listener per signal, however many tasks wait on it: a batch queues every company at
+   * once (thousands), and a listener each would pass Node's listener limit on the run's one
+   * Ctrl-C signal.
+   */
+  private readonly watches = new Map<AbortSignal, Watch>();
   private pauseUntil = 0;
   /** Counts pauses: a task that lived through one says nothing by its latency. */
   private pauses = 0;
@@ -221,22 +233,44 @@ export class AdaptiveLimit implements RequestGate {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const at = this.waiters.indexOf(waiter);
-        if (at >= 0) this.waiters.splice(at, 1);
-        if (this.waiters.length === 0 && this.timer !== undefined) {
-          // Nobody left to wake: a long Retry-After must not keep the process alive.
-          clearTimeout(this.timer);
-          this.timer = undefined;
-          this.timerAt = Infinity;
-        }
-        reject(signal?.reason);
-      };
-      const waiter: Waiter = { resolve, reject, cleanup: () => signal?.removeEventListener('abort', onAbort) };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const waiter: Waiter = { resolve, reject, ...(signal ? { signal } : {}) };
+      if (signal) this.watch(signal);
       this.waiters.push(waiter);
       this.pump();
     });
+  }
+
+  /** Counts a waiter on `signal`, adding the signal's one listener if it has none yet. */
+  private watch(signal: AbortSignal): void {
+    const watch = this.watches.get(signal);
+    if (watch) {
+      watch.waiting += 1;
+      return;
+    }
+    const onAbort = () => {
+      this.watches.delete(signal);
+      const dropped = this.waiters.filter((w) => w.signal === signal);
+      this.waiters.splice(0, this.waiters.length, ...this.waiters.filter((w) => w.signal !== signal));
+      if (this.waiters.length === 0 && this.timer !== undefined) {
+        // Nobody left to wake: a long Retry-After must not keep the process alive.
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        this.timerAt = Infinity;
+      }
+      for (const w of dropped) w.reject(signal.reason);
+    };
+    this.watches.set(signal, { onAbort, waiting: 1 });
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  /** A waiter on `signal` got its slot: the last one takes the signal's listener away. */
+  private unwatch(signal: AbortSignal): void {
+    const watch = this.watches.get(signal);
+    if (!watch) return;
+    watch.waiting -= 1;
+    if (watch.waiting > 0) return;
+    this.watches.delete(signal);
+    signal.removeEventListener('abort', watch.onAbort);
   }
 
   private canStart(now: number): boolean {
@@ -257,7 +291,7 @@ export class AdaptiveLimit implements RequestGate {
     }
     while (this.waiters.length > 0 && this.inFlight < this.concurrency) {
       const waiter = this.waiters.shift()!;
-      waiter.cleanup();
+      if (waiter.signal) this.unwatch(waiter.signal);
       this.inFlight += 1;
       waiter.resolve();
     }

@@ -22,8 +22,8 @@ const connectionPath = (companyId: string, connectionId: string) => `${companyPa
 // ---- the account
 
 export const profile = (client: ApiClient, signal?: AbortSignal) => client.get<ProfileRecord>('/profile', at(signal));
-/** GET /profile with its status, headers and timing (ferry doctor). */
-export const profileExchange = (client: ApiClient) => client.exchange<ProfileRecord>('GET', '/profile');
+/** GET /profile with its status, headers and timing (ferry doctor; the service's clock by its Date header). */
+export const profileExchange = (client: ApiClient, signal?: AbortSignal) => client.exchange<ProfileRecord>('GET', '/profile', at(signal));
 
 // ---- companies
 

@@ -42,6 +42,12 @@ export interface PollOptions {
   round(changed?: ChangeEvent[]): Promise<void>;
   /** Wake on the service's events as well as on the poll schedule. */
   wake?: Wake;
+  /**
+   * The least time (ms) from one full round to the next, asked after each: a wait over
+   * thousands of items spaces its full rounds, which read every one, so as not to load the
+   * service with reads of things that have not changed.
+   */
+  spacing?: () => number;
 }
 
 export interface Wake {
@@ -62,7 +68,7 @@ export async function pollUntil(options: PollOptions): Promise<void> {
   if (wake) return pollOrWake(options, wake);
   for (const delay of pollDelays(options.firstDelayMs)) {
     if (options.done() || signal.aborted || Date.now() >= deadline) return;
-    const jittered = Math.round(delay * (0.9 + Math.random() * 0.2));
+    const jittered = Math.max(Math.round(delay * (0.9 + Math.random() * 0.2)), options.spacing?.() ?? 0);
     await pause(Math.min(jittered, deadline - Date.now()), signal);
     if (signal.aborted) return;
     await options.round();
@@ -82,14 +88,15 @@ async function pollOrWake(options: PollOptions, wake: Wake): Promise<void> {
   const { signal, deadline } = options;
   const delays = pollDelays(options.firstDelayMs);
   let since = wake.since ?? wake.feed.mark();
-  let fullAt = Date.now() + jitter(delays.next().value);
+  const next = () => Date.now() + Math.max(jitter(delays.next().value), options.spacing?.() ?? 0);
+  let fullAt = next();
   for (;;) {
     if (options.done() || signal.aborted || Date.now() >= deadline) return;
     const woke = await wake.feed.next(since, wake.relevant, Math.min(fullAt, deadline) - Date.now(), signal);
     since = woke.mark;
     if (signal.aborted) return;
     if (woke.events === undefined || woke.events.length === 0 || Date.now() >= fullAt) {
-      fullAt = Date.now() + jitter(delays.next().value);
+      fullAt = next();
       await options.round();
     } else await options.round(woke.events);
   }

@@ -143,6 +143,7 @@ the tokens",0b9f`,
     { args: ['sync'], says: 'No companies to sync' },
     { args: ['sync', 'x', '--data-type', 'widgets'], says: 'Unknown data type widgets' },
     { args: ['sync', 'x', '--timeout', '5m'], says: '--timeout only applies with --wait' },
+    { args: ['sync', 'x', '--force'], says: '--force only applies with --wait or --from-results' },
     { args: ['sync', 'x', '--wait', '--timeout', 'soon'], says: '--timeout must be a duration' },
   ])('usage: $says → exit 2', async ({ args, says }) => {
     const result = await ferry([...remote, ...args]);
@@ -186,13 +187,14 @@ the tokens",0b9f`,
     expect(JSON.parse(result.stderr).error.message).toContain('did not sync completely');
   });
 
-  it('--timeout expiring exits 1 naming what was still running, and cancels nothing', async () => {
+  it('--timeout expiring exits 1 with the companies per state, what was still running and the command that resumes, and cancels nothing', async () => {
     const { companyId } = await linkedCompany(api, h.sandboxUrl, PLATFORM, 5, { name: 'Slow Co', seed: 7 });
     // No worker pass runs: the pull stays Queued.
     const result = await ferry([...remote, 'sync', companyId, '--data-type', 'invoices', '--wait', '--timeout', '1s', '--poll-ms', '50']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`error: Timed out after 1s waiting for syncs; still running: Slow Co (${companyId}): invoices Queued.`);
-    expect(result.stderr).toContain('The syncs were not cancelled');
+    expect(result.stderr).toContain('Waiting at most 1s for 1 company (until ');
+    expect(result.stderr).toContain(`error: Timed out after 1s waiting for syncs: 0 complete, 0 running, 1 queued, 0 failed; still running: Slow Co (${companyId}): invoices Queued.`);
+    expect(result.stderr).toContain(`hint: The syncs were not cancelled: they carry on in the service. Resume the wait with: ferry ${remote.join(' ')} sync ${companyId} --data-type invoices --wait --timeout 1s --poll-ms 50\n`);
     expect(result.stdout).toBe(`${companyId}\tSlow Co\trunning\t0\t1\tinvoices Queued\n`);
     expect((await history(api, companyId)).map((p) => p.status)).toEqual(['Queued']);
     await h.drain();
@@ -206,7 +208,8 @@ the tokens",0b9f`,
     setTimeout(() => controller.abort(), 200);
     const result = await run;
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain('Stopped waiting (interrupted). The syncs were not cancelled: they carry on in the service.');
+    expect(result.stderr).toContain('Stopped waiting (interrupted). The syncs were not cancelled: they carry on in the service. Companies: 0 complete, 0 running, 1 queued, 0 failed.');
+    expect(result.stderr).toContain(`Resume the wait with: ferry ${remote.join(' ')} sync ${companyId} --data-type bills --wait --poll-ms 50`);
     expect(result.stdout).toContain('running');
     expect((await history(api, companyId)).map((p) => p.status)).toEqual(['Queued']);
     await h.drain();

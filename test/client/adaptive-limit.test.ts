@@ -2,6 +2,7 @@
 // on a fake clock: vitest's fake timers drive the tasks' latencies and the limit's waits
 // alike, so every run is the same and nothing depends on the machine's speed. Each target
 // decides a task's latency and outcome from what is in flight at the moment.
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -274,6 +275,46 @@ describe('AdaptiveLimit on a fake clock', () => {
     release();
     await holding;
     await expect(limit.run(async () => 'next')).resolves.toBe('next');
+  });
+});
+
+describe('AdaptiveLimit and the run\'s signal', () => {
+  beforeEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('thousands of tasks waiting on one signal hold one abort listener, gone once they have started', async () => {
+    const limit = new AdaptiveLimit({ pinned: 2 });
+    const controller = new AbortController();
+    const gates: Array<() => void> = [];
+    const tasks = Array.from({ length: 5000 }, (_, i) => limit.run(() => new Promise<number>((resolve) => gates.push(() => resolve(i))), controller.signal));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    // Let every task run: the last waiter to get its slot takes the listener away.
+    for (let done = 0; done < 5000;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const open = gates.splice(0);
+      for (const release of open) release();
+      done += open.length;
+    }
+    expect(await Promise.all(tasks)).toHaveLength(5000);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('an abort rejects every task still waiting on that signal, and only those', async () => {
+    const limit = new AdaptiveLimit({ pinned: 1 });
+    let release!: () => void;
+    const holding = limit.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const stopped = new AbortController();
+    const other = new AbortController();
+    const waiting = Array.from({ length: 3 }, () => limit.run(async () => 'ran', stopped.signal));
+    const kept = limit.run(async () => 'kept', other.signal);
+    expect(getEventListeners(stopped.signal, 'abort')).toHaveLength(1);
+    stopped.abort(new Error('stop'));
+    for (const w of waiting) await expect(w).rejects.toThrow('stop');
+    release();
+    await holding;
+    await expect(kept).resolves.toBe('kept');
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0);
   });
 });
 

@@ -31,6 +31,23 @@ describe('pollUntil', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
+  it('spaces its rounds by what `spacing` asks after each, never closer than the schedule', async () => {
+    const at: number[] = [];
+    let items = 3;
+    await pollUntil({
+      signal: new AbortController().signal, deadline: Date.now() + 10_000, firstDelayMs: 1, done: () => items === 0,
+      // 100 ms an unfinished item: 300, 200, then 100 ms from one round to the next.
+      spacing: () => items * 100,
+      round: async () => {
+        at.push(Date.now());
+        items -= 1;
+      },
+    });
+    expect(at).toHaveLength(3);
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(195);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(95);
+  });
+
   it('many waits at once leave no listener behind', async () => {
     const signal = new AbortController().signal;
     // As runCli does for a command's signal: 50 waits at once are not a leak.

@@ -1,5 +1,8 @@
 // Runs the real `ferry` binary (bin/ferry.js → dist/) as a child process.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** How Node prints a process warning: `(node:1234) MaxListenersExceededWarning: …`. */
@@ -14,11 +17,23 @@ export interface RunResult {
   stderr: string;
 }
 
-/** A clean environment: no inherited FERRY_* or CI settings leak into a test. */
+let stateHome: string | undefined;
+
+/** $XDG_STATE_HOME of the ferry runs of this test process (sync journals): made on first use, removed when the process exits. */
+export function scratchStateHome(): string {
+  if (stateHome === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-state-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    stateHome = dir;
+  }
+  return stateHome;
+}
+
+/** A clean environment: no inherited FERRY_* or CI settings leak into a test, nor a sync journal into the user's state dir. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('FERRY_') && k !== 'CI' && k !== 'NO_COLOR') env[k] = v;
-  return { ...env, ...extra };
+  return { ...env, XDG_STATE_HOME: scratchStateHome(), ...extra };
 }
 
 export function runFerry(args: string[], options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<RunResult> {

@@ -5,7 +5,7 @@
 // ferry() fails on one, as runFerry does, and long-running commands show it in stderr().
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/program.js';
-import type { RunResult } from './cli.js';
+import { scratchStateHome, type RunResult } from './cli.js';
 
 export interface InProcessResult {
   code: number;
@@ -61,7 +61,9 @@ export function watchWarnings(): { lines(): string[]; stop(): Promise<string[]> 
 }
 
 /** HOME and XDG dirs default to a scratch place so no test reads a real user's config. */
-const environment = (env: Record<string, string> = {}) => ({ HOME: '/nonexistent-ferry-home', ...env });
+// HOME and XDG dirs default to a scratch place so no test reads a real user's config, and
+// what a run keeps (sync journals) goes to this test process's own state dir.
+const environment = (env: Record<string, string> = {}) => ({ HOME: '/nonexistent-ferry-home', XDG_STATE_HOME: scratchStateHome(), ...env });
 
 export async function ferry(args: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
   const out = capture(options.tty ?? false);

@@ -1,7 +1,8 @@
 // `ferry check`: the end-to-end check on a real stack (service, worker, sandbox): a healthy
 // company passes with evidence for each criterion in every output mode; a company whose
 // grant the legacy application revoked fails with "reauthorization required"; unknown
-// companies, --no-sync and --timeout.
+// companies, --no-sync and --timeout. --no-sync with a newer sync still queued runs on the
+// harness, whose worker runs only when the test says.
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { apiClient, linkedCompany, sandboxCall, type Api } from '../helpers/sync.js';
 import { interactive, keyFile } from '../managed/helpers.js';
-import { startTestStack } from '../helpers/stack.js';
+import { startTestStack, type Harness } from '../helpers/stack.js';
 
 const SUPPORTED = integrationByKey('gbol')!.dataTypes;
 
@@ -151,5 +152,49 @@ describe('ferry check (in-process, real stack)', () => {
     expect(slow.code).toBe(3);
     const [t] = JSON.parse(slow.stdout).results;
     expect(t.criteria.find((c: { name: string }) => c.name === 'sync').summary).toMatch(/^timed out after 1ms; still running: /);
+  });
+});
+
+describe('ferry check --no-sync judges the data sets that exist (harness: pulls run when the test says)', () => {
+  const work = tempDir('ferry-check-harness-');
+  let h: Harness;
+  let target: string[];
+
+  beforeAll(async () => {
+    h = await startTestStack('fake-clocks');
+    target = ['--base-url', h.baseUrl, '--api-key-file', keyFile(work, h.adminKey)];
+  });
+  afterAll(async () => {
+    await h?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('a data set read once counts as Complete while a newer pull waits behind a backlog; one never read does not', async () => {
+    const { companyId } = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 5, { name: 'Backlogged Ltd' });
+    expect((await h.api.call('POST', `/companies/${companyId}/data/all`)).status).toBe(204);
+    await h.drain();
+    // A newer sync is queued and no worker runs it: every data type's latest pull is Queued.
+    expect((await h.api.call('POST', `/companies/${companyId}/data/all`)).status).toBe(204);
+    const status = (await h.api.call('GET', `/companies/${companyId}/dataStatus`)).body;
+    expect(new Set(Object.values(status).map((s: any) => s.currentStatus))).toEqual(new Set(['Queued']));
+
+    const result = await ferry([...target, '--json', 'check', companyId, '--no-sync']);
+    expect(result.code, result.stderr).toBe(0);
+    const [r] = JSON.parse(result.stdout).results;
+    const sync = r.criteria.find((c: { name: string }) => c.name === 'sync');
+    expect(sync).toMatchObject({ status: 'pass', evidence: { complete: SUPPORTED.length, total: SUPPORTED.length } });
+    expect(sync.summary).toBe(`${SUPPORTED.length}/${SUPPORTED.length} data types Complete (read by the latest successful sync; a newer pull under way for ${SUPPORTED.length} data types; --no-sync: none queued)`);
+    expect(sync.evidence.dataTypes.invoices).toMatchObject({ status: 'Queued', read: true, lastSuccessfulSync: expect.any(String) });
+    expect(r.criteria.map((c: { name: string; status: string }) => `${c.name}:${c.status}`)).toEqual(['connection:pass', 'sync:pass', 'authorization:pass', 'reads:pass']);
+    await h.drain();
+
+    // Never read: a pull queued and not run yet is no data set.
+    const unread = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 5, { name: 'Unread Ltd', seed: 9 });
+    expect((await h.api.call('POST', `/companies/${unread.companyId}/data/all`)).status).toBe(204);
+    const failed = await ferry([...target, '--json', 'check', unread.companyId, '--no-sync']);
+    expect(failed.code).toBe(3);
+    expect(JSON.parse(failed.stdout).results[0].criteria.find((c: { name: string }) => c.name === 'sync'))
+      .toMatchObject({ status: 'fail', summary: expect.stringMatching(new RegExp(`^0/${SUPPORTED.length} data types Complete; not Complete: invoices Queued`)) });
+    await h.drain();
   });
 });

@@ -28,7 +28,7 @@ export function register(program: Command, registrar: Registrar): void {
   program.command('check')
     .description('End-to-end check of migrated companies: Linked, a fresh sync Complete, no reauthorization, every data type readable')
     .argument('[companyId...]', 'companies to check')
-    .option('--no-sync', 'judge the data sets as they are instead of queuing a fresh sync')
+    .option('--no-sync', 'judge the data sets as they are instead of queuing a fresh sync (a data set read once counts, even with a newer pull still queued)')
     .option('--timeout <duration>', "how long one company's fresh sync may take, e.g. 90s, 10m (default 10m)", durationArg('--timeout'))
     .option('--concurrency <n>', 'companies checked at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
     .option('--max-rate <r>', 'at most R requests a second', positiveNumber('--max-rate'))
@@ -39,7 +39,7 @@ export function register(program: Command, registrar: Registrar): void {
     .addHelpText('after', `${examples(
       'ferry check 3f0c8a3e-…',
       'ferry check --from-results tokens.csv.results.csv --concurrency 16 --json > checks.json',
-      'ferry check 3f0c8a3e-… --no-sync      # judge the last sync, queue nothing',
+      'ferry check 3f0c8a3e-… --no-sync      # judge the data as it is, queue nothing',
     )}
 Each criterion is reported with its evidence (statuses, counts, timings). Where the platform
 can be asked (the sandbox), a refresh by the client's old application after the migration

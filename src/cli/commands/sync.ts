@@ -1,13 +1,19 @@
 // `ferry sync`: start syncs (pulls) for one or many companies and, with --wait, follow
 // them until every data type is Complete or errored, then print a per-company summary.
-// Stopping the wait (Ctrl-C, --timeout) never cancels a sync: they carry on in the service.
+// Stopping the wait (Ctrl-C, --timeout) never cancels a sync: they carry on in the service,
+// and the same command resumes the wait from the run's journal (cli/sync/run-files.ts).
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
-import { DEFAULT_WAIT_TIMEOUT_MS, logTo } from '../waiting.js';
+import { logTo } from '../waiting.js';
 import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.js';
 import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
+import { resolveDataDir } from '../globals.js';
+import { resumeCommand } from '../sync/resume-command.js';
+import { defaultSyncTimeoutMs, waitLine } from '../sync/timeout.js';
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export interface SyncOptions extends EventsFlag {
   fromResults?: string;
@@ -20,6 +26,8 @@ export interface SyncOptions extends EventsFlag {
   /** Companies at once, fixed; absent: the adaptive limit learns it. */
   concurrency?: number;
   maxRate?: number;
+  /** Queue anew for every company: no resuming, nothing taken as done. */
+  force?: boolean;
 }
 
 export function register(program: Command, registrar: Registrar): void {
@@ -29,7 +37,8 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--from-results <file>', 'also sync the migrated and skipped companies of a `ferry migrate tokens` results CSV')
     .option('--data-type <type>', 'sync only this data type (e.g. invoices) instead of every supported one')
     .option('--wait', 'wait until every data type is Complete or errored, then print a per-company summary')
-    .option('--timeout <duration>', 'with --wait: stop waiting after this long, e.g. 90s, 10m, 1h (default 10m)', durationArg('--timeout'))
+    .option('--timeout <duration>', 'with --wait: stop waiting after this long, e.g. 90s, 10m, 1h (default 10m + 0.5s a company)', durationArg('--timeout'))
+    .option('--force', 'queue a sync for every company anew: do not resume a stopped run, nor take as done companies synced since the results file was written')
     .option('--concurrency <n>', 'companies started (and read while waiting) at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
     .option('--max-rate <r>', 'at most R requests a second', positiveNumber('--max-rate'))
     .addOption(noEventsOption())
@@ -37,6 +46,7 @@ export function register(program: Command, registrar: Registrar): void {
     .addHelpText('after', examples(
       'ferry sync 3f0c8a3e-… --wait',
       'ferry sync --from-results tokens.results.csv --wait --timeout 30m',
+      'ferry sync --from-results tokens.results.csv --wait      # again after a timeout or Ctrl-C: resumes',
       'ferry sync 3f0c8a3e-… --data-type invoices --wait --json',
     ))
     .action(registrar.action<SyncOptions>((options, ctx, args) => runSync(options, ctx, (args as unknown[]).flat() as string[])));
@@ -51,6 +61,7 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const { io, signal } = ctx;
   const log = logTo(io);
   if (options.timeout !== undefined && !options.wait) throw new UsageError('--timeout only applies with --wait.', 'Add --wait, or drop --timeout.');
+  if (options.force && !options.wait && options.fromResults === undefined) throw new UsageError('--force only applies with --wait or --from-results.', 'Without them every company is queued anyway: drop --force.');
   const dataType = options.dataType === undefined ? undefined : await dataTypeKey(options.dataType);
   const ids = [...companyIds];
   if (options.fromResults !== undefined) {
@@ -66,21 +77,59 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const unique = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ''))];
   if (unique.length === 0) throw new UsageError('No companies to sync.', 'Give COMPANY_ID arguments, or --from-results FILE.');
 
-  const deadline = options.wait ? Date.now() + (options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS) : Infinity;
+  const wait = options.wait ?? false;
+  const timeoutMs = options.timeout ?? defaultSyncTimeoutMs(unique.length);
+  const deadline = wait ? Date.now() + timeoutMs : Infinity;
+  if (wait) log(waitLine(unique.length, timeoutMs, options.timeout !== undefined));
+  // A results file's time: companies synced since it was written are done (unless --force).
+  const doneSince = options.fromResults !== undefined ? statSync(options.fromResults).mtimeMs : undefined;
   const connection = await ctx.connect();
-  const { runSyncs } = await import('../../ops/sync/engine.js');
-  const { printSyncSummary, syncFailure, syncShown } = await import('../sync/report.js');
-  const shown = await syncShown(io, unique.length);
+  const [{ runSyncs }, report, files] = await Promise.all([
+    import('../../ops/sync/engine.js'), import('../sync/report.js'), import('../sync/run-files.js'),
+  ]);
+  const target = files.targetOf(connection.embedded ? { embedded: true, dataDir: resolveDataDir(ctx.flags, io.env) } : { embedded: false, baseUrl: connection.baseUrl });
+  const run = files.runFiles({ ...(options.fromResults !== undefined ? { fromResults: options.fromResults } : {}), companyIds: unique, ...(dataType ? { dataType } : {}), target }, io.env);
+  const journal = wait ? keepJournal(run, log, files.prepareJournalDir) : undefined;
+  const resume = wait || doneSince !== undefined
+    ? { target, ...(journal ? { journal } : {}), ...(doneSince !== undefined ? { doneSince } : {}), ...(options.force ? { force: true } : {}) }
+    : undefined;
+  const shown = await report.syncShown(io, unique.length);
   // Opened before anything is queued, so that no pull can end unseen.
   const { SYNC_EVENTS } = await import('../../client/wait-for-change.js');
-  const changes = options.wait ? await openFeed(ctx, connection.client, options, { types: SYNC_EVENTS, ...(unique.length === 1 ? { companyId: unique[0] } : {}) }) : undefined;
+  const changes = wait ? await openFeed(ctx, connection.client, options, { types: SYNC_EVENTS, ...(unique.length === 1 ? { companyId: unique[0] } : {}) }) : undefined;
   const outcome = await runSyncs(connection.client, {
-    companyIds: unique, ...(dataType ? { dataType } : {}), wait: options.wait ?? false, deadline, firstDelayMs: options.pollMs ?? 500,
-    ...limitFlags(options),
-  }, { signal, ...shown, ...(changes ? { changes } : {}) }).finally(() => changes?.close());
-  printSyncSummary(io, outcome.summary);
-  const failure = syncFailure(outcome, { wait: options.wait ?? false, timeoutMs: options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, embedded: connection.embedded });
+    companyIds: unique, ...(dataType ? { dataType } : {}), wait, deadline, firstDelayMs: options.pollMs ?? 500,
+    ...limitFlags(options), ...(resume ? { resume } : {}),
+  }, {
+    signal, ...shown, ...(changes ? { changes } : {}),
+    onJournal: (found) => log(report.journalLine(found)),
+    onStarted: (counts) => {
+      const line = report.startedLine(counts, options.fromResults !== undefined ? `${options.fromResults} was written` : undefined);
+      if (line) log(line);
+    },
+  }).finally(() => changes?.close());
+  report.printSyncSummary(io, outcome.summary);
+  if (wait && !outcome.stopped) files.removeCompanyList(run, options.fromResults, io.env);
+  // Stopped early: the same companies, flags and journal, as a line to copy (the ids in a list file when they are many).
+  const resumeWith = wait && outcome.stopped && journal
+    ? resumeCommand(ctx.flags, { ...options, ...(dataType ? { dataType } : {}) }, options.fromResults !== undefined ? companyIds : unique, () => {
+      files.writeCompanyList(run.companyList!, unique);
+      return run.companyList!;
+    })
+    : undefined;
+  const failure = report.syncFailure(outcome, { wait, timeoutMs, embedded: connection.embedded, ...(resumeWith ? { resume: resumeWith } : {}) });
   if (failure) throw failure;
+}
+
+/** The journal's path, once its folder exists; without one (a state dir that cannot be made) the run goes on and says a rerun starts over. */
+function keepJournal(run: { journal: string; companyList?: string }, log: (line: string) => void, prepare: (run: { journal: string; companyList?: string }) => void): string | undefined {
+  try {
+    prepare(run);
+    return run.journal;
+  } catch (err) {
+    log(`No journal for this run (${(err as NodeJS.ErrnoException).code ?? (err as Error).message} on ${dirname(run.journal)}): a rerun after a stop will queue every company again.`);
+    return undefined;
+  }
 }
 
 async function dataTypeKey(text: string): Promise<string> {

@@ -2,8 +2,8 @@
 // read of a results file, the progress and per-company lines while it runs, the summary
 // table, and the exit its end makes.
 import { durationText } from '../../lib/duration.js';
-import type { SyncHooks, SyncOutcome } from '../../ops/sync/engine.js';
-import { detailOf, stillRunning, type CompanySummary } from '../../ops/sync/runs.js';
+import type { JournalFound, StartCounts, SyncHooks, SyncOutcome } from '../../ops/sync/engine.js';
+import { detailOf, stateCounts, stillRunning, type CompanySummary, type StateCounts } from '../../ops/sync/runs.js';
 import { CliError, EXIT, InterruptedError } from '../errors.js';
 import { printResult, type IO } from '../io.js';
 import { printTable } from '../output.js';
@@ -40,19 +40,63 @@ export function printSyncSummary(io: IO, summary: CompanySummary[]): void {
   });
 }
 
+const n = (count: number) => count.toLocaleString('en-US');
+const companies = (count: number) => `${n(count)} compan${count === 1 ? 'y' : 'ies'}`;
+
+/** What the run made of an earlier run's journal. */
+export function journalLine(found: JournalFound): string {
+  return found.kind === 'resumed'
+    ? `Resuming the sync run started at ${found.startedAt} (${found.journal}): ${companies(found.complete)} complete in it, the others are asked about; --force starts over.`
+    : `${found.journal} was the journal of another run (${found.why}); starting a new one.`;
+}
+
+/**
+ * Once every company has been started, in a run that asked before queuing (a resumed run, or
+ * one from a results file): "resuming: 2,567 of 3,000 still to finish; 433 already complete
+ * (2,402 already queued or running, 165 queued now)". Nothing when everything was queued now.
+ */
+export function startedLine(counts: StartCounts, since: string | undefined): string | undefined {
+  const { total, complete, waiting, queued, failed } = counts;
+  if (!counts.resumed && complete === 0 && waiting === 0) return undefined;
+  const toFinish = waiting + queued;
+  const sinceText = complete > 0 && !counts.resumed && since ? ` (read since ${since})` : '';
+  const detail = `${n(waiting)} already queued or running, ${n(queued)} queued now${failed > 0 ? `; ${n(failed)} could not be started` : ''}`;
+  const again = complete > 0 ? ' --force queues them again.' : '';
+  return `${counts.resumed ? 'resuming: ' : ''}${n(toFinish)} of ${companies(total)} still to finish; ${n(complete)} already complete${sinceText} (${detail}).${again}`;
+}
+
+/** "433 complete, 2,402 running, 165 queued, 0 failed" */
+export function countsText(counts: StateCounts): string {
+  return `${n(counts.complete)} complete, ${n(counts.running)} running, ${n(counts.queued)} queued, ${n(counts.failed)} failed`;
+}
+
+export interface SyncEnd {
+  wait: boolean;
+  timeoutMs: number;
+  embedded: boolean;
+  /** The command that resumes the wait (ferry sync --wait); without it, how to follow the syncs instead. */
+  resume?: string;
+}
+
 /** What a run's end makes of the exit: the error to end with (the wait stopped, or companies failed), or none. */
-export function syncFailure(outcome: SyncOutcome, how: { wait: boolean; timeoutMs: number; embedded: boolean }): Error | undefined {
+export function syncFailure(outcome: SyncOutcome, how: SyncEnd): Error | undefined {
   const { runs, summary, stopped, good } = outcome;
   const keepsGoing = how.embedded
     ? 'The syncs were not cancelled: they resume the next time ferry opens this data dir.'
     : 'The syncs were not cancelled: they carry on in the service.';
   const follow = `Follow them with: ferry status ${runs.find((r) => r.started)?.companyId ?? 'COMPANY_ID'}`;
-  if (stopped === 'interrupted') return new InterruptedError(`Stopped waiting (interrupted). ${keepsGoing} ${follow}`);
-  if (stopped === 'timeout') {
+  if (stopped) {
+    // Counts, a few unfinished companies and the command that resumes: a short line at any count.
+    const counts = stateCounts(runs);
+    const details = { counts, ...(how.resume ? { resume: how.resume } : {}) };
+    const next = how.resume ? `Resume the wait with: ${how.resume}` : follow;
+    if (stopped === 'interrupted') return new InterruptedError(`Stopped waiting (interrupted). ${keepsGoing} Companies: ${countsText(counts)}.`, next, details);
+    const running = stillRunning(runs);
     return new CliError(
-      `Timed out after ${durationText(how.timeoutMs)} waiting for syncs; still running: ${stillRunning(runs)}.`,
+      `Timed out after ${durationText(how.timeoutMs)} waiting for syncs: ${countsText(counts)}${running ? `; still running: ${running}` : ''}.`,
       EXIT.error,
-      `${keepsGoing} Wait longer with --timeout, or: ${follow}`,
+      `${keepsGoing} ${how.resume ? next : `Wait longer with --timeout, or: ${follow}`}`,
+      details,
     );
   }
   const failed = summary.filter((s) => !s.ok);

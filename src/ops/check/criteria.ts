@@ -1,6 +1,6 @@
 // Three of the check's criteria, each a look at the service with its evidence: a fresh
 // sync of every data type (queued, then waited for, with transient failures queued
-// again), the data sets as they are (--no-sync), and a read of every data type.
+// again), the data sets as they are (--no-sync: what has been read), and a read of every data type.
 import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { ApiRequestError, describeError } from '../../client/errors.js';
@@ -98,22 +98,37 @@ export async function freshSync(client: ApiClient, companyId: string, types: str
     : { name: 'sync', status: 'fail', summary: `${complete}/${tracked.size} data types Complete; failed: ${failed.join('; ')}`, evidence: { ...evidence, complete, total: tracked.size } };
 }
 
+/**
+ * --no-sync: the data sets as they are. A data type counts as Complete when its data set has
+ * been read in full (a Complete pull published it: `lastSuccessfulSync`), even while a newer
+ * pull is queued or running: readers keep the published data set until the next one is
+ * published. It does not when it was never read, or when its latest pull ended in an error
+ * (the platform refused the last read: what is there is stale).
+ */
 export async function currentState(client: ApiClient, companyId: string, types: string[], tracked: Map<string, Tracked>, signal: AbortSignal): Promise<Criterion> {
   const status = await api.dataStatus(client, companyId, signal);
   const dataTypes: Record<string, unknown> = {};
+  const complete: string[] = [];
+  const newer: string[] = [];
+  const other: string[] = [];
   for (const type of types) {
     const entry = status[type];
+    // The latest pull's status: what the authorization criterion looks at (an AuthError).
     const t: Tracked = { status: entry?.currentStatus ?? 'NotRequested', attempts: 0 };
     if (entry?.latestSyncId) t.id = entry.latestSyncId;
     tracked.set(type, t);
-    dataTypes[type] = { status: t.status, ...(entry?.lastSuccessfulSync ? { lastSuccessfulSync: entry.lastSuccessfulSync } : {}) };
+    const read = entry?.lastSuccessfulSync !== undefined;
+    dataTypes[type] = { status: t.status, read, ...(entry?.lastSuccessfulSync ? { lastSuccessfulSync: entry.lastSuccessfulSync } : {}) };
+    if (read && !isFailed(t.status)) {
+      complete.push(type);
+      if (t.status !== 'Complete') newer.push(`${type} ${t.status}`);
+    } else other.push(`${type} ${t.status}${read ? ' (read before)' : ''}`);
   }
-  const complete = [...tracked.values()].filter((t) => t.status === 'Complete').length;
-  const evidence = { fresh: false, dataTypes, complete, total: types.length };
-  const other = [...tracked].filter(([, t]) => t.status !== 'Complete').map(([type, t]) => `${type} ${t.status}`);
+  const evidence = { fresh: false, dataTypes, complete: complete.length, total: types.length };
+  const newerText = newer.length ? `; a newer pull under way for ${newer.length <= 3 ? newer.join(', ') : `${newer.length} data types`}` : '';
   return other.length === 0
-    ? { name: 'sync', status: 'pass', summary: `${complete}/${types.length} data types Complete (latest sync; --no-sync: none queued)`, evidence }
-    : { name: 'sync', status: 'fail', summary: `${complete}/${types.length} data types Complete; not Complete: ${other.join(', ')}`, evidence };
+    ? { name: 'sync', status: 'pass', summary: `${complete.length}/${types.length} data types Complete (read by the latest successful sync${newerText}; --no-sync: none queued)`, evidence }
+    : { name: 'sync', status: 'fail', summary: `${complete.length}/${types.length} data types Complete; not Complete: ${other.join(', ')}`, evidence };
 }
 
 export async function readEvery(client: ApiClient, companyId: string, types: string[], signal: AbortSignal): Promise<{ criterion: Criterion; records: number }> {

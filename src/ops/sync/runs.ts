@@ -32,6 +32,11 @@ export interface CompanyRun {
   started: boolean;
   error?: string;
   dataTypes: Map<string, Tracked>;
+  /**
+   * How the run found it: complete in the journal, or (asked against the run's start)
+   * already complete, with its pulls already queued or running (nothing queued), or queued now.
+   */
+  found?: 'journal' | 'complete' | 'waiting' | 'queued';
   /** Logged as finished (plain progress). */
   reported?: boolean;
 }
@@ -40,12 +45,19 @@ export function label(run: CompanyRun): string {
   return run.name ? `${run.name} (${run.companyId})` : run.companyId;
 }
 
+/**
+ * Queues the company's sync (every data type, or one) and notes the pulls to follow. With
+ * `completeSince` (epoch ms on the service's clock: a resumed run's start, a results file's
+ * time), it asks first: a data type read since then is done, one whose pull is queued or
+ * running is followed as it is, and only the others are queued.
+ */
 export async function startCompany(
   client: ApiClient,
   run: CompanyRun,
   dataType: string | undefined,
   integration: (key: string) => Promise<{ dataTypes: string[] }>,
   signal: AbortSignal,
+  completeSince?: number,
 ): Promise<void> {
   try {
     const company = await api.company<WireCompany>(client, run.companyId, signal);
@@ -56,14 +68,25 @@ export async function startCompany(
       run.error = `no Linked connection${others.length ? ` (${others.join('; ')})` : ' (it has no connections)'}`;
       return;
     }
-    // Queuing is safe to repeat: a data set with an open pull answers that pull instead of queuing another.
-    if (dataType) {
+    const types = new Set<string>();
+    if (dataType) types.add(dataType);
+    else for (const c of linked) for (const t of (await integration(c.integrationKey)).dataTypes) types.add(t);
+    let asked = completeSince === undefined ? undefined : await followUnfinished(client, run, types, completeSince, signal);
+    // Nothing ferry or the service knows of to judge: queue as a fresh run does.
+    if (types.size === 0) asked = undefined;
+    if (asked && asked.length === 0) {
+      run.found = [...run.dataTypes.values()].every((t) => t.status === 'Complete') ? 'complete' : 'waiting';
+    } else if (asked && (dataType || asked.length < types.size)) {
+      // Some data types are done or under way: queue only the others.
+      for (const t of asked) run.dataTypes.set(t, trackedFrom(await api.syncDataType(client, run.companyId, t, signal)));
+      run.found = 'queued';
+    } else if (dataType) {
+      // Queuing is safe to repeat: a data set with an open pull answers that pull instead of queuing another.
       const pull = await api.syncDataType(client, run.companyId, dataType, signal);
       run.dataTypes.set(pull.dataType, trackedFrom(pull));
+      run.found = 'queued';
     } else {
       await api.syncAll(client, run.companyId, signal);
-      const types = new Set<string>();
-      for (const c of linked) for (const t of (await integration(c.integrationKey)).dataTypes) types.add(t);
       const status = await api.dataStatus(client, run.companyId, signal);
       // An integration ferry does not know: follow whatever the service queued for it.
       if (types.size === 0) for (const [t, entry] of Object.entries(status)) if (entry?.latestSyncId) types.add(t);
@@ -73,6 +96,7 @@ export async function startCompany(
           ? { id: entry.latestSyncId, status: entry.currentStatus }
           : { status: 'NotQueued', errorMessage: 'the service queued no pull for this data type' });
       }
+      run.found = 'queued';
     }
     run.started = true;
     for (const tracked of run.dataTypes.values()) if (isFailedStatus(tracked.status) && tracked.errorMessage === undefined) await readPull(client, run, tracked, signal);
@@ -84,6 +108,25 @@ export async function startCompany(
     if (isFatal(err)) throw err;
     run.error = describeError(err);
   }
+}
+
+/**
+ * Follows the data types read since `since` (as Complete) and those with a pull queued or
+ * running; returns the ones left to queue. For a platform whose data types ferry does not
+ * know (`types` empty), the service's data sets are the ones followed.
+ */
+async function followUnfinished(client: ApiClient, run: CompanyRun, types: Set<string>, since: number, signal: AbortSignal): Promise<string[]> {
+  const status = await api.dataStatus(client, run.companyId, signal);
+  if (types.size === 0) for (const [t, entry] of Object.entries(status)) if (entry?.latestSyncId) types.add(t);
+  const left: string[] = [];
+  for (const t of types) {
+    const entry = status[t];
+    const readAt = entry?.lastSuccessfulSync ? Date.parse(entry.lastSuccessfulSync) : Number.NaN;
+    if (entry && readAt >= since) run.dataTypes.set(t, { ...(entry.latestSuccessfulSyncId ? { id: entry.latestSuccessfulSyncId } : {}), status: 'Complete' });
+    else if (entry?.latestSyncId && isRunningStatus(entry.currentStatus)) run.dataTypes.set(t, { id: entry.latestSyncId, status: entry.currentStatus });
+    else left.push(t);
+  }
+  return left;
 }
 
 function trackedFrom(pull: PullOperation): Tracked {
@@ -152,8 +195,37 @@ export function detailOf(summary: CompanySummary): string {
   return '';
 }
 
-export function stillRunning(runs: CompanyRun[]): string {
+/** Companies by state when a wait stops; `queued` are those whose unfinished pulls have none begun yet. */
+export interface StateCounts {
+  complete: number;
+  running: number;
+  queued: number;
+  failed: number;
+}
+
+/** A pull in these states has not begun: it waits for a worker. */
+const WAITING = new Set(['Initial', 'Queued']);
+
+export function stateCounts(runs: CompanyRun[]): StateCounts {
+  const counts: StateCounts = { complete: 0, running: 0, queued: 0, failed: 0 };
+  for (const run of runs) {
+    const { state } = summarize(run, true);
+    if (state !== 'running') counts[state] += 1;
+    else counts[[...run.dataTypes.values()].every((t) => !isRunningStatus(t.status) || WAITING.has(t.status)) ? 'queued' : 'running'] += 1;
+  }
+  return counts;
+}
+
+/** The first few unfinished companies and what they wait for, kept short whatever their number: "Acme (id): invoices Fetching, bills Queued; …". */
+export function stillRunning(runs: CompanyRun[], companies = 3): string {
   const open = runs.filter((r) => r.started && !r.error && [...r.dataTypes.values()].some((t) => isRunningStatus(t.status)));
-  const parts = open.slice(0, 5).map((r) => `${label(r)}: ${[...r.dataTypes].filter(([, t]) => isRunningStatus(t.status)).map(([type, t]) => `${type} ${t.status}`).join(', ')}`);
-  return parts.join('; ') + (open.length > 5 ? `; and ${open.length - 5} more compan${open.length - 5 === 1 ? 'y' : 'ies'}` : '');
+  const parts = open.slice(0, companies).map((r) => {
+    const running = [...r.dataTypes].filter(([, t]) => isRunningStatus(t.status));
+    if (running.length <= 3) return `${label(r)}: ${running.map(([type, t]) => `${type} ${t.status}`).join(', ')}`;
+    const byStatus = new Map<string, number>();
+    for (const [, t] of running) byStatus.set(t.status, (byStatus.get(t.status) ?? 0) + 1);
+    return `${label(r)}: ${running.length} data types (${[...byStatus].map(([status, n]) => `${n} ${status}`).join(', ')})`;
+  });
+  const more = open.length - parts.length;
+  return parts.join('; ') + (more > 0 ? `; and ${more.toLocaleString('en-US')} more compan${more === 1 ? 'y' : 'ies'}` : '');
 }

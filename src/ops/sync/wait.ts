@@ -27,7 +27,18 @@ export interface WaitDeps {
   changes?: ChangeFeed;
   /** The feed's mark from before the syncs were queued. */
   since?: number;
+  /** Called once for each started company once all its pulls have ended (whatever their state), those finished before the wait included. */
+  onFinished?(run: CompanyRun): void;
 }
+
+/**
+ * Full rounds read every unfinished company; with thousands, they are spaced so as to read
+ * at most this many a second on average: the service's time goes to syncing, not to
+ * answering for companies that have not changed. While the event stream is live, events
+ * name the companies to read, and a full round is only the safety net.
+ */
+const FULL_ROUND_READS_PER_SECOND = 200;
+const FULL_ROUND_READS_PER_SECOND_WITH_EVENTS = 50;
 
 /** Polls until every queued data type has finished; returns why it stopped early, if it did. */
 export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: WaitDeps): Promise<'interrupted' | 'timeout' | undefined> {
@@ -42,7 +53,15 @@ export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: W
     const errors = types.filter((t) => isFailedStatus(t.status)).length + runs.filter((r) => r.error).length;
     return `Syncing: companies ${done}/${runs.length} done · data types ${complete}/${types.length} complete · ${errors} error${errors === 1 ? '' : 's'} · ${formatDuration((Date.now() - deps.started) / 1000)}${deps.status ? ` · ${deps.status()}` : ''}`;
   };
+  const finished = new Set<CompanyRun>();
   const reportFinished = () => {
+    if (deps.onFinished) {
+      for (const run of runs) {
+        if (finished.has(run) || !run.started || run.error || [...run.dataTypes.values()].some((t) => isRunningStatus(t.status))) continue;
+        finished.add(run);
+        deps.onFinished(run);
+      }
+    }
     if (!deps.logEach) return;
     for (const run of runs) {
       if (run.reported || !run.started || run.error || [...run.dataTypes.values()].some((t) => isRunningStatus(t.status))) continue;
@@ -79,6 +98,8 @@ export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: W
     }
   };
 
+  let rounds = 0;
+  let waitingOn: { at: number; ids: Set<string> } = { at: -1, ids: new Set() };
   reportFinished();
   progress.update(line());
   await pollUntil({
@@ -86,17 +107,24 @@ export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: W
     deadline,
     firstDelayMs: deps.firstDelayMs,
     done: () => pending().length === 0,
+    spacing: () => (pending().length * 1000) / (deps.changes?.state === 'live' ? FULL_ROUND_READS_PER_SECOND_WITH_EVENTS : FULL_ROUND_READS_PER_SECOND),
     round: async (changed?: ChangeEvent[]) => {
       // Woken by events: only the companies they name; on schedule: every unfinished one.
       const named = changed ? new Set(changed.map(eventCompanyId)) : undefined;
       await Promise.all(pending().filter((run) => !named || named.has(run.companyId)).map((run) => deps.limit(() => refresh(run))));
+      rounds += 1;
       reportFinished();
       progress.update(line());
     },
     ...(deps.changes ? {
       wake: {
         feed: deps.changes,
-        relevant: (event: ChangeEvent) => pending().some((run) => run.companyId === eventCompanyId(event)),
+        relevant: (event: ChangeEvent) => {
+          // Asked of every event: the set of unfinished companies is made once per round, not once per event.
+          if (waitingOn.at !== rounds) waitingOn = { at: rounds, ids: new Set(pending().map((run) => run.companyId)) };
+          const id = eventCompanyId(event);
+          return id !== undefined && waitingOn.ids.has(id);
+        },
         ...(deps.since !== undefined ? { since: deps.since } : {}),
       },
     } : {}),
