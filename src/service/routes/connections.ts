@@ -39,12 +39,7 @@ function integrationOf(connection: ConnectionRow): Integration {
 }
 
 export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { store, clock, sealer, verifier } = ctx;
-  const companyOf = async (connection: ConnectionRow): Promise<CompanyRow> => (await store.getCompany(connection.company_id))!;
-  /** Records a connection event in the caller's transaction. */
-  const connectionEvent = async (request: FastifyRequest, company: CompanyRow, connection: ConnectionRow, eventType: string) => {
-    await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType, payload: connectionPayload(company, connection, baseUrlOf(request)) });
-  };
+  const { store, clock } = ctx;
 
   defineRoute(app, '/companies/:companyId/connections', {
     GET: async (request) => {
@@ -66,7 +61,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
         throw errors.unknownPlatformKey(platformKey);
       }
       const created = await tx.insertConnection(company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
-      await connectionEvent(request, company, created, 'connection.created');
+      await recordConnectionEvent(ctx, request, company, created, 'connection.created');
       return connectionRecord(created, baseUrlOf(request));
     }),
   });
@@ -84,50 +79,65 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
         throw errors.unlinkNotLinked(connection.status);
       }
       await tx.setConnectionStatus(connection.id, 'Unlinked');
-      await connectionEvent(request, await companyOf(connection), { ...connection, status: 'Unlinked' }, 'connection.disconnected');
+      await recordConnectionEvent(ctx, request, await companyOfConnection(ctx, connection), { ...connection, status: 'Unlinked' }, 'connection.disconnected');
       return connectionRecord({ ...connection, status: 'Unlinked' }, baseUrlOf(request));
     }),
     DELETE: async (request, reply) => {
       await store.transaction(async (tx) => {
         const connection = await ownedConnection(ctx, request);
         await tx.deleteConnection(connection.id);
-        await connectionEvent(request, await companyOf(connection), connection, 'connection.deleted');
+        await recordConnectionEvent(ctx, request, await companyOfConnection(ctx, connection), connection, 'connection.deleted');
       });
       return reply.code(200).send();
     },
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/authorization', {
-    PUT: async (request) => {
-      const connection = await ownedConnection(ctx, request);
-      const integration = integrationOf(connection);
-      if (integration.migrationRoute === 'managed' && !request.auth.caller.is_admin) throw errors.managedOnly(integration.name);
-      const payload = objectBody(request);
-      const problems = tokenFieldProblems(integration.tokenFields, integration.name, payload);
-      const items = problems.map(({ field, message }) => ({ itemId: field, message, validatorName: 'TokenSchema' }));
-      failIfAny(items, (validation) => errors.tokensNotInSchema(integration.name, validation));
-      const tokens = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
-      const verdict = await verifier.verify(integration, tokens);
-      if (!verdict.ok) {
-        await store.transaction(async () => connectionEvent(request, await companyOf(connection), connection, 'connection.failed'));
-        throw errors.tokensRejected(integration.name, verdict.message);
-      }
-      const now = isoSeconds(clock.now());
-      const linked = await store.transaction(async (tx) => {
-        // The company first (reading it locks it on PostgreSQL, as every transaction writing
-        // both does), then the connection as it is now: of two authorizations at once, the
-        // second reconnects; one deleted meanwhile is not found.
-        const company = await companyOf(connection);
-        const before = await tx.getConnection(connection.company_id, connection.id);
-        if (!before) throw errors.connectionNotFound(connection.company_id, connection.id);
-        await writeTokens(tx, sealer, connection.id, verdict.tokens, now);
-        // The row as written (markLinked returns it): found under the company's lock just above.
-        const row = (await tx.markLinked(connection.id, verdict.connectionInfo))!;
-        // Linked for the first time, or again after it was unlinked or deauthorized.
-        await connectionEvent(request, company, row, before.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
-        return row;
-      });
-      return connectionRecord(linked, baseUrlOf(request));
-    },
+    PUT: async (request) => authorize(ctx, request),
   });
+}
+
+const companyOfConnection = async (ctx: ServiceContext, connection: ConnectionRow): Promise<CompanyRow> => (await ctx.store.getCompany(connection.company_id))!;
+
+/** Records a connection event in the caller's transaction. */
+async function recordConnectionEvent(ctx: ServiceContext, request: FastifyRequest, company: CompanyRow, connection: ConnectionRow, eventType: string): Promise<void> {
+  await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType, payload: connectionPayload(company, connection, baseUrlOf(request)) });
+}
+
+/**
+ * PUT …/authorization, the token migration: the tokens checked against the platform's
+ * schema, then verified (with the platform, when there is one), then stored and the
+ * connection Linked.
+ */
+async function authorize(ctx: ServiceContext, request: FastifyRequest) {
+  const { store, clock, sealer, verifier } = ctx;
+  const connection = await ownedConnection(ctx, request);
+  const integration = integrationOf(connection);
+  if (integration.migrationRoute === 'managed' && !request.auth.caller.is_admin) throw errors.managedOnly(integration.name);
+  const payload = objectBody(request);
+  const problems = tokenFieldProblems(integration.tokenFields, integration.name, payload);
+  const items = problems.map(({ field, message }) => ({ itemId: field, message, validatorName: 'TokenSchema' }));
+  failIfAny(items, (validation) => errors.tokensNotInSchema(integration.name, validation));
+  const tokens = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
+  const verdict = await verifier.verify(integration, tokens);
+  if (!verdict.ok) {
+    await store.transaction(async () => recordConnectionEvent(ctx, request, await companyOfConnection(ctx, connection), connection, 'connection.failed'));
+    throw errors.tokensRejected(integration.name, verdict.message);
+  }
+  const now = isoSeconds(clock.now());
+  const linked = await store.transaction(async (tx) => {
+    // The company first (reading it locks it on PostgreSQL, as every transaction writing
+    // both does), then the connection as it is now: of two authorizations at once, the
+    // second reconnects; one deleted meanwhile is not found.
+    const company = await companyOfConnection(ctx, connection);
+    const before = await tx.getConnection(connection.company_id, connection.id);
+    if (!before) throw errors.connectionNotFound(connection.company_id, connection.id);
+    await writeTokens(tx, sealer, connection.id, verdict.tokens, now);
+    // The row as written (markLinked returns it): found under the company's lock just above.
+    const row = (await tx.markLinked(connection.id, verdict.connectionInfo))!;
+    // Linked for the first time, or again after it was unlinked or deauthorized.
+    await recordConnectionEvent(ctx, request, company, row, before.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
+    return row;
+  });
+  return connectionRecord(linked, baseUrlOf(request));
 }
