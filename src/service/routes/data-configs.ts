@@ -31,7 +31,13 @@ function customIdentifier(request: FastifyRequest): string {
 }
 
 export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { store, clock } = ctx;
+  registerConfigs(app, ctx);
+  registerCustomData(app, ctx);
+}
+
+/** An account's configurations, per platform: supplemental data of a data type, and custom data types. */
+function registerConfigs(app: FastifyInstance, ctx: ServiceContext): void {
+  const { store } = ctx;
 
   defineRoute(app, '/integrations/:platformKey/dataTypes/:dataType/supplementalDataConfig', {
     GET: async (request) => {
@@ -72,6 +78,11 @@ export function registerDataConfigRoutes(app: FastifyInstance, ctx: ServiceConte
       return config;
     },
   });
+}
+
+/** A connection's custom data: queuing its sync and reading it; and what a pull's validation found. */
+function registerCustomData(app: FastifyInstance, ctx: ServiceContext): void {
+  const { store, clock } = ctx;
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/data/queue/custom/:customDataIdentifier', {
     POST: async (request) => {
