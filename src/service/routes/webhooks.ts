@@ -91,28 +91,19 @@ function deliveryListQuery(request: FastifyRequest): { url: string; query: Recor
 }
 
 export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { store, clock } = ctx;
+  registerConsumerRoutes(app, ctx);
+  registerDeliveryRoutes(app, ctx);
+}
+
+/** The account's consumers: created (the secret answered once), listed, read and deleted. */
+function registerConsumerRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { store } = ctx;
 
   defineRoute(app, '/webhooks', {
     GET: async (request) => ({ results: (await store.listConsumers(request.auth.client.id)).map(consumerRecord) }),
     POST: async (request, reply) => {
-      const input = parseConsumerInput(objectBody(request), ctx.webhookTargets);
-      const clientId = request.auth.client.id;
-      const id = randomUUID();
-      const secret = newConsumerSecret();
-      const row: ConsumerRow = {
-        id, client_id: clientId, url: input.url, event_types: JSON.stringify(input.eventTypes),
-        company_tags: input.companyTags === null ? null : JSON.stringify(input.companyTags),
-        disabled: input.disabled ? 1 : 0, disabled_reason: null, secret: ctx.sealer.seal(secret, id), created: isoSeconds(clock.now()),
-      };
-      // Count and insert together, so concurrent creates cannot pass the limit.
-      await store.transaction(async (tx) => {
-        if ((await tx.listConsumers(clientId)).length >= MAX_CONSUMERS) {
-          throw errors.tooManyConsumers(MAX_CONSUMERS);
-        }
-        await tx.insertConsumer(row);
-      });
-      return reply.code(201).send({ ...consumerRecord(row), secret });
+      const created = await createConsumer(ctx, request);
+      return reply.code(201).send(created);
     },
   });
 
@@ -124,6 +115,32 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
       return reply.code(204).send();
     },
   });
+}
+
+/** A new consumer within the account's limit: its record, with the signing secret this once. */
+async function createConsumer(ctx: ServiceContext, request: FastifyRequest): Promise<Record<string, unknown>> {
+  const input = parseConsumerInput(objectBody(request), ctx.webhookTargets);
+  const clientId = request.auth.client.id;
+  const id = randomUUID();
+  const secret = newConsumerSecret();
+  const row: ConsumerRow = {
+    id, client_id: clientId, url: input.url, event_types: JSON.stringify(input.eventTypes),
+    company_tags: input.companyTags === null ? null : JSON.stringify(input.companyTags),
+    disabled: input.disabled ? 1 : 0, disabled_reason: null, secret: ctx.sealer.seal(secret, id), created: isoSeconds(ctx.clock.now()),
+  };
+  // Count and insert together, so concurrent creates cannot pass the limit.
+  await ctx.store.transaction(async (tx) => {
+    if ((await tx.listConsumers(clientId)).length >= MAX_CONSUMERS) {
+      throw errors.tooManyConsumers(MAX_CONSUMERS);
+    }
+    await tx.insertConsumer(row);
+  });
+  return { ...consumerRecord(row), secret };
+}
+
+/** A consumer's deliveries: the log, one delivery with its attempts, a replay, and a test event. */
+function registerDeliveryRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { store, clock } = ctx;
 
   defineRoute(app, '/webhooks/:webhookId/deliveries', {
     GET: async (request) => {
