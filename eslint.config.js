@@ -101,7 +101,7 @@ export default tseslint.config(
   },
   {
     // Where a store is opened: the service, the worker process, and the threads that open their own handle.
-    files: ['src/service/app.ts', 'src/service/worker.ts', 'src/service/sync/worker-thread.ts', 'src/service/read-pool/reader-thread.ts'],
+    files: ['src/service/app-core.ts', 'src/service/app-background.ts', 'src/service/worker.ts', 'src/service/sync/worker-thread.ts', 'src/service/read-pool/reader-thread.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [

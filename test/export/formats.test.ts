@@ -4,7 +4,8 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { BookmarkTracker, incrementalQuery, MAX_BOUNDARY_IDS } from '../../src/ops/export/bookmark.js';
 import { ColumnOrder, cellText, csvCell, leafPaths } from '../../src/ops/export/flatten.js';
-import { parsedPage, readPage, scanPage } from '../../src/ops/export/page.js';
+import { parsedPage, readPage } from '../../src/ops/export/page.js';
+import { scanPage } from '../../src/ops/export/page-scan.js';
 import { createEncoder } from '../../src/ops/export/writers.js';
 import { formatFor } from '../../src/cli/commands/export.js';
 

@@ -1,0 +1,53 @@
+// The service's background work as createService() runs it: the sync thread when the service
+// reaches the platforms, the webhook deliveries, and the request thread's load gauge that
+// lets syncs give way to requests in the same process.
+import type { Clock } from '../lib/clock.js';
+import { startBackground, type Background } from './background.js';
+import type { ServiceContext } from './context.js';
+import type { ServiceOptions } from './options.js';
+import { setAutoCheckpoint } from './store/sqlite/db.js';
+import type { OpenedStore } from './store/open-store.js';
+import { loadGauge, measureLoad } from './sync/request-load.js';
+import type { TargetPolicy } from './webhooks/target-policy.js';
+
+export interface BackgroundParts {
+  opened: OpenedStore;
+  secretKey: Buffer;
+  clock: Clock;
+  /** The context's sealer and event bus, which the background work shares with the routes. */
+  ctx: Pick<ServiceContext, 'sealer' | 'events'>;
+  webhookTargets: TargetPolicy;
+  onError: (err: unknown, context: string) => void;
+}
+
+/** Starts the background work; its stop() also stops the load gauge. */
+export function startServiceBackground(options: ServiceOptions, parts: BackgroundParts): Background {
+  const { opened, clock, ctx } = parts;
+  const db = opened.kind === 'sqlite' ? opened.db : undefined;
+  const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
+  const load = syncing ? loadGauge() : undefined;
+  const stopLoadGauge = load && measureLoad(load);
+  const background = startBackground({
+    opened, secretKey: parts.secretKey, sealer: ctx.sealer, clock, events: ctx.events,
+    ...(options.platformUrl ? { platformUrl: options.platformUrl } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(load ? { load } : {}),
+    ...(options.webhookTuning ? { webhookTuning: options.webhookTuning } : {}),
+    webhookTargets: parts.webhookTargets,
+    sync: syncing, webhooks: options.startWebhooks ?? true, onError: parts.onError,
+    // Once the sync thread is gone, this thread's commits checkpoint the WAL again.
+    onSyncExit: () => {
+      if (db?.open) setAutoCheckpoint(db, true);
+    },
+  });
+  // The sync thread checkpoints the WAL (worker-thread.ts), so no request waits for one.
+  if (db && syncing) setAutoCheckpoint(db, false);
+  return {
+    wakeSync: () => background.wakeSync(),
+    wakeDeliveries: () => background.wakeDeliveries(),
+    async stop() {
+      await background.stop();
+      stopLoadGauge?.();
+    },
+  };
+}
