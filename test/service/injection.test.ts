@@ -2,7 +2,8 @@
 // must never see another client's, and a hostile tag key is a 400, never a 500.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { companiesPage, jsonPath } from '../../src/service/store/sqlite/companies.js';
+import { companiesPage } from '../../src/service/store/sqlite/companies.js';
+import { jsonPath } from '../../src/service/store/sqlite/company-fields.js';
 import { listRecords } from '../../src/service/store/sqlite/datasets.js';
 import { openDatabase } from '../../src/service/store/sqlite/db.js';
 import { tempDir } from '../helpers/service.js';

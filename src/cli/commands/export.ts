@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { assertWritable } from '../files.js';
 import { positiveNumber, wholeNumber } from '../flags.js';
 import { examples, type Registrar } from '../command.js';
+import type { ExportPlan } from '../../ops/export/types.js';
 
 export type ExportFormat = 'ndjson' | 'csv' | 'json';
 
@@ -79,24 +80,11 @@ export function formatFor(options: Pick<ExportOptions, 'format' | 'out'>): Expor
 
 export async function runExport(options: ExportOptions, ctx: CommandContext, args: string[]): Promise<void> {
   const given = args[0] ?? '';
-  if (options.company !== undefined && options.allCompanies) throw new UsageError('Give --company ID or --all-companies, not both.');
-  if (options.company === undefined && !options.allCompanies) {
-    throw new UsageError('Say which company to export: --company ID, or --all-companies.', 'ferry companies list shows the ids.');
-  }
-  if (options.company !== undefined && options.company.trim() === '') throw new UsageError('--company needs a company id.');
-  const toFile = options.out !== undefined && options.out !== '-';
-  if (options.resume && !toFile) throw new UsageError('--resume needs --out FILE: an export to stdout cannot be resumed.');
-  if (toFile) {
-    assertWritable(options.out!, options.force ?? false);
-    requireFolder(options.out!, '--out');
-  }
-  if (options.state !== undefined) requireFolder(options.state, '--state');
+  const toFile = checkFlags(options);
   const format = formatFor(options);
-
   const { dataTypeByKey, dataTypeByPath } = await import('../../platforms/data-types.js');
   const known = dataTypeByKey(given) ?? dataTypeByPath(given);
   const dataType = known?.key ?? given;
-  const dataPath = known?.path ?? given;
 
   const { io } = ctx;
   const { client } = await ctx.connect();
@@ -108,24 +96,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   const started = Date.now();
   let summary;
   try {
-    summary = await runExportPlan({
-      dataType,
-      dataPath,
-      knownDataType: known !== undefined,
-      companyId: options.company,
-      allCompanies: options.allCompanies ?? false,
-      query: options.query,
-      orderBy: options.orderBy,
-      pageSize: options.pageSize,
-      format,
-      csvEscape: options.csvEscape ?? true,
-      out: toFile ? options.out : undefined,
-      force: options.force ?? false,
-      resume: options.resume ?? false,
-      statePath: options.state,
-      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      ...(options.maxRate !== undefined ? { maxRate: options.maxRate } : {}),
-    }, {
+    summary = await runExportPlan(exportPlan(options, { dataType, dataPath: known?.path ?? given, knownDataType: known !== undefined, format, toFile }), {
       client,
       stream: io.stdout,
       signal: ctx.signal,
@@ -144,4 +115,43 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   if (summary.out) printResult(io, summary, () => io.out(summary.out!));
   const skipped = exportSkipped(io, summary, dataType);
   if (skipped) throw skipped;
+}
+
+/** Refuses flags that do not go together before anything is read; whether the export goes to a file. */
+function checkFlags(options: ExportOptions): boolean {
+  if (options.company !== undefined && options.allCompanies) throw new UsageError('Give --company ID or --all-companies, not both.');
+  if (options.company === undefined && !options.allCompanies) {
+    throw new UsageError('Say which company to export: --company ID, or --all-companies.', 'ferry companies list shows the ids.');
+  }
+  if (options.company !== undefined && options.company.trim() === '') throw new UsageError('--company needs a company id.');
+  const toFile = options.out !== undefined && options.out !== '-';
+  if (options.resume && !toFile) throw new UsageError('--resume needs --out FILE: an export to stdout cannot be resumed.');
+  if (toFile) {
+    assertWritable(options.out!, options.force ?? false);
+    requireFolder(options.out!, '--out');
+  }
+  if (options.state !== undefined) requireFolder(options.state, '--state');
+  return toFile;
+}
+
+/** The engine's plan from the flags and what they resolved to. */
+function exportPlan(options: ExportOptions, resolved: Pick<ExportPlan, 'dataType' | 'dataPath' | 'knownDataType' | 'format'> & { toFile: boolean }): ExportPlan {
+  return {
+    dataType: resolved.dataType,
+    dataPath: resolved.dataPath,
+    knownDataType: resolved.knownDataType,
+    companyId: options.company,
+    allCompanies: options.allCompanies ?? false,
+    query: options.query,
+    orderBy: options.orderBy,
+    pageSize: options.pageSize,
+    format: resolved.format,
+    csvEscape: options.csvEscape ?? true,
+    out: resolved.toFile ? options.out : undefined,
+    force: options.force ?? false,
+    resume: options.resume ?? false,
+    statePath: options.state,
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.maxRate !== undefined ? { maxRate: options.maxRate } : {}),
+  };
 }

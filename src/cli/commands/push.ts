@@ -10,6 +10,8 @@ import { durationArg } from '../flags.js';
 import * as api from '../../client/api.js';
 import { durationText } from '../../lib/duration.js';
 import { FAILED, type PushResult } from '../../ops/push/push-one.js';
+import type { FileRecord } from '../../ops/push/records.js';
+import type { ApiClient } from '../../client/client.js';
 import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
 
@@ -46,78 +48,102 @@ export function register(program: Command, registrar: Registrar): void {
 export async function runPush(options: PushOptions, ctx: CommandContext, [dataTypeArg]: string[]): Promise<void> {
   const { io, signal } = ctx;
   if (options.timeout !== undefined && !options.wait) throw new UsageError('--timeout only applies with --wait.', 'Add --wait, or drop --timeout.');
+  const input = await readInput(options.file, dataTypeArg!);
+  const { client } = await ctx.connect();
+  const { linkedConnection } = await import('../../ops/push/engine.js');
+  const connection = await linkedConnection(client, options.company, options.connection, signal);
+  const run = await pushAll(ctx, client, options, { ...input, connectionId: connection.id });
+  printResult(io, pushDocument(options, input.dataType, run.results), () => io.err(tally(run.results)));
+  throwUnlessAllPushed(options, run);
+}
+
+/** What to push: a pushable data type, and the file's records. */
+interface PushInput {
+  dataType: string;
+  format: 'json' | 'ndjson';
+  records: AsyncIterable<FileRecord> | Iterable<FileRecord>;
+}
+
+async function readInput(file: string, dataTypeArg: string): Promise<PushInput> {
   const { DATA_TYPES, dataTypeByKey, dataTypeByPath } = await import('../../platforms/data-types.js');
-  const dataType = dataTypeByKey(dataTypeArg!) ?? dataTypeByPath(dataTypeArg!);
+  const dataType = dataTypeByKey(dataTypeArg) ?? dataTypeByPath(dataTypeArg);
   const pushable = DATA_TYPES.filter((t) => t.pushable).map((t) => t.key).join(', ');
   if (!dataType) throw new UsageError(`Unknown data type ${dataTypeArg}.`, `Pushable data types: ${pushable}.`);
   if (!dataType.pushable) throw new UsageError(`${dataType.key} records cannot be pushed.`, `Pushable data types: ${pushable}.`);
   const { fileFormat, jsonFileRecords, ndjsonRecords } = await import('../../ops/push/records.js');
-  const format = fileFormat(options.file);
+  const format = fileFormat(file);
   const { statSync } = await import('node:fs');
   try {
-    if (!statSync(options.file).isFile()) throw new Error('not a file');
+    if (!statSync(file).isFile()) throw new Error('not a file');
   } catch (err) {
-    throw new UsageError(`Cannot read --file ${options.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+    throw new UsageError(`Cannot read --file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
   }
   // A whole .json file is parsed before anything is sent, so a syntax error sends nothing.
-  const records = format === 'json' ? await jsonFileRecords(options.file) : ndjsonRecords(options.file);
+  const records = format === 'json' ? await jsonFileRecords(file) : ndjsonRecords(file);
+  return { dataType: dataType.key, format, records };
+}
 
-  const { client } = await ctx.connect();
-  const { linkedConnection, pushRecords } = await import('../../ops/push/engine.js');
-  const connection = await linkedConnection(client, options.company, options.connection, signal);
+interface PushRun {
+  results: PushResult[];
+  interrupted: boolean;
+  timedOut: boolean;
+}
 
+const QUIET_PROGRESS = { update() {}, done() {}, fail() {} };
+
+/** Pushes every record, printing each outcome as it is known, then (--wait) waits for the Pending ones. */
+async function pushAll(ctx: CommandContext, client: ApiClient, options: PushOptions, push: PushInput & { connectionId: string }): Promise<PushRun> {
+  const { io, signal } = ctx;
+  const { dataType } = push;
   const results: PushResult[] = [];
   const printer = await resultPrinter(io);
   const { startProgress } = await import('../progress.js');
   const { rateLine } = await import('../../ops/progress.js');
-  const quietProgress = { update() {}, done() {}, fail() {} };
-  const progress = endsOnce(io.stdoutIsTTY ? quietProgress : await startProgress(io, `Pushing ${dataType.key}…`));
+  const progress = endsOnce(io.stdoutIsTTY ? QUIET_PROGRESS : await startProgress(io, `Pushing ${dataType}…`));
   const startedMs = Date.now();
   const deadline = options.wait ? startedMs + (options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS) : Infinity;
   // Opened before the first record is sent, so that no operation can settle unseen.
   const { writeEvents } = await import('../../client/wait-for-change.js');
-  const changes = options.wait ? await openFeed(ctx, client, options, { types: writeEvents(dataType.key), companyId: options.company }) : undefined;
+  const changes = options.wait ? await openFeed(ctx, client, options, { types: writeEvents(dataType), companyId: options.company }) : undefined;
   const since = changes?.mark();
-  let interrupted = false;
-  let timedOut = false;
   try {
+    const { pushRecords } = await import('../../ops/push/engine.js');
+    let interrupted: boolean;
     try {
-      ({ interrupted } = await pushRecords(client, { companyId: options.company, connectionId: connection.id, dataType: dataType.key }, records, {
+      ({ interrupted } = await pushRecords(client, { companyId: options.company, connectionId: push.connectionId, dataType }, push.records, {
         signal,
         onResult: (result) => {
           results.push(result);
           if (!(options.wait && result.status === 'Pending')) printer(result);
-          progress.update(`Pushing ${dataType.key}: ${rateLine(results.length, undefined, startedMs, 'records')}`);
+          progress.update(`Pushing ${dataType}: ${rateLine(results.length, undefined, startedMs, 'records')}`);
         },
       }));
     } catch (err) {
       progress.fail();
-      printResult(io, pushDocument(options, dataType.key, results, err), () => {});
+      printResult(io, pushDocument(options, dataType, results, err), () => {});
       throw err;
     }
     if (results.length === 0 && !interrupted) {
       progress.fail();
-      throw new UsageError(`${options.file} holds no records.`, format === 'json' ? 'Give a JSON object, or an array of objects.' : 'Give one JSON object a line.');
+      throw new UsageError(`${options.file} holds no records.`, push.format === 'json' ? 'Give a JSON object, or an array of objects.' : 'Give one JSON object a line.');
     }
-    progress.done(`Pushed ${results.length} ${dataType.key} record${results.length === 1 ? '' : 's'}.`);
-
-    if (options.wait && !interrupted) {
-      const { waitForPending } = await import('../../ops/push/wait.js');
-      const outcome = await waitForPending(client, options.company, results, {
-        signal, deadline, firstDelayMs: options.pollMs ?? 500, onSettled: printer, log: logTo(io), ...(changes ? { changes, since } : {}),
-        progress: async (text) => endsOnce(io.stdoutIsTTY ? quietProgress : await startProgress(io, text)),
-      });
-      interrupted = outcome === 'interrupted';
-      timedOut = outcome === 'timeout';
-      // Still Pending when the wait stopped: show them as they are.
-      for (const result of results) if (result.status === 'Pending') printer(result);
-    }
+    progress.done(`Pushed ${results.length} ${dataType} record${results.length === 1 ? '' : 's'}.`);
+    if (!options.wait || interrupted) return { results, interrupted, timedOut: false };
+    const { waitForPending } = await import('../../ops/push/wait.js');
+    const outcome = await waitForPending(client, options.company, results, {
+      signal, deadline, firstDelayMs: options.pollMs ?? 500, onSettled: printer, log: logTo(io), ...(changes ? { changes, since } : {}),
+      progress: async (text) => endsOnce(io.stdoutIsTTY ? QUIET_PROGRESS : await startProgress(io, text)),
+    });
+    // Still Pending when the wait stopped: show them as they are.
+    for (const result of results) if (result.status === 'Pending') printer(result);
+    return { results, interrupted: outcome === 'interrupted', timedOut: outcome === 'timeout' };
   } finally {
     changes?.close();
   }
+}
 
-  printResult(io, pushDocument(options, dataType.key, results), () => io.err(tally(results)));
-
+/** The exit: interrupted, timed out with operations Pending, or some records not pushed successfully. */
+function throwUnlessAllPushed(options: PushOptions, { results, interrupted, timedOut }: PushRun): void {
   const pending = results.filter((r) => r.status === 'Pending');
   const pushes = api.pushOperationsPath(options.company);
   if (interrupted) {

@@ -1,5 +1,11 @@
 // What both demos (`ferry demo`, `ferry demo --managed`) show of their stages: each stage's
-// own lines as it goes, and its timing in the summary.
+// own lines as it goes, and its timing in the summary; and what a demo run holds from start
+// to end (its data dir, the stages' IO over an environment that reaches only the embedded
+// service). Loaded only once a demo runs: the command files import its types alone.
+import chalk from 'chalk';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { IO } from '../io.js';
 
 /** A stage and how long it took. */
@@ -8,8 +14,68 @@ export interface StageTiming {
   seconds: number;
 }
 
+/** How a stage ended: its line, marked as a failure when the demo expected one. */
+export interface StageEnd {
+  text: string;
+  failed?: boolean;
+}
+
+export interface DemoRun {
+  dataDir: string;
+  /** --data-dir was given: everything stays there; otherwise a temp dir, removed at the end. */
+  kept: boolean;
+  /** The stages' IO (stageIO) over the demo's own environment. */
+  sub: IO;
+  stages: StageTiming[];
+  /** A line for the person watching; nothing in --json mode. */
+  say(line: string): void;
+  bold(text: string): string;
+  /** A stage: its title, the lines of what it stands for, its work, and how it ended. */
+  stage<T>(n: number, title: string, work: () => Promise<T>, done: (value: T) => string | StageEnd, lines?: string[]): Promise<T>;
+  /** Seconds since the run started, to a tenth. */
+  seconds(): number;
+}
+
+/** Names the data dir (a fresh temp one unless --data-dir) and the stages' IO; `stageCount` is the N of each `[n/N]`. */
+export function startDemoRun(io: IO, dataDirFlag: string | undefined, stageCount: number): DemoRun {
+  const started = Date.now();
+  const kept = dataDirFlag !== undefined;
+  const dataDir = dataDirFlag !== undefined ? resolve(dataDirFlag) : mkdtempSync(join(tmpdir(), 'ferry-demo-'));
+  // Only the embedded service: no remote target, profile or client from the environment.
+  const env: NodeJS.ProcessEnv = { ...io.env, XDG_CONFIG_HOME: join(dataDir, 'config') };
+  for (const name of ['FERRY_BASE_URL', 'FERRY_PROFILE', 'FERRY_API_KEY', 'FERRY_CLIENT_ID', 'FERRY_DATA_DIR']) delete env[name];
+  const say = (line: string) => {
+    if (io.mode !== 'json') io.err(line);
+  };
+  const bold = (text: string) => (io.color ? chalk.bold(text) : text);
+  const ok = (text: string) => (io.color ? `${chalk.green('✓')} ${text}` : `  ${text}`);
+  const failedMark = (text: string) => (io.color ? `${chalk.red('✗')} ${text}` : `  ${text}`);
+  const stages: StageTiming[] = [];
+  return {
+    dataDir, kept, sub: stageIO(io, env), stages, say, bold,
+    async stage(n, title, work, done, lines = []) {
+      say('');
+      say(bold(`[${n}/${stageCount}] ${title}`));
+      for (const line of lines) say(`  ${line}`);
+      const at = Date.now();
+      const value = await work();
+      const seconds = tenths(Date.now() - at);
+      stages.push({ stage: title, seconds });
+      const ended = done(value);
+      const end = typeof ended === 'string' ? { text: ended } : ended;
+      say((end.failed ? failedMark : ok)(`${end.text} (${seconds}s)`));
+      return value;
+    },
+    seconds: () => tenths(Date.now() - started),
+  };
+}
+
+function tenths(ms: number): number {
+  return Math.round(ms / 100) / 10;
+}
+
 /** An IO for the stages: their data output is the demo's business, their progress shows as it goes. */
-export function stageIO(io: IO, env: NodeJS.ProcessEnv): IO {
+function stageIO(io: IO, env: NodeJS.ProcessEnv): IO {
   const silent = io.quiet || io.mode === 'json';
   return {
     ...io,

@@ -42,62 +42,11 @@ const FULL_ROUND_READS_PER_SECOND_WITH_EVENTS = 50;
 
 /** Polls until every queued data type has finished; returns why it stopped early, if it did. */
 export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: WaitDeps): Promise<'interrupted' | 'timeout' | undefined> {
-  const { signal, deadline, progress, log } = deps;
-  const pending = () => runs.filter((r) => r.started && !r.error && [...r.dataTypes.values()].some((t) => isRunningStatus(t.status)));
-  const warned = new Set<string>();
-  const line = () => {
-    const withTypes = runs.filter((r) => r.started);
-    const types = withTypes.flatMap((r) => [...r.dataTypes.values()]);
-    const done = runs.length - pending().length;
-    const complete = types.filter((t) => t.status === 'Complete').length;
-    const errors = types.filter((t) => isFailedStatus(t.status)).length + runs.filter((r) => r.error).length;
-    return `Syncing: companies ${done}/${runs.length} done · data types ${complete}/${types.length} complete · ${errors} error${errors === 1 ? '' : 's'} · ${formatDuration((Date.now() - deps.started) / 1000)}${deps.status ? ` · ${deps.status()}` : ''}`;
-  };
-  const finished = new Set<CompanyRun>();
-  const reportFinished = () => {
-    if (deps.onFinished) {
-      for (const run of runs) {
-        if (finished.has(run) || !run.started || run.error || [...run.dataTypes.values()].some((t) => isRunningStatus(t.status))) continue;
-        finished.add(run);
-        deps.onFinished(run);
-      }
-    }
-    if (!deps.logEach) return;
-    for (const run of runs) {
-      if (run.reported || !run.started || run.error || [...run.dataTypes.values()].some((t) => isRunningStatus(t.status))) continue;
-      run.reported = true;
-      const summary = summarize(run, true);
-      log(`${label(run)}: ${summary.state}${summary.state === 'failed' ? ` (${failureDetail(summary)})` : ''}`);
-    }
-  };
-  const refresh = async (run: CompanyRun) => {
-    try {
-      const status = await api.dataStatus(client, run.companyId, signal);
-      for (const [dataType, tracked] of run.dataTypes) {
-        if (!isRunningStatus(tracked.status)) continue;
-        const entry = status[dataType];
-        if (entry && entry.latestSyncId === tracked.id) {
-          tracked.status = entry.currentStatus;
-          if (isFailedStatus(tracked.status)) await readPull(client, run, tracked, signal);
-        } else if (tracked.id) {
-          // A newer pull replaced ours as the latest (e.g. a scheduled sync): read ours from the history.
-          await readPull(client, run, tracked, signal);
-        }
-      }
-    } catch (err) {
-      if (signal.aborted) return;
-      if (isFatal(err)) throw err;
-      if (err instanceof ApiRequestError && err.status === 404) {
-        run.error = `the company disappeared while waiting (${describeError(err)})`;
-        return;
-      }
-      if (!warned.has(run.companyId)) {
-        warned.add(run.companyId);
-        log(`${label(run)}: could not read its sync status (${describeError(err)}); still trying.`);
-      }
-    }
-  };
-
+  const { signal, deadline, progress } = deps;
+  const pending = () => runs.filter((r) => r.started && !r.error && stillRunning(r));
+  const line = () => progressLine(runs, pending().length, deps);
+  const reportFinished = finishedReporter(runs, deps);
+  const refresh = statusRefresher(client, deps);
   let rounds = 0;
   let waitingOn: { at: number; ids: Set<string> } = { at: -1, ids: new Set() };
   reportFinished();
@@ -129,16 +78,91 @@ export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: W
       },
     } : {}),
   });
+  return endOfWait(runs, pending().length, signal, progress, line());
+}
+
+/** Some data type of the company's is still queued or running. */
+function stillRunning(run: CompanyRun): boolean {
+  return [...run.dataTypes.values()].some((t) => isRunningStatus(t.status));
+}
+
+/** The progress line: companies done, data types complete, errors, time, and the limit's status. */
+function progressLine(runs: CompanyRun[], pending: number, deps: WaitDeps): string {
+  const withTypes = runs.filter((r) => r.started);
+  const types = withTypes.flatMap((r) => [...r.dataTypes.values()]);
+  const done = runs.length - pending;
+  const complete = types.filter((t) => t.status === 'Complete').length;
+  const errors = types.filter((t) => isFailedStatus(t.status)).length + runs.filter((r) => r.error).length;
+  return `Syncing: companies ${done}/${runs.length} done · data types ${complete}/${types.length} complete · ${errors} error${errors === 1 ? '' : 's'} · ${formatDuration((Date.now() - deps.started) / 1000)}${deps.status ? ` · ${deps.status()}` : ''}`;
+}
+
+/** Tells onFinished, and (logEach) the log, of each company whose pulls have all ended since it was last called; each company once. */
+function finishedReporter(runs: CompanyRun[], deps: WaitDeps): () => void {
+  const finished = new Set<CompanyRun>();
+  const ended = (run: CompanyRun) => run.started && !run.error && !stillRunning(run);
+  return () => {
+    if (deps.onFinished) {
+      for (const run of runs) {
+        if (finished.has(run) || !ended(run)) continue;
+        finished.add(run);
+        deps.onFinished(run);
+      }
+    }
+    if (!deps.logEach) return;
+    for (const run of runs) {
+      if (run.reported || !ended(run)) continue;
+      run.reported = true;
+      const summary = summarize(run, true);
+      deps.log(`${label(run)}: ${summary.state}${summary.state === 'failed' ? ` (${failureDetail(summary)})` : ''}`);
+    }
+  };
+}
+
+/** Reads a company's data status into its run; a status that cannot be read is said once per company, and tried again next round. */
+function statusRefresher(client: ApiClient, deps: Pick<WaitDeps, 'signal' | 'log'>): (run: CompanyRun) => Promise<void> {
+  const { signal, log } = deps;
+  const warned = new Set<string>();
+  return async (run) => {
+    try {
+      const status = await api.dataStatus(client, run.companyId, signal);
+      for (const [dataType, tracked] of run.dataTypes) {
+        if (!isRunningStatus(tracked.status)) continue;
+        const entry = status[dataType];
+        if (entry && entry.latestSyncId === tracked.id) {
+          tracked.status = entry.currentStatus;
+          if (isFailedStatus(tracked.status)) await readPull(client, run, tracked, signal);
+        } else if (tracked.id) {
+          // A newer pull replaced ours as the latest (e.g. a scheduled sync): read ours from the history.
+          await readPull(client, run, tracked, signal);
+        }
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      if (isFatal(err)) throw err;
+      if (err instanceof ApiRequestError && err.status === 404) {
+        run.error = `the company disappeared while waiting (${describeError(err)})`;
+        return;
+      }
+      if (!warned.has(run.companyId)) {
+        warned.add(run.companyId);
+        log(`${label(run)}: could not read its sync status (${describeError(err)}); still trying.`);
+      }
+    }
+  };
+}
+
+/** How the wait ended, on the progress line too: interrupted, timed out, failed, or done. */
+function endOfWait(runs: CompanyRun[], pending: number, signal: AbortSignal, progress: Progress, line: string): 'interrupted' | 'timeout' | undefined {
   if (signal.aborted) {
-    progress.fail(`${line()} · stopped waiting`);
+    progress.fail(`${line} · stopped waiting`);
     return 'interrupted';
   }
-  if (pending().length > 0) {
-    progress.fail(`${line()} · timed out`);
+  if (pending > 0) {
+    progress.fail(`${line} · timed out`);
     return 'timeout';
   }
   const failed = runs.some((r) => r.error || [...r.dataTypes.values()].some((t) => isFailedStatus(t.status)));
-  if (failed) progress.fail(line());
-  else progress.done(line());
+  if (failed) progress.fail(line);
+  else progress.done(line);
   return undefined;
 }

@@ -14,7 +14,9 @@ import type { Store } from './store.js';
 type Promised<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : never;
 
 /** Compile SQL only: the same in both stores' shapes, no database read. */
-export type PlanBuilder = 'companiesPage' | 'connectionsPage' | 'pullsPage' | 'pushesPage' | 'webhookDeliveriesPage';
+const PLAN_BUILDERS = ['companiesPage', 'connectionsPage', 'pullsPage', 'pushesPage', 'webhookDeliveriesPage'] as const;
+export type PlanBuilder = (typeof PLAN_BUILDERS)[number];
+const planBuilders: ReadonlySet<string> = new Set(PLAN_BUILDERS);
 type Special = PlanBuilder | 'runPage' | 'transaction' | 'close';
 
 export type AsyncRepository = { [K in Exclude<keyof Store, Special>]: Promised<Store[K]> };
@@ -26,4 +28,7 @@ export interface AsyncStore extends AsyncRepository, Pick<Store, PlanBuilder> {
   close(): Promise<void>;
 }
 
-export const PLAN_BUILDERS: readonly PlanBuilder[] = ['companiesPage', 'connectionsPage', 'pullsPage', 'pushesPage', 'webhookDeliveriesPage'];
+/** A plan builder takes no database, and answers at once in both shapes: the stores pass it on as it is. */
+export function isPlanBuilder(name: string): name is PlanBuilder {
+  return planBuilders.has(name);
+}

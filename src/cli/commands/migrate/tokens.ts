@@ -2,7 +2,8 @@
 import { printResult } from '../../io.js';
 import { limitFlags, positiveNumber, wholeNumber } from '../../flags.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { CommandContext } from '../../context.js';
+import type { CommandContext, Connection } from '../../context.js';
+import type { MigrationOptions } from '../../../ops/migrate/types.js';
 import { UsageError } from '../../errors.js';
 import { examples, group, type Registrar } from '../../command.js';
 
@@ -84,23 +85,14 @@ Exit codes: 0 all rows done · 3 some rows failed · 4 key refused (run stopped)
 
 export async function runMigrateTokens(options: MigrateTokensOptions, ctx: CommandContext, [file]: string[]): Promise<void> {
   const { io } = ctx;
-  const { createReadStream, existsSync, rmSync } = await import('node:fs');
+  const { createReadStream, rmSync } = await import('node:fs');
   const { spoolStdin } = await import('../../../ops/migrate/spool.js');
   const { runMigration } = await import('../../../ops/migrate/engine.js');
   const { accountOf } = await import('../../../ops/migrate/account.js');
   const { migrationFailure, printSummary, rowsProgress, summaryJson, wordMigrationError } = await import('../../migrate/report.js');
 
   const fromStdin = file === '-';
-  if (!fromStdin && !existsSync(file!)) throw new UsageError(`${file} does not exist.`, 'Give the path of a CSV file, or - to read stdin.');
-  const base = fromStdin ? 'ferry-migration' : file!;
-  const shardPart = options.shard ? `.shard-${options.shard.index}-of-${options.shard.count}` : '';
-  // A dry run never overwrites the results of a real run.
-  const resultsPath = options.results ?? `${base}${shardPart}${options.dryRun ? '.dry-run' : ''}.results.csv`;
-  const journalPath = `${resultsPath}.journal`;
-  if (options.resume && !existsSync(journalPath)) {
-    throw new UsageError(`Nothing to resume: ${journalPath} does not exist.`, 'Run without --resume to start, or give the --results of the run to resume.');
-  }
-
+  const { resultsPath, journalPath } = await runFiles(options, file!);
   const connection = await ctx.connect();
   const { client } = connection;
   const { targetIntegrations } = await import('../../../ops/platform-knowledge.js');
@@ -108,33 +100,14 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   const spooled = fromStdin ? await spoolStdin(io.stdin) : undefined;
   const inputPath = spooled ?? file!;
   try {
-    if (!options.dryRun) {
-      const resuming = existsSync(journalPath);
-      await (await import('../../prompt.js')).confirmOrYes(io, options.yes,
-        `${resuming ? 'Resume migrating' : 'Migrate'} the companies of ${fromStdin ? 'stdin' : file} to ${connection.baseUrl}${connection.embedded ? ' (embedded)' : ''}?`, ctx.signal);
-      if (resuming) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
-    }
+    if (!options.dryRun) await confirmStart(ctx, options, connection, fromStdin ? 'stdin' : file!, journalPath);
     const { startProgress } = await import('../../progress.js');
     const progress = await startProgress(io, options.dryRun ? 'Validating…' : 'Validating every row before writing…');
     const started = Date.now();
     let summary;
     try {
       summary = await runMigration({
-        openInput: () => createReadStream(inputPath),
-        inputName: fromStdin ? '-' : file!,
-        integrations,
-        ...(options.platform ? { defaultPlatform: options.platform.toLowerCase() } : {}),
-        delimiter: options.delimiter,
-        encoding: options.encoding ?? 'utf8',
-        csvEscape: options.csvEscape ?? true,
-        ...limitFlags(options),
-        dryRun: options.dryRun ?? false,
-        noSync: !options.sync,
-        ...(options.shard ? { shard: options.shard } : {}),
-        failFast: options.failFast ?? false,
-        resultsPath,
-        journalPath,
-        signal: ctx.signal,
+        ...migrationFlags(options), openInput: () => createReadStream(inputPath), inputName: fromStdin ? '-' : file!, integrations, resultsPath, journalPath, signal: ctx.signal,
       }, {
         client,
         onProgress: (p, limit) => progress.update(rowsProgress(p, limit, started)),
@@ -153,4 +126,45 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
     // The spool's private directory too, not just the file in it.
     if (spooled) rmSync((await import('node:path')).dirname(spooled), { recursive: true, force: true });
   }
+}
+
+/** The results file and its journal, named for the input (and shard); refuses a file that is missing or a resume with no journal. */
+async function runFiles(options: MigrateTokensOptions, file: string): Promise<{ resultsPath: string; journalPath: string }> {
+  const { existsSync } = await import('node:fs');
+  const fromStdin = file === '-';
+  if (!fromStdin && !existsSync(file)) throw new UsageError(`${file} does not exist.`, 'Give the path of a CSV file, or - to read stdin.');
+  const base = fromStdin ? 'ferry-migration' : file;
+  const shardPart = options.shard ? `.shard-${options.shard.index}-of-${options.shard.count}` : '';
+  // A dry run never overwrites the results of a real run.
+  const resultsPath = options.results ?? `${base}${shardPart}${options.dryRun ? '.dry-run' : ''}.results.csv`;
+  const journalPath = `${resultsPath}.journal`;
+  if (options.resume && !existsSync(journalPath)) {
+    throw new UsageError(`Nothing to resume: ${journalPath} does not exist.`, 'Run without --resume to start, or give the --results of the run to resume.');
+  }
+  return { resultsPath, journalPath };
+}
+
+/** Before writing: the person confirms (or --yes), and a run that resumes says so. */
+async function confirmStart(ctx: CommandContext, options: MigrateTokensOptions, connection: Connection, source: string, journalPath: string): Promise<void> {
+  const { io } = ctx;
+  const { existsSync } = await import('node:fs');
+  const resuming = existsSync(journalPath);
+  await (await import('../../prompt.js')).confirmOrYes(io, options.yes,
+    `${resuming ? 'Resume migrating' : 'Migrate'} the companies of ${source} to ${connection.baseUrl}${connection.embedded ? ' (embedded)' : ''}?`, ctx.signal);
+  if (resuming) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
+}
+
+/** What the flags say of the run, for the engine. */
+function migrationFlags(options: MigrateTokensOptions): Omit<MigrationOptions, 'openInput' | 'inputName' | 'integrations' | 'resultsPath' | 'journalPath' | 'signal'> {
+  return {
+    ...(options.platform ? { defaultPlatform: options.platform.toLowerCase() } : {}),
+    delimiter: options.delimiter,
+    encoding: options.encoding ?? 'utf8',
+    csvEscape: options.csvEscape ?? true,
+    ...limitFlags(options),
+    dryRun: options.dryRun ?? false,
+    noSync: !options.sync,
+    ...(options.shard ? { shard: options.shard } : {}),
+    failFast: options.failFast ?? false,
+  };
 }

@@ -6,11 +6,12 @@
 // trigger of 012_attachment_space.sql. The bytes go in by COPY, streamed from the staged
 // file (copy-in.ts).
 import type { AsyncStore } from '../async-store.js';
+import type { AttachmentStore } from '../store.js';
 import type { AttachmentRow } from '../attachments.js';
 import { copyRowWithFile } from './copy-in.js';
 import { row, rows, run, type Queryable } from './query.js';
 
-type AttachmentMethods = Pick<AsyncStore, 'insertAttachment' | 'attachmentBytesUsed' | 'listAttachments' | 'getAttachment' | 'attachmentBody' | 'deleteAttachment'>;
+type AttachmentMethods = Pick<AsyncStore, keyof AttachmentStore>;
 
 /** Every column but the bytes, which only attachmentBody reads. */
 const COLUMNS = 'seq, id, client_id, company_id, connection_id, data_type, record_id, file_name, content_type, size, sha256, created';

@@ -6,13 +6,13 @@ import { generateApiKey, hashApiKey } from '../../api-keys.js';
 import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
+import type { ClientStore } from '../store.js';
 import type { ApiKeyRow, ClientRow } from '../clients.js';
 import { planPage, type PagedSource, type PageRequest } from '../paging.js';
 import { runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
 
-type ClientMethods = 'insertClient' | 'getClient' | 'listClients' | 'insertApiKey' | 'setProfile' | 'findApiKeyByHash' | 'getApiKey' | 'liveApiKeyIds'
-  | 'revokeApiKey' | 'findAdminClient' | 'listApiKeys';
+type ClientMethods = keyof ClientStore;
 
 // Dates are canonical UTC text at rest; the query language compares them as timestamptz.
 const clientFields: FieldResolver = (path) => {

@@ -6,12 +6,13 @@ import { FILTERABLE_TAG_KEY } from '../../../platforms/limits.js';
 import { jsonField, postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
+import type { CompanyStore } from '../store.js';
 import type { CompanyRow } from '../companies.js';
 import type { PagePlan, PageRequest } from '../paging.js';
 import { planPgPage } from './paging.js';
 import { row, run, type Queryable } from './query.js';
 
-type CompanyMethods = 'insertCompany' | 'getCompany' | 'countCompanies' | 'replaceCompany' | 'deleteCompany' | 'setCompanyProducts' | 'companiesPage';
+type CompanyMethods = keyof CompanyStore | 'companiesPage';
 
 /** `(tags ->> 'key')`; jsonField refuses any key that is not safe to splice into SQL. */
 const tagField = (key: string): string => jsonField('postgres', 'tags', [key], 'string');

@@ -5,14 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
+import type { ConnectionStore } from '../store.js';
 import { PULL_CONNECTION, splitPullConnection, type ConnectionRow } from '../connections.js';
 import type { PagePlan, PageRequest } from '../paging.js';
 import { planPgPage, runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
 
-type ConnectionMethods = 'insertConnection' | 'getConnection' | 'listConnections' | 'connectionsByCompany' | 'setConnectionStatus' | 'deleteConnection'
-  | 'storeTokens' | 'loadSealedTokens' | 'getConnectionById' | 'getPullConnection' | 'deauthorize' | 'setLastSync' | 'takeRefreshLease' | 'renewRefreshLease' | 'releaseRefreshLease'
-  | 'markLinked' | 'connectionsPage';
+type ConnectionMethods = keyof ConnectionStore | 'connectionsPage';
 
 export const pgConnectionFields: FieldResolver = (path) => {
   switch (path) {

@@ -1,12 +1,12 @@
 // Data sets on PostgreSQL: generations (snapshots) of synced records and the schedule, as
 // ../sqlite/datasets.ts keeps them in SQLite; the records themselves are in records.ts.
 import type { AsyncStore } from '../async-store.js';
+import type { DatasetStore } from '../store.js';
 import type { DatasetRow, ScheduleCandidate } from '../datasets.js';
 import { row, rows, type Queryable } from './query.js';
 import * as records from './records.js';
 
-type DatasetMethods = Pick<AsyncStore, 'getDataset' | 'listDatasets' | 'reserveGeneration' | 'publishGeneration' | 'completeGeneration' | 'upsertRecords'
-  | 'pruneGenerations' | 'countRecords' | 'getRecord' | 'recordFields' | 'rememberFields' | 'recordsPage' | 'listRecords' | 'scheduleCandidates'>;
+type DatasetMethods = Pick<AsyncStore, keyof DatasetStore>;
 
 /** Makes the generation visible; answers the one it replaced, read under the row lock the update takes. */
 const PUBLISH = `UPDATE datasets d SET visible_generation = ?, latest_successful_sync_id = ?, last_successful_sync = ?

@@ -10,7 +10,7 @@
 // its client; a task the work left running after the commit goes back to the pool.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool } from 'pg';
-import type { AsyncStore, PlanBuilder } from '../async-store.js';
+import { isPlanBuilder, type AsyncStore } from '../async-store.js';
 import { attachmentMethods } from './attachments.js';
 import { clientMethods } from './clients.js';
 import { companyMethods } from './companies.js';
@@ -25,8 +25,6 @@ import { pushMethods } from './pushes.js';
 import { rollback, type Queryable } from './query.js';
 import { settingMethods } from './settings.js';
 import { versionMethods } from './version.js';
-
-const PLAN_BUILDERS: ReadonlySet<string> = new Set<PlanBuilder>(['companiesPage', 'connectionsPage', 'pullsPage', 'pushesPage', 'webhookDeliveriesPage']);
 
 /** The transaction a piece of work runs in; `open` falls when it has committed or rolled back. */
 interface Open {
@@ -96,7 +94,7 @@ export function createPgStore(pool: Pool): AsyncStore {
   const onPool = bind(pool, false);
   const outer: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(onPool) as Array<[keyof AsyncStore, (...args: unknown[]) => unknown]>) {
-    outer[name] = PLAN_BUILDERS.has(name) || name === 'transaction' || name === 'close'
+    outer[name] = isPlanBuilder(name) || name === 'transaction' || name === 'close'
       ? method
       : (...args: unknown[]) => {
         const current = joined();

@@ -6,13 +6,12 @@ import { postgresDate } from '../../query/json-fields.js';
 import type { FieldResolver } from '../../query/types.js';
 import { isFinished } from '../pull-status.js';
 import type { AsyncStore } from '../async-store.js';
+import type { PullStore } from '../store.js';
 import { planPage } from '../paging.js';
 import { checkDistinctDataSets, pullFields, type PullFields, type PullRow } from '../pulls.js';
 import { row, rows, run, type Queryable } from './query.js';
 
-type PullMethods = Pick<AsyncStore, 'getPull' | 'getPulls' | 'openPulls' | 'openPull' | 'insertPull' | 'queuePulls' | 'claimPulls' | 'leasePull' | 'updatePull'
-  | 'updatePullReturning'
-  | 'releaseOpenPullLeases' | 'latestPullConnectionId' | 'pullsPage'>;
+type PullMethods = Pick<AsyncStore, keyof PullStore | 'pullsPage'>;
 
 /**
  * A resolver of text columns for PostgreSQL: date columns hold ISO text, which the query

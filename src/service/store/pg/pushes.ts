@@ -1,12 +1,13 @@
 // Push operations on PostgreSQL: writes sent to a platform, with their outcome, as
 // ../sqlite/pushes.ts keeps them in SQLite.
 import type { AsyncStore } from '../async-store.js';
+import type { PushStore } from '../store.js';
 import { planPage } from '../paging.js';
 import { pushFields, type PushRow } from '../pushes.js';
 import { pgDates } from './pulls.js';
 import { row, rows, run, type Queryable } from './query.js';
 
-type PushMethods = Pick<AsyncStore, 'insertPush' | 'getPush' | 'pendingPushes' | 'completePush' | 'pushesPage'>;
+type PushMethods = Pick<AsyncStore, keyof PushStore | 'pushesPage'>;
 
 const pgPushFields = pgDates(pushFields);
 

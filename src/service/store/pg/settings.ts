@@ -3,11 +3,12 @@
 // ../sqlite/data-configs.ts statement by statement. Each document is json holding the text SQLite
 // holds; writes are one upsert.
 import type { AsyncStore } from '../async-store.js';
+import type { DataConfigStore, SyncSettingStore } from '../store.js';
 import type { ConfigKind } from '../data-configs.js';
 import type { SyncSetting } from '../sync-settings.js';
 import { row, run, type Queryable } from './query.js';
 
-type SettingMethods = 'readSettings' | 'writeSettings' | 'readDataConfig' | 'writeDataConfig';
+type SettingMethods = keyof SyncSettingStore | keyof DataConfigStore;
 
 /** Table and key column per kind: fixed names, the only SQL text not written here. */
 const TABLE: Record<ConfigKind, { table: string; key: string }> = {

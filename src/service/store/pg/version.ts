@@ -21,9 +21,10 @@
 // response cache), and a round trip each would cost more than the cached page saves.
 import { Pool } from 'pg';
 import type { AsyncStore } from '../async-store.js';
+import type { VersionStore } from '../store.js';
 import { row, type Queryable } from './query.js';
 
-export function versionMethods(db: Queryable): Pick<AsyncStore, 'dataVersion'> {
+export function versionMethods(db: Queryable): Pick<AsyncStore, keyof VersionStore> {
   const read = async (): Promise<string> => (await row<{ v: string }>(db, 'SELECT pg_current_snapshot()::text AS v'))!.v;
   return { dataVersion: db instanceof Pool ? sharedReads(read) : read };
 }

@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import { settleFiles } from './attachment-files.js';
 import type { Db } from './db.js';
-import { PLAN_BUILDERS, type AsyncStore } from '../async-store.js';
+import { isPlanBuilder, type AsyncStore } from '../async-store.js';
 import { createSqliteStore } from './sqlite-store.js';
 import type { Store } from '../store.js';
 
@@ -33,7 +33,7 @@ export function sqliteAsyncStore(db: Db): AsyncStore {
     const methods: Record<string, unknown> = {};
     for (const [name, fn] of Object.entries(store) as Array<[keyof Store, (...args: unknown[]) => unknown]>) {
       if (name === 'transaction' || name === 'close') continue;
-      if ((PLAN_BUILDERS as readonly string[]).includes(name)) {
+      if (isPlanBuilder(name)) {
         methods[name] = fn;
         continue;
       }

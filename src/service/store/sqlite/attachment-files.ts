@@ -53,6 +53,14 @@ export function noteDeleted(db: Db, ids: readonly string[]): void {
   note(db, ids);
 }
 
+/** Notes the files of what a company's or a connection's deletion is about to cascade to. */
+export function noteCascade(db: Db, owner: { companyId: string } | { connectionId: string }): void {
+  const ids = 'companyId' in owner
+    ? prepared(db, 'SELECT id FROM attachments WHERE company_id = ?').pluck().all(owner.companyId)
+    : prepared(db, 'SELECT id FROM attachments WHERE connection_id = ?').pluck().all(owner.connectionId);
+  noteDeleted(db, ids as string[]);
+}
+
 /**
  * Outside a transaction, removes each noted file whose row does not exist (rolled back, or
  * deleted); inside one, does nothing yet. The removals run in the thread pool: nobody

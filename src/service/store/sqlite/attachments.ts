@@ -67,11 +67,3 @@ export function deleteAttachment(db: Db, record: RecordRef, id: string): boolean
   settleFiles(db);
   return true;
 }
-
-/** Notes the files of what a company's or a connection's deletion is about to cascade to. */
-export function noteCascade(db: Db, owner: { companyId: string } | { connectionId: string }): void {
-  const ids = 'companyId' in owner
-    ? prepared(db, 'SELECT id FROM attachments WHERE company_id = ?').pluck().all(owner.companyId)
-    : prepared(db, 'SELECT id FROM attachments WHERE connection_id = ?').pluck().all(owner.connectionId);
-  noteDeleted(db, ids as string[]);
-}

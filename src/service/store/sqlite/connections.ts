@@ -1,15 +1,14 @@
 // Data connections of a company, and their sealed tokens.
 import { randomUUID } from 'node:crypto';
 import type { FieldResolver } from '../../query/types.js';
-import { settleFiles } from './attachment-files.js';
-import { noteCascade } from './attachments.js';
+import { noteCascade, settleFiles } from './attachment-files.js';
 import type { Db } from './db.js';
 import { planPage, type Page, type PagePlan, type PageRequest } from '../paging.js';
 import { runPagePlan } from './paging.js';
 import { prepared } from './statements.js';
 import { type ConnectionStatus, type ConnectionRow, type PullConnection, PULL_CONNECTION, splitPullConnection, type ConnectionError } from '../connections.js';
 
-export const connectionFields: FieldResolver = (path) => {
+const connectionFields: FieldResolver = (path) => {
   switch (path) {
     case 'id': return { sql: 'id', type: 'string' };
     case 'integrationKey': return { sql: 'integration_key', type: 'string' };
