@@ -10,6 +10,7 @@ import { errors } from '../errors.js';
 import { baseUrlOf, failIfAny, objectBody, params } from '../http/body.js';
 import { defineRoute } from '../http/route.js';
 import type { ValidationItem } from '../errors.js';
+import { compact } from '../wire/compact.js';
 
 const MAX_KEY_NAME = 50;
 /** CORS origins an account may list. */
@@ -121,7 +122,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
   // Deprecated in the public API in favour of /corsSettings; it answers the same here.
   defineRoute(app, '/connectionManagement/corsSettings', cors);
 
-  const keyRecord = (row: { id: string; name?: string | null; created: string }) => ({ id: row.id, name: row.name ?? null, createdDate: row.created });
+  const keyRecord = (row: { id: string; name?: string | null; created: string }) => compact({ id: row.id, name: row.name, createdDate: row.created });
 
   defineRoute(app, '/apiKeys', {
     GET: async (request) => {
@@ -136,7 +137,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
       }
       const created = isoSeconds(clock.now());
       const key = await store.insertApiKey(request.auth.client.id, created, name);
-      return reply.code(201).send({ id: key.id, name, apiKey: key.apiKey, createdDate: created });
+      return reply.code(201).send(compact({ id: key.id, name, apiKey: key.apiKey, createdDate: created }));
     },
   });
 

@@ -17,36 +17,35 @@ import type { ConsumerRow } from '../store/events.js';
 import type { AttemptRow, DeliveryRow } from '../store/webhook-deliveries.js';
 import { parseConsumerInput, targetProblem } from '../webhooks/consumer-input.js';
 import { newConsumerSecret } from '../webhooks/sign.js';
+import { compact } from '../wire/compact.js';
 
 /** As the public API: an account has at most 50 consumers. */
 export const MAX_CONSUMERS = 50;
 const STATUSES = ['Pending', 'Delivered', 'Failed'];
 
 export function consumerRecord(row: ConsumerRow): Record<string, unknown> {
-  return {
+  return compact({
     id: row.id,
     url: row.url,
     eventTypes: JSON.parse(row.event_types) as string[],
-    companyTags: row.company_tags === null ? null : (JSON.parse(row.company_tags) as string[]),
+    companyTags: row.company_tags === null ? undefined : (JSON.parse(row.company_tags) as string[]),
     disabled: row.disabled === 1,
     disabledReason: row.disabled_reason,
     created: row.created,
-  };
+  });
 }
 
 function attemptRecord(row: Pick<AttemptRow, 'at' | 'status_code' | 'error' | 'latency_ms'>): Record<string, unknown> {
-  return { at: row.at, statusCode: row.status_code, error: row.error, latencyMs: row.latency_ms };
+  return compact({ at: row.at, statusCode: row.status_code, error: row.error, latencyMs: row.latency_ms });
 }
 
 export function deliveryRecord(row: DeliveryRow): Record<string, unknown> {
-  const record: Record<string, unknown> = {
+  return compact({
     id: row.id, eventId: row.event_id, eventType: row.event_type, status: row.status, attempts: row.attempts,
     nextAttempt: row.next_attempt, created: row.created, completed: row.completed,
-  };
-  if (row.last_at !== null) {
-    record.lastAttempt = attemptRecord({ at: row.last_at, status_code: row.last_status_code, error: row.last_error, latency_ms: row.last_latency_ms ?? 0 });
-  }
-  return record;
+    lastAttempt: row.last_at === null ? undefined
+      : attemptRecord({ at: row.last_at, status_code: row.last_status_code, error: row.last_error, latency_ms: row.last_latency_ms ?? 0 }),
+  });
 }
 
 /** The consumer named in the path; another account's is as unknown as one that never was. */
