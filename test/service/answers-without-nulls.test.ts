@@ -176,7 +176,8 @@ describe('answers without nulls', () => {
     await ask('DELETE', '/companies/:companyId', `/companies/${made.id}`);
 
     expect(nullsFound).toEqual([]);
-    const templates = new Set([...called].map((c) => c.slice(c.indexOf(' ') + 1)));
-    expect(servedPaths().filter((path) => !templates.has(path))).toEqual([]);
+    // The router keeps path words in lower case (they match in any case).
+    const templates = new Set([...called].map((c) => c.slice(c.indexOf(' ') + 1).toLowerCase()));
+    expect(servedPaths().filter((path) => !templates.has(path.toLowerCase()))).toEqual([]);
   });
 });
