@@ -166,6 +166,9 @@ describe('answers without nulls', () => {
     await ask('GET', '/webhooks/:webhookId/deliveries/:deliveryId', `/webhooks/${consumer.id}/deliveries/${test.id}`);
     await ask('GET', '/webhooks/:webhookId/deliveries', `/webhooks/${consumer.id}/deliveries`);
     await ask('POST', '/webhooks/:webhookId/deliveries/:deliveryId/replay', `/webhooks/${consumer.id}/deliveries/${test.id}/replay`);
+    const rule = await ask('POST', '/rules', '/rules', { body: { type: 'DataConnectionStatusChanged', notifiers: { webhook: receiver.url } } });
+    await ask('GET', '/rules', '/rules');
+    await ask('GET', '/rules/:ruleId', `/rules/${rule.id}`);
     await ask('DELETE', '/webhooks/:webhookId', `/webhooks/${consumer.id}`);
     await ask('GET', '/events', '/events');
     await ask('GET', '/events/types', '/events/types');

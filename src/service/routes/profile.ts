@@ -8,6 +8,7 @@ import { formatCharacterProblem } from '../../platforms/limits.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { baseUrlOf, failIfAny, objectBody, params } from '../http/body.js';
+import { refuseUnknownFields } from '../http/known-fields.js';
 import { defineRoute } from '../http/route.js';
 import type { ValidationItem } from '../errors.js';
 import { compact } from '../wire/compact.js';
@@ -44,7 +45,15 @@ function isUrl(value: unknown, template = false): boolean {
   }
 }
 
+/**
+ * What PUT /profile takes. The earlier document's profile had two more: `apiKey` (the key,
+ * shown back; a write never set it) is ignored, and `alertAuthHeader` (an Authorization
+ * header for the legacy rules' notifications) is refused: deliveries are signed instead.
+ */
+const PROFILE_FIELDS = ['name', 'logoUrl', 'iconUrl', 'redirectUrl', 'whiteListUrls', 'confirmCompanyName', 'apiKey', 'alertAuthHeader'];
+
 function parseProfile(body: Record<string, unknown>): StoredProfile {
+  refuseUnknownFields(body, PROFILE_FIELDS);
   const items: ValidationItem[] = [];
   const problem = (itemId: string, message: string) => items.push({ itemId, message, validatorName: 'Profile' });
   const profile: StoredProfile = {};
@@ -67,6 +76,9 @@ function parseProfile(body: Record<string, unknown>): StoredProfile {
   if (body.confirmCompanyName !== undefined && body.confirmCompanyName !== null) {
     if (typeof body.confirmCompanyName !== 'boolean') problem('confirmCompanyName', 'confirmCompanyName must be true or false.');
     else profile.confirmCompanyName = body.confirmCompanyName;
+  }
+  if (body.alertAuthHeader !== undefined && body.alertAuthHeader !== null && body.alertAuthHeader !== '') {
+    problem('alertAuthHeader', 'alertAuthHeader is not sent: every webhook delivery is signed (webhook-signature, Standard Webhooks), which receivers check instead. Leave it out.');
   }
   failIfAny(items, errors.invalidProfile);
   return profile;
@@ -110,7 +122,9 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
   const cors = {
     GET: async (request: FastifyRequest) => ({ allowedOrigins: storedOf(request).allowedOrigins ?? [] }),
     POST: async (request: FastifyRequest) => {
-      const { allowedOrigins } = objectBody(request);
+      const body = objectBody(request);
+      refuseUnknownFields(body, ['allowedOrigins']);
+      const { allowedOrigins } = body;
       if (!Array.isArray(allowedOrigins) || allowedOrigins.length > MAX_ORIGINS || !allowedOrigins.every(isOrigin)) {
         throw errors.invalidCorsSettings(MAX_ORIGINS);
       }
@@ -131,6 +145,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
     },
     POST: async (request, reply) => {
       const body = request.body === undefined || request.body === null ? {} : objectBody(request);
+      refuseUnknownFields(body, ['name']);
       const name = body.name === undefined || body.name === null ? null : body.name;
       if (name !== null && (typeof name !== 'string' || name.length > MAX_KEY_NAME)) {
         throw errors.invalidApiKeyName(MAX_KEY_NAME);
