@@ -17,7 +17,7 @@ export interface WireConnection {
   platformName: string;
   status: 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized' | string;
   lastSync?: string;
-  dataConnectionErrors: DataConnectionError[] | null;
+  dataConnectionErrors?: DataConnectionError[] | null;
 }
 
 export interface WireCompany {
@@ -45,7 +45,7 @@ export interface ConnectionRecord {
   lastSync?: string;
   created: string;
   dataConnectionErrors: Array<{ statusCode?: string | number; statusText?: string; errorMessage?: string; erroredOnUtc?: string; status?: string }> | null;
-  connectionInfo: Record<string, unknown> | null;
+  connectionInfo?: Record<string, unknown> | null;
 }
 
 export interface CompanyRecord {
@@ -55,7 +55,7 @@ export interface CompanyRecord {
   redirect: string;
   lastSync?: string;
   created: string;
-  createdByUserName: string | null;
+  createdByUserName?: string | null;
   products: string[];
   tags: Record<string, string>;
   referenceSubsidiaryCompanies: unknown[];
@@ -112,8 +112,8 @@ export interface PullOperation {
   connectionId: string;
   dataType: string;
   status: string;
-  statusDescription: string | null;
-  errorMessage: string | null;
+  statusDescription?: string | null;
+  errorMessage?: string | null;
   requested: string;
   completed?: string;
   progress: number;
@@ -146,10 +146,10 @@ export interface PushOperation {
   statusCode: number;
   requestedOnUtc: string;
   completedOnUtc?: string;
-  timeoutInMinutes: number | null;
-  errorMessage: string | null;
+  timeoutInMinutes?: number | null;
+  errorMessage?: string | null;
   validation: { errors: ValidationItem[]; warnings: ValidationItem[] };
-  changes: unknown[] | null;
+  changes?: unknown[] | null;
 }
 
 /** A pull in one of these states is still on its way (queued or running). */
@@ -178,7 +178,7 @@ export interface WebhookConsumerRecord {
   url: string;
   eventTypes: string[];
   /** `key:value` company tags it is limited to; null or empty for every company. */
-  companyTags: string[] | null;
+  companyTags?: string[] | null;
   disabled: boolean;
   /** Why the service disabled it (a 410, a day of failures), when it did. */
   disabledReason?: string | null;

@@ -40,7 +40,8 @@ export function createFastify(options: ServiceOptions): FastifyInstance {
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path words match in any case, as the public API's do; parameters keep the case sent.
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     trustProxy: options.trustProxy ?? false,
     ...arrivalOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
   });
@@ -80,7 +81,7 @@ export function addRequestHooks(app: FastifyInstance, core: Core, authCache: Aut
     request.baseUrl = forwarded || !state.publicUrl ? `${request.protocol}://${request.host}` : state.publicUrl;
     const clientId = request.headers['x-client-id'];
     // Branding images go into <img> tags, which cannot send a key; they hold no data.
-    if (request.url.startsWith('/branding/') && request.method === 'GET' && !state.maintenance) return limit(reply, `ip:${request.ip}`);
+    if (request.routeOptions.url === '/branding/:platformKey/:image' && request.method === 'GET' && !state.maintenance) return limit(reply, `ip:${request.ip}`);
     try {
       if (state.maintenance) throw errors.maintenance();
       // One version read serves both caches: on PostgreSQL each read is a round trip.

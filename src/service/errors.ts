@@ -2,6 +2,7 @@
 // so texts stay word for word as the contract says and internals never leak.
 
 import { byteSizeText } from '../lib/byte-size.js';
+import { outOfScopeProduct } from './out-of-scope.js';
 
 export interface ValidationItem {
   /** Which rule found it (the read validation results name their rules). */
@@ -38,6 +39,10 @@ export const SERVICE_NAME = 'PublicApi';
 /** The one validation item of the entries below that carry one. */
 const item = (itemId: string, message: string, validatorName: string): ValidationItem[] => [{ itemId, message, validatorName }];
 
+/** A route of a product ferry does not serve (out-of-scope.ts names it). */
+const outOfScope = (method: string, path: string, product: string) => new ApiError(404,
+  `${method} ${path} is outside ferry's scope: it belongs to ${product}, which this service does not serve (docs/api.md lists these routes).`);
+
 /**
  * Every error the service answers, one named entry each, its text built from parameters.
  * The texts are the contract's (clients and tests compare them byte for byte): change one
@@ -61,6 +66,9 @@ export const errors = {
   malformedQuery: () => new ApiError(400, 'Error parsing query - Malformed query.'),
   unknownProperty: (path: string) => new ApiError(400, `Error parsing query - Could not resolve property ${path}`),
   queryTooCostly: (what: string, limit: number) => new ApiError(400, `Error parsing query - At most ${limit} ${what} per request; split the search into several requests.`),
+  /** A write's body names fields its route does not take: refused, never dropped (http/known-fields.ts). */
+  unknownFields: (validation: ValidationItem[]) => new ApiError(400,
+    `The request has ${validation.length === 1 ? 'a field' : 'fields'} this route does not take: ${validation.map((i) => i.itemId).join(', ')}.`, { validation }),
 
   // ---- Bodies that fail their fields' checks: a headline and one validation item per problem.
   invalidCompany: (validation: ValidationItem[]) => new ApiError(400, 'The company is not valid.', { validation }),
@@ -83,6 +91,8 @@ export const errors = {
   invalidPushRecord: (dataType: string, validation: ValidationItem[]) => new ApiError(400, `The ${dataType} record is not valid.`, { validation }),
   /** The items' messages are in the headline too. */
   invalidWebhookConsumer: (validation: ValidationItem[]) => new ApiError(400, `The webhook consumer is not valid: ${validation.map((i) => i.message).join(' ')}`, { validation }),
+  /** The items' messages are in the headline too. */
+  invalidRule: (validation: ValidationItem[]) => new ApiError(400, `The webhook rule is not valid: ${validation.map((i) => i.message).join(' ')}`, { validation }),
 
   // ---- Who may do what: 401, 403, and the plan's limits (402).
   unauthorized: () => new ApiError(401, 'Unauthorized. The API key is missing, malformed or not recognised.'),
@@ -102,7 +112,12 @@ export const errors = {
   }),
 
   // ---- Accounts, companies, integrations.
-  routeNotFound: (method: string, url: string) => new ApiError(404, `No route ${method} ${url}.`),
+  /** An unknown route; one of a product ferry does not serve says so. */
+  routeNotFound: (method: string, url: string) => {
+    const product = outOfScopeProduct(url);
+    return product ? outOfScope(method, url, product) : new ApiError(404, `No route ${method} ${url}.`);
+  },
+  outOfScope,
   companyNotFound: (companyId: string) => new ApiError(404, `Company ${companyId} not found.`),
   clientNotFound: (clientId: string) => new ApiError(404, `Client ${clientId} not found.`),
   keyNotFound: (keyId: string) => new ApiError(404, `API key ${keyId} not found.`),
@@ -205,6 +220,7 @@ export const errors = {
 
   // ---- Webhooks.
   webhookConsumerNotFound: (consumerId: string) => new ApiError(404, `Webhook consumer ${consumerId} not found.`),
+  ruleNotFound: (ruleId: string) => new ApiError(404, `Webhook rule ${ruleId} not found.`),
   deliveryNotFound: (deliveryId: string, consumerId: string) => new ApiError(404, `Delivery ${deliveryId} not found for webhook consumer ${consumerId}.`),
   tooManyConsumers: (limit: number) => new ApiError(400, `An account may have at most ${limit} webhook consumers; delete one first.`),
   /** `problem`: why the URL may not be delivered to (webhooks/target-policy). */

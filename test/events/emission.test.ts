@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createTenant, linkedCompany, sampleInvoice, sandboxCall, type Api, type Linked } from '../helpers/sync.js';
 import { startTestStack, type Harness } from '../helpers/stack.js';
+import { assertEventShapes } from '../helpers/event-shapes.js';
 
 describe('events recorded with their changes', () => {
   let h: Harness;
@@ -15,7 +16,9 @@ describe('events recorded with their changes', () => {
   async function newEvents(): Promise<Array<{ eventType: string; payload: any; id: string; generatedDate: string }>> {
     const rows = await h.service.store.eventsAfter(clientId, seen, 10_000);
     if (rows.length > 0) seen = rows.at(-1)!.seq;
-    return rows.map((r) => JSON.parse(r.body));
+    const events = rows.map((r) => JSON.parse(r.body));
+    assertEventShapes(events);
+    return events;
   }
   const types = (events: Array<{ eventType: string }>) => events.map((e) => e.eventType);
 
@@ -37,7 +40,11 @@ describe('events recorded with their changes', () => {
     const events = await newEvents();
     expect(types(events)).toEqual(['company.created', 'connection.created', 'connection.connected']);
     const [created, connection, connected] = events;
-    expect(created).toMatchObject({ id: expect.any(String), generatedDate: expect.stringMatching(/Z$/), payload: { id: linked.companyId, name: 'Evented Ltd', products: [] } });
+    // The company as GET /companies/{id} answered it then, redirect included.
+    const company = (await api.call('GET', `/companies/${linked.companyId}`)).body;
+    expect(created).toMatchObject({ id: expect.any(String), generatedDate: expect.stringMatching(/Z$/) });
+    expect(created!.payload).toEqual({ ...company, lastSync: undefined, dataConnections: [] });
+    expect(company.redirect).toMatch(new RegExp(`/link/companies/${linked.companyId}$`));
     expect(connection!.payload).toMatchObject({ referenceCompany: { id: linked.companyId, name: 'Evented Ltd' }, connection: { id: linked.connectionId, status: 'PendingAuth' } });
     expect(connected!.payload.connection).toMatchObject({ id: linked.connectionId, status: 'Linked', integrationKey: 'gbol' });
     // Tokens never travel in events.
@@ -66,7 +73,7 @@ describe('events recorded with their changes', () => {
     const completed = events[3]!.payload;
     expect(completed.referenceCompany).toMatchObject({ id: linked.companyId });
     expect(completed.dataTypes.map((d: { dataType: string }) => d.dataType)).toEqual(['customers', 'invoices']);
-    expect(completed.dataTypes[0]).toMatchObject({ connectionId: linked.connectionId, status: 'Complete', recordsModified: true, issues: null });
+    expect(completed.dataTypes[0]).toMatchObject({ connectionId: linked.connectionId, status: 'Complete', recordsModified: true, issues: [] });
 
     // The next round is read.completed alone, naming only what synced since.
     await api.call('POST', `/companies/${linked.companyId}/data/queue/invoices`);
@@ -112,6 +119,7 @@ describe('events recorded with their changes', () => {
     const events = await newEvents();
     expect(types(events)).toEqual(['connection.disconnected', 'connection.deleted', 'company.deleted']);
     expect(events[0]!.payload.connection.status).toBe('Unlinked');
+    expect(events[2]!.payload).toMatchObject({ id: linked.companyId, name: 'Evented Ltd', redirect: expect.stringMatching(new RegExp(`/link/companies/${linked.companyId}$`)) });
   });
 
   it('a change that does not happen records nothing: a refused company, tokens the platform rejects record connection.failed only', async () => {

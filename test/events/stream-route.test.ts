@@ -248,7 +248,7 @@ describe('event routes', () => {
     const filler = 'x'.repeat(500);
     const count = 3000;
     await t.service.store.transaction(async () => {
-      for (let i = 0; i < count; i += 1) await recordEvent(events, { clientId: clientA, eventType: 'ferry.webhook.test', payload: { n: i, filler } });
+      for (let i = 0; i < count; i += 1) await recordEvent(events, { clientId: clientA, eventType: 'ferry.webhook.test', payload: { id: 'test', message: 'filler', n: i, filler } });
     });
     // The service is not blocked by the stalled reader.
     expect((await t.call('GET', '/events/types', { apiKey: keyA })).status).toBe(200);
@@ -284,7 +284,7 @@ describe('event stream and the service', () => {
       const reader = await openStream(t.baseUrl, apiKey, '/events/stream');
       expect(reader.headers['x-rate-limit-remaining']).toBe('4');
       const events = eventsOf(t.service.context);
-      for (let i = 0; i < 3; i += 1) await recordEvent(events, { clientId: id, eventType: 'ferry.webhook.test', payload: { n: i } });
+      for (let i = 0; i < 3; i += 1) await recordEvent(events, { clientId: id, eventType: 'ferry.webhook.test', payload: { id: 'test', message: 'numbered', n: i } });
       await reader.until('three events and heartbeats', () => reader.messages.length >= 3 && reader.text().split(': keep-alive').length >= 4);
       const next = await t.call('GET', '/events/types', { apiKey });
       expect(next.headers.get('x-rate-limit-remaining')).toBe('3');

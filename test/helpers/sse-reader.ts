@@ -2,6 +2,7 @@
 // as they arrive, waits on conditions with a deadline, and a reader that stalls on demand.
 import { Client } from 'undici';
 import { SseParser, type SseMessage } from '../../src/client/sse.js';
+import { assertEventShapes, type DeliveredEvent } from './event-shapes.js';
 import { basic } from './service.js';
 
 export interface Reader {
@@ -48,9 +49,11 @@ export async function openStream(baseUrl: string, apiKey: string, path: string, 
         checks.add(check);
       });
     },
+    // Every event the stream carried is held to the public catalogue's shapes.
     close: () => {
       controller.abort();
       void client.destroy();
+      assertEventShapes(reader.messages.filter((m) => m.data !== '').map((m) => JSON.parse(m.data) as DeliveredEvent));
     },
     resume: () => undefined as void,
   };

@@ -8,15 +8,17 @@ import { basic, callApi, type CallOptions, type CallResult } from './service.js'
 
 export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-/** The PullOperation's keys (API.md): `completed` is omitted until done; the rest always present. */
-export const PULL_KEYS = [
-  'id', 'companyId', 'connectionId', 'dataType', 'status', 'statusDescription', 'errorMessage', 'requested', 'progress', 'isCompleted', 'isErrored',
-];
+/** The PullOperation's keys always present (API.md); a field with no value is left out, never null. */
+export const PULL_KEYS = ['id', 'companyId', 'connectionId', 'dataType', 'status', 'requested', 'progress', 'isCompleted', 'isErrored'];
 export const DATA_STATUS_KEYS = ['dataType', 'currentStatus', 'lastSuccessfulSync', 'latestSyncId', 'latestSuccessfulSyncId'];
-export const PUSH_KEYS = [
-  'pushOperationKey', 'companyId', 'dataConnectionKey', 'dataType', 'status', 'statusCode', 'requestedOnUtc', 'timeoutInMinutes',
-  'errorMessage', 'validation', 'changes',
-];
+/** The PushOperation's keys always present; completedOnUtc, timeoutInMinutes, errorMessage and changes only with a value. */
+export const PUSH_KEYS = ['pushOperationKey', 'companyId', 'dataConnectionKey', 'dataType', 'status', 'statusCode', 'requestedOnUtc', 'validation'];
+
+/** The keys a record should have: `always`, and each of `optional` that has a value (none is ever null). */
+export function keysWithValues(record: Record<string, unknown>, always: string[], optional: string[]): string[] {
+  for (const key of optional) expect(record[key], key).not.toBeNull();
+  return [...always, ...optional.filter((key) => record[key] !== undefined)].sort();
+}
 
 /** A clock the test moves by hand; starts at the current whole second. */
 export class FakeClock implements Clock {

@@ -87,7 +87,13 @@ describePostgres('PostgreSQL migrations', () => {
     const expected = sqliteSchema();
     const actual = await postgresSchema(db);
     expect(Object.keys(actual.columns).sort()).toEqual([...Object.keys(expected.columns), ...POSTGRES_ONLY_TABLES].sort());
-    for (const [table, columns] of Object.entries(expected.columns)) expect(actual.columns[table], table).toEqual([...columns, ...NAMED_ROWIDS[table] ?? []]);
+    // The same columns in the same order, with SQLite's rowid named where PostgreSQL needs it
+    // (a column a later migration adds comes after that one).
+    for (const [table, columns] of Object.entries(expected.columns)) {
+      const named = NAMED_ROWIDS[table] ?? [];
+      expect(actual.columns[table]?.filter((column) => !named.includes(column)), table).toEqual(columns);
+      expect(actual.columns[table], table).toEqual(expect.arrayContaining(named));
+    }
     expect(actual.indexes).toEqual(expected.indexes);
 
     expect(await migratePostgres(db)).toEqual([]);

@@ -53,8 +53,9 @@ describe('push operations that update and delete', () => {
     const target = invoices[0];
     const result = await api.call('PUT', `${base}/${target.id}`, { body: edited(target) });
     expect(result.status, result.text).toBe(200);
-    expect(result.body).toMatchObject({ status: 'Success', statusCode: 200, dataType: 'invoices', errorMessage: null });
-    expect(result.body.changes).toEqual([{ type: 'Modified', recordRef: { id: target.id, dataType: 'invoices' }, attachmentId: null }]);
+    expect(result.body).toMatchObject({ status: 'Success', statusCode: 200, dataType: 'invoices' });
+    expect(result.body).not.toHaveProperty('errorMessage');
+    expect(result.body.changes).toEqual([{ type: 'Modified', recordRef: { id: target.id, dataType: 'invoices' } }]);
     expect(result.body.data).toMatchObject({ id: target.id, invoiceNumber: `${target.invoiceNumber}-R` });
     const { record, total } = await onPlatform(target.id);
     expect(record).toMatchObject({ id: target.id, invoiceNumber: `${target.invoiceNumber}-R`, totalAmount: 120 });
@@ -67,7 +68,8 @@ describe('push operations that update and delete', () => {
   it('a stale copy is refused by the platform (Failed 400 naming sourceModifiedDate); forceUpdate=true overrides it', async () => {
     const target = invoices[0];
     const stale = await api.call('PUT', `${base}/${target.id}`, { body: edited(target, { invoiceNumber: 'STALE' }) });
-    expect(stale.body).toMatchObject({ status: 'Failed', statusCode: 400, changes: null });
+    expect(stale.body).toMatchObject({ status: 'Failed', statusCode: 400 });
+    expect(stale.body).not.toHaveProperty('changes');
     expect(stale.body.validation.errors).toEqual([{ itemId: 'sourceModifiedDate', message: expect.stringContaining('changed on the platform'), validatorName: 'Platform' }]);
     expect((await onPlatform(target.id)).record.invoiceNumber).toBe(`${target.invoiceNumber}-R`);
 
@@ -100,7 +102,7 @@ describe('push operations that update and delete', () => {
     expect(result.status, result.text).toBe(200);
     expect(result.body).toMatchObject({ status: 'Success', statusCode: 200 });
     expect(result.body).not.toHaveProperty('data');
-    expect(result.body.changes).toEqual([{ type: 'Deleted', recordRef: { id: target.id, dataType: 'invoices' }, attachmentId: null }]);
+    expect(result.body.changes).toEqual([{ type: 'Deleted', recordRef: { id: target.id, dataType: 'invoices' } }]);
     const { record, total } = await onPlatform(target.id);
     expect(record.metadata).toEqual({ isDeleted: true });
     expect(total).toBe(INVOICES);
@@ -118,12 +120,15 @@ describe('push operations that update and delete', () => {
     const [first, second] = [invoices[3], invoices[4]];
     const update = await api.call('PUT', `${base}/${first.id}`, { body: edited(first) });
     const remove = await api.call('DELETE', `${base}/${second.id}`);
-    for (const pending of [update, remove]) expect(pending.body).toMatchObject({ status: 'Pending', statusCode: 202, changes: null });
+    for (const pending of [update, remove]) {
+      expect(pending.body).toMatchObject({ status: 'Pending', statusCode: 202 });
+      expect(pending.body).not.toHaveProperty('changes');
+    }
     h.clock.advance(6);
     expect((await h.sync()).pushes).toBe(2);
     const read = async (key: string) => (await api.call('GET', `/companies/${linked.companyId}/push/${key}`)).body;
-    expect((await read(update.body.pushOperationKey)).changes).toEqual([{ type: 'Modified', recordRef: { id: first.id, dataType: 'invoices' }, attachmentId: null }]);
-    expect((await read(remove.body.pushOperationKey)).changes).toEqual([{ type: 'Deleted', recordRef: { id: second.id, dataType: 'invoices' }, attachmentId: null }]);
+    expect((await read(update.body.pushOperationKey)).changes).toEqual([{ type: 'Modified', recordRef: { id: first.id, dataType: 'invoices' } }]);
+    expect((await read(remove.body.pushOperationKey)).changes).toEqual([{ type: 'Deleted', recordRef: { id: second.id, dataType: 'invoices' } }]);
     expect((await onPlatform(first.id)).record.invoiceNumber).toBe(`${first.invoiceNumber}-R`);
     expect((await onPlatform(second.id)).record.metadata).toEqual({ isDeleted: true });
     await patchSandbox(h.sandboxUrl, { pushMode: 'sync' });

@@ -37,7 +37,7 @@ describe('consumers', () => {
     const { secret, ...consumer } = created.body;
     expect(consumer).toEqual({
       id: expect.stringMatching(UUID), url: 'https://example.com/hooks', eventTypes: ['company.created', 'read.completed'], companyTags: ['region:eu'],
-      disabled: false, disabledReason: null, created: expect.stringMatching(ISO_Z),
+      disabled: false, created: expect.stringMatching(ISO_Z),
     });
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(Buffer.from(secret.slice('whsec_'.length), 'base64')).toHaveLength(24);
@@ -60,7 +60,8 @@ describe('consumers', () => {
   it('takes a disabled consumer and no company filter', async () => {
     const created = await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/x', eventTypes: ['company.created'], disabled: true });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toMatchObject({ disabled: true, companyTags: null });
+    expect(created.body).toMatchObject({ disabled: true });
+    expect(created.body).not.toHaveProperty('companyTags');
   });
 
   it('answers 404 for an unknown consumer and for another account\'s, and deletes', async () => {
@@ -153,8 +154,8 @@ describe('the delivery log', () => {
     const [newest] = page.body.results;
     expect(newest).toEqual({
       id: expect.stringMatching(UUID), eventId: receiver.received.find((r) => r.event.payload.id === companies[2])!.id, eventType: 'company.created',
-      status: 'Delivered', attempts: 1, nextAttempt: null, created: expect.stringMatching(ISO_Z), completed: expect.stringMatching(ISO_Z),
-      lastAttempt: { at: expect.stringMatching(ISO_Z), statusCode: 204, error: null, latencyMs: expect.any(Number) },
+      status: 'Delivered', attempts: 1, created: expect.stringMatching(ISO_Z), completed: expect.stringMatching(ISO_Z),
+      lastAttempt: { at: expect.stringMatching(ISO_Z), statusCode: 204, latencyMs: expect.any(Number) },
     });
 
     const detail = await call('GET', `/webhooks/${consumerId}/deliveries/${newest.id}`);

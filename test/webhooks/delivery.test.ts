@@ -3,7 +3,9 @@
 // receivers that hang, reset, redirect or answer 2 MB are recorded with the reason and
 // retried; a day of failures gives up; order per company and consumer holds.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readCompletedPayload } from '../../src/service/events/payloads.js';
 import { eventsOf, recordEvent } from '../../src/service/events/record.js';
+import type { CompanyRow } from '../../src/service/store/companies.js';
 import { DEFAULT_BACKOFF } from '../../src/service/webhooks/backoff.js';
 import { deliverOnce, type DeliveryDeps, type DeliveryPassResult } from '../../src/service/webhooks/deliver-once.js';
 import { targetAgent } from '../../src/service/webhooks/target-agent.js';
@@ -12,6 +14,9 @@ import { atRest } from '../helpers/at-rest.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
 import { FakeClock } from '../helpers/sync.js';
 import { countsById, emit, startReceiver, type Mode, type Receiver } from './support.js';
+
+/** A read.completed payload as the service writes one, for the test's own events of that type. */
+const readCompleted = (company: CompanyRow) => readCompletedPayload(company, [], null);
 
 let t: TestService;
 let clock: FakeClock;
@@ -85,7 +90,8 @@ describe('deliveries on a fake clock', () => {
     expect(await deliverOnce(deps)).toMatchObject({ claimed: 3, retried: 3 });
     const failed = await deliveries(id);
     for (const d of failed) {
-      expect(d).toMatchObject({ status: 'Pending', attempts: 1, lastAttempt: { statusCode: null, error: 'could not connect' } });
+      expect(d).toMatchObject({ status: 'Pending', attempts: 1, lastAttempt: { error: 'could not connect' } });
+      expect(d.lastAttempt).not.toHaveProperty('statusCode');
       // The first retry waits at most the base delay (5 s).
       expect(Date.parse(d.nextAttempt) - clock.now().getTime()).toBe(DEFAULT_BACKOFF.baseMs);
     }
@@ -155,8 +161,8 @@ describe('deliveries on a fake clock', () => {
     // Every attempt ended within its timeout (0.3 s here): none waited for another.
     expect(Date.now() - started).toBeLessThan(3_000);
     const last = async (r: Receiver) => (await deliveries(ids.get(r)!))[0];
-    expect(await last(hang)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: null, error: 'no complete answer within 0.3 s' } });
-    expect(await last(reset)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: null, error: 'no complete answer: the connection broke off' } });
+    expect(await last(hang)).toMatchObject({ status: 'Pending', lastAttempt: { error: 'no complete answer within 0.3 s' } });
+    expect(await last(reset)).toMatchObject({ status: 'Pending', lastAttempt: { error: 'no complete answer: the connection broke off' } });
     expect(await last(redirect)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: 307, error: 'redirect not followed' } });
     expect(await last(big)).toMatchObject({ status: 'Pending', lastAttempt: { statusCode: 500, error: 'answer longer than 64 KiB, cut off' } });
     // A 2xx is delivered whatever follows it; the long answer is only noted.
@@ -222,8 +228,8 @@ describe('deliveries on a fake clock', () => {
     const companies = [];
     for (const name of ['A', 'B']) companies.push((await t.service.store.getCompany((await call('POST', '/companies', { name })).body.id))!);
     for (let n = 1; n <= 5; n++) {
-      for (const company of companies) await emit(t.service, clientId, 'read.completed', { company: company.name, n }, company);
-      await emit(t.service, clientId, 'client.rateLimit.reached', { n });
+      for (const company of companies) await emit(t.service, clientId, 'read.completed', { ...readCompleted(company), company: company.name, n }, company);
+      await emit(t.service, clientId, 'client.rateLimit.reached', { dailyQuota: 10, quotaRemaining: 0, expiryDate: '2026-01-01T00:00:00Z', n });
     }
     // Three lanes (A, B, and the events of no company): one head each.
     expect(await deliverOnce(deps)).toMatchObject({ claimed: 3, retried: 3 });
@@ -257,11 +263,11 @@ describe('deliveries on a fake clock', () => {
     const r = await receiver();
     const id = await consumer(r, ['read.completed']);
     const company = (await t.service.store.getCompany((await call('POST', '/companies', { name: 'Replayed' })).body.id))!;
-    await t.service.store.transaction(() => recordEvent(eventsOf(t.service.context), { clientId, company, eventType: 'read.completed', payload: { n: 1 } }));
+    await t.service.store.transaction(() => recordEvent(eventsOf(t.service.context), { clientId, company, eventType: 'read.completed', payload: { ...readCompleted(company), n: 1 } }));
     await drain();
     const [first] = await deliveries(id);
     r.mode = { kind: 'status', status: 500 };
-    await emit(t.service, clientId, 'read.completed', { n: 2 }, company);
+    await emit(t.service, clientId, 'read.completed', { ...readCompleted(company), n: 2 }, company);
     await deliverOnce(deps);
     const replay = await call('POST', `/webhooks/${id}/deliveries/${first.id}/replay`);
     expect(replay.status).toBe(202);

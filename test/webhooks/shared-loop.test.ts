@@ -87,7 +87,7 @@ function scenarios(name: string, open: () => Promise<Opened>): void {
     const at = (seconds: number) => isoSeconds(new Date(now + seconds * 1000));
     const client = await other.insertClient({ name: 'Shared Ltd', plan: 'Paid', created: at(-60) });
     await other.insertConsumer({
-      id: 'k', client_id: client.id, url: receiver.url, event_types: '["company.created"]', company_tags: null, disabled: 0, disabled_reason: null,
+      id: 'k', client_id: client.id, url: receiver.url, event_types: '["company.created"]', company_tags: null, company_id: null, rule_type: null, disabled: 0, disabled_reason: null,
       secret: sealer.seal(newConsumerSecret(), 'k'), created: at(-60),
     });
     const ids = ['d1', 'd2'];

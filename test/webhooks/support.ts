@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { eventsOf, recordEvent } from '../../src/service/events/record.js';
 import type { Service } from '../../src/service/app.js';
 import type { CompanyRow } from '../../src/service/store/companies.js';
+import { assertEventShapes } from '../helpers/event-shapes.js';
 
 export interface Received {
   /** The request's path and query (several consumers may share a receiver, each on its own path). */
@@ -154,7 +155,11 @@ export async function startReceiver(mode: Mode = { kind: 'ok' }): Promise<Receiv
       });
       listening = true;
     },
-    close: stopServer,
+    // Every event it received is held to the public catalogue's shapes.
+    async close() {
+      await stopServer();
+      assertEventShapes(receiver.received.map((r) => r.event));
+    },
   };
   return receiver;
 }

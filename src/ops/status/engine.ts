@@ -29,7 +29,8 @@ export interface ConnectionStatus {
   status: string;
   reauthorizationRequired: boolean;
   lastSync?: string;
-  dataConnectionErrors: WireConnection['dataConnectionErrors'];
+  /** null when there are none (the service leaves the field out then). */
+  dataConnectionErrors: NonNullable<WireConnection['dataConnectionErrors']> | null;
 }
 
 export interface CompanyStatus {
@@ -87,7 +88,7 @@ export async function companyStatus(client: ApiClient, companyId: string, signal
       platformName: c.platformName,
       status: c.status,
       reauthorizationRequired: reauthorizationRequired(c),
-      dataConnectionErrors: c.dataConnectionErrors,
+      dataConnectionErrors: c.dataConnectionErrors ?? null,
     };
     if (c.lastSync) connection.lastSync = c.lastSync;
     return connection;

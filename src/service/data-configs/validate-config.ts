@@ -4,6 +4,7 @@
 import type { ValidationItem } from '../errors.js';
 import { dataTypeByKey, dataTypeByPath } from '../../platforms/data-types.js';
 import type { Integration } from '../../platforms/types.js';
+import { unknownFieldItems } from '../http/known-fields.js';
 import { parseSourcePath } from './source-path.js';
 
 export interface SupplementalSource {
@@ -51,6 +52,8 @@ function fieldMap(where: string, value: unknown, required: boolean): ValidationI
 }
 
 export function checkSupplemental(body: Record<string, unknown>): ValidationItem[] {
+  const unknown = unknownFieldItems(body, ['supplementalDataConfig']);
+  if (unknown.length > 0) return unknown;
   const sources = body.supplementalDataConfig;
   if (!isObject(sources)) return [item('supplementalDataConfig', 'supplementalDataConfig must be an object of named sources.')];
   const entries = Object.entries(sources);
@@ -59,7 +62,7 @@ export function checkSupplemental(body: Record<string, unknown>): ValidationItem
     const where = `supplementalDataConfig.${name}`;
     if (!NAME.test(name)) return [item(where, 'Source names are 1 to 64 letters, digits, _ or -.')];
     if (!isObject(source)) return [item(where, `${where} must be an object with dataSource, pullData and pushData.`)];
-    const problems: ValidationItem[] = [];
+    const problems: ValidationItem[] = unknownFieldItems(source, ['dataSource', 'pullData', 'pushData'], `${where}.`);
     if (source.dataSource !== undefined && (typeof source.dataSource !== 'string' || source.dataSource.length > MAX_DATA_SOURCE)) {
       problems.push(item(`${where}.dataSource`, `dataSource must be a string of at most ${MAX_DATA_SOURCE} characters.`));
     }
@@ -87,7 +90,7 @@ function pathList(where: string, value: unknown, required: boolean): ValidationI
 }
 
 export function checkCustom(integration: Integration, body: Record<string, unknown>): ValidationItem[] {
-  const problems: ValidationItem[] = [];
+  const problems: ValidationItem[] = unknownFieldItems(body, ['dataSource', 'requiredData', 'keyBy', 'sourceModifiedDate']);
   const { dataSource } = body;
   if (typeof dataSource !== 'string' || dataSource.length === 0 || dataSource.length > MAX_DATA_SOURCE) {
     problems.push(item('dataSource', `dataSource is required: the platform endpoint to read, at most ${MAX_DATA_SOURCE} characters.`));

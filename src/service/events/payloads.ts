@@ -1,6 +1,8 @@
 // What each event carries, in the public catalogue's shapes. Links are built from the base
 // URL the caller knows (a request's); background work passes the service's public URL.
-import { connectionRecord } from '../wire/records.js';
+// Fields with no value are left out, as in every record the service sends (wire/compact.ts).
+import { compact } from '../wire/compact.js';
+import { companyRecord, connectionRecord } from '../wire/records.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { PullRow } from '../store/pulls.js';
@@ -16,9 +18,9 @@ export function companyReference(company: CompanyRow): Json {
   return reference;
 }
 
-/** company.created / company.deleted: the company's details. */
-export function companyPayload(company: CompanyRow, products: string[]): Json {
-  return { ...companyReference(company), created: company.created, products };
+/** company.created / company.deleted: the company as GET /companies/{id} shows it (redirect included). */
+export function companyPayload(company: CompanyRow, connections: ConnectionRow[], baseUrl: string): Json {
+  return companyRecord(company, connections, baseUrl);
 }
 
 /** company.product.added / removed. */
@@ -41,20 +43,20 @@ export function readSummary(pull: PullRow): Json {
     ...(validation.errors.length > 0 ? [{ type: 'error.validation', message: `${validation.errors.length} record(s) failed the read checks.`, links: { logs } }] : []),
     ...(validation.warnings.length > 0 ? [{ type: 'warning.validation', message: `${validation.warnings.length} record(s) may need a look.`, links: { logs } }] : []),
   ];
-  return { connectionId: pull.connection_id, dataType: pull.data_type, recordsModified: pull.fetched > 0, status: pull.status, issues: issues.length > 0 ? issues : null };
+  return { connectionId: pull.connection_id, dataType: pull.data_type, recordsModified: pull.fetched > 0, status: pull.status, issues };
 }
 
 /** read.completed: every data type of the company's last round of syncs. */
 export function readCompletedPayload(company: CompanyRow, pulls: PullRow[], since: string | null): Json {
-  return { referenceCompany: companyReference(company), modifiedFromDate: since, dataTypes: pulls.map(readSummary) };
+  return compact({ referenceCompany: companyReference(company), modifiedFromDate: since, dataTypes: pulls.map(readSummary) });
 }
 
 /** ferry.read.dataType.completed / failed: one data type's pull. */
 export function dataTypeReadPayload(company: CompanyRow, pull: PullRow, records: number | null): Json {
-  return {
+  return compact({
     referenceCompany: companyReference(company), connectionId: pull.connection_id, dataType: pull.data_type, pullOperationId: pull.id,
     status: pull.status, records, fetched: pull.fetched, completed: pull.completed, errorMessage: pull.error_message,
-  };
+  });
 }
 
 const WRITE_TYPE: Record<PushRow['change_type'], string> = { Created: 'Create', Modified: 'Update', Deleted: 'Delete' };
@@ -63,8 +65,8 @@ const WRITE_TYPE: Record<PushRow['change_type'], string> = { Created: 'Create', 
 export function writePayload(company: CompanyRow, push: PushRow): Json {
   const changes = push.changes ? (JSON.parse(push.changes) as Array<{ recordRef?: { id?: string } }>) : [];
   const recordId = changes[0]?.recordRef?.id ?? push.record_id;
-  return {
+  return compact({
     id: push.key, type: WRITE_TYPE[push.change_type], referenceCompany: companyReference(company), connectionId: push.connection_id,
-    requestedOnDate: push.requested, completedOnDate: push.completed, status: push.status, record: recordId ? { id: recordId } : null, attachmentId: null,
-  };
+    requestedOnDate: push.requested, completedOnDate: push.completed, status: push.status, record: recordId ? { id: recordId } : undefined,
+  });
 }

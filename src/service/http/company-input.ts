@@ -4,6 +4,18 @@ import { formatCharacterProblem, MAX_COMPANY_DESCRIPTION, MAX_COMPANY_NAME, MAX_
 import { errors, type ValidationItem } from '../errors.js';
 import type { CompanyInput } from '../store/companies.js';
 import { failIfAny } from './body.js';
+import { refuseUnknownFields } from './known-fields.js';
+
+/**
+ * What a company body may hold; `groups` is the earlier platform SDK's (company groups are
+ * outside ferry's scope): an empty list is taken, a group to join is refused, not dropped.
+ */
+const COMPANY_FIELDS = ['name', 'description', 'tags', 'groups'];
+
+function checkGroups(groups: unknown, items: ValidationItem[]): void {
+  if (groups === undefined || groups === null || (Array.isArray(groups) && groups.length === 0)) return;
+  items.push({ itemId: 'groups', message: 'Company groups are outside this service\'s scope: leave groups out (or empty).', validatorName: 'CompanyGroups' });
+}
 
 const NAME_DISALLOWED = /[^\p{L}\p{N} \-'&@.,?!]/gu;
 
@@ -67,7 +79,9 @@ function validateDescription(description: unknown, items: ValidationItem[]): str
 
 /** A full company payload (POST, PUT). */
 export function companyInput(body: Record<string, unknown>): CompanyInput {
+  refuseUnknownFields(body, COMPANY_FIELDS);
   const items: ValidationItem[] = [];
+  checkGroups(body.groups, items);
   const input: CompanyInput = {
     name: validateName(body.name, items),
     tags: validateTags(body.tags, items),
@@ -80,7 +94,9 @@ export function companyInput(body: Record<string, unknown>): CompanyInput {
 
 /** A partial payload (PATCH) merged over the current values. */
 export function companyPatch(body: Record<string, unknown>, current: CompanyInput): CompanyInput {
+  refuseUnknownFields(body, COMPANY_FIELDS);
   const items: ValidationItem[] = [];
+  checkGroups(body.groups, items);
   const next: CompanyInput = { ...current };
   if ('name' in body) next.name = validateName(body.name, items);
   if ('tags' in body) next.tags = validateTags(body.tags, items);

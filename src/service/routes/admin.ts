@@ -5,12 +5,14 @@ import type { ServiceContext } from '../context.js';
 import { errors, type ValidationItem } from '../errors.js';
 import { requireAdmin } from '../http/auth.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
+import { refuseUnknownFields } from '../http/known-fields.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { clientRecord } from '../wire/records.js';
 import { defineRoute } from '../http/route.js';
 import type { ClientRow, Plan } from '../store/clients.js';
 
 function clientInput(body: Record<string, unknown>, now: Date): { name: string; plan: Plan; created: string } {
+  refuseUnknownFields(body, ['name', 'plan', 'created']);
   const items: ValidationItem[] = [];
   const name = typeof body.name === 'string' ? body.name.trim() : '';
   if (!name) items.push({ itemId: 'name', message: 'name is required.', validatorName: 'Client' });

@@ -71,7 +71,7 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       const row = await store.transaction(async (tx) => {
         if (client.plan === 'Free' && await tx.countCompanies(client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
         const company = await tx.insertCompany(client.id, input, isoSeconds(clock.now()));
-        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.created', payload: companyPayload(company, JSON.parse(company.products) as string[]) });
+        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.created', payload: companyPayload(company, [], baseUrlOf(request)) });
         return company;
       });
       return present(request, row);
@@ -92,8 +92,10 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
     DELETE: async (request, reply) => {
       await store.transaction(async (tx) => {
         const company = await ownedCompany(ctx, request);
+        // The company as it was: read before it goes, with its connections.
+        const payload = companyPayload(company, (await tx.connectionsByCompany([company.id])).get(company.id) ?? [], baseUrlOf(request));
         await tx.deleteCompany(company.id);
-        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.deleted', payload: companyPayload(company, JSON.parse(company.products) as string[]) });
+        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.deleted', payload });
       });
       return reply.code(204).send();
     },

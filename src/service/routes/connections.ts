@@ -8,6 +8,7 @@ import { errors } from '../errors.js';
 import { connectionPayload } from '../events/payloads.js';
 import { eventsOf, recordEvent } from '../events/record.js';
 import { baseUrlOf, failIfAny, objectBody, params, queryOf } from '../http/body.js';
+import { refuseUnknownFields } from '../http/known-fields.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { connectionRecord } from '../wire/records.js';
 import { defineRoute } from '../http/route.js';
@@ -52,7 +53,9 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
     // The company is looked up in the transaction that adds its connection, so it cannot go in between.
     POST: async (request) => store.transaction(async (tx) => {
       const company = await ownedCompany(ctx, request);
-      const { platformKey } = objectBody(request);
+      const body = objectBody(request);
+      refuseUnknownFields(body, ['platformKey']);
+      const { platformKey } = body;
       if (typeof platformKey !== 'string' || platformKey.trim() === '') {
         throw errors.platformKeyRequired();
       }
@@ -71,7 +74,9 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
     // Check and change in one transaction: of two concurrent unlinks or deletes, one finds nothing left to do.
     PATCH: async (request) => store.transaction(async (tx) => {
       const connection = await ownedConnection(ctx, request);
-      const { status } = objectBody(request);
+      const body = objectBody(request);
+      refuseUnknownFields(body, ['status']);
+      const { status } = body;
       if (status !== 'Unlinked') {
         throw errors.onlyUnlinkedSettable();
       }

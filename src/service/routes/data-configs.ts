@@ -72,7 +72,7 @@ function registerConfigs(app: FastifyInstance, ctx: ServiceContext): void {
         dataSource: body.dataSource,
         requiredData: body.requiredData,
         keyBy: body.keyBy,
-        ...(body.sourceModifiedDate !== undefined ? { sourceModifiedDate: body.sourceModifiedDate } : {}),
+        ...(body.sourceModifiedDate !== undefined && body.sourceModifiedDate !== null ? { sourceModifiedDate: body.sourceModifiedDate } : {}),
       };
       await store.writeDataConfig('custom', request.auth.client.id, integration.key, identifier, config);
       return config;

@@ -9,6 +9,7 @@ import { dataStatusRecord, pullRecord } from '../wire/sync-records.js';
 import { defineRoute } from '../http/route.js';
 import { dataTypeByKey, dataTypeByPath, type DataType } from '../../platforms/data-types.js';
 import { integrationByKey } from '../../platforms/registry.js';
+import { outOfScopeProduct } from '../out-of-scope.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { RecordBytes } from '../store/datasets.js';
 import type { AsyncStore } from '../store/async-store.js';
@@ -41,11 +42,14 @@ export async function readableGeneration(store: AsyncStore, companyId: string, d
   throw errors.dataSetNotRequested(dataType.key, companyId);
 }
 
+/** The path's data type; a path of a product ferry does not serve (financial statements, banking data…) says so. */
 function dataTypeFromPath(request: FastifyRequest): DataType {
   const { dataPath = '' } = params(request);
   const dataType = dataTypeByPath(dataPath);
-  if (!dataType) throw errors.unknownDataType(dataPath);
-  return dataType;
+  if (dataType) return dataType;
+  const path = request.url.split('?')[0] ?? '/';
+  const product = outOfScopeProduct(path);
+  throw product ? errors.outOfScope(request.method, path, product) : errors.unknownDataType(dataPath);
 }
 
 export function registerDataRoutes(app: FastifyInstance, ctx: ServiceContext): void {

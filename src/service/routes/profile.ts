@@ -8,8 +8,10 @@ import { formatCharacterProblem } from '../../platforms/limits.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { baseUrlOf, failIfAny, objectBody, params } from '../http/body.js';
+import { refuseUnknownFields } from '../http/known-fields.js';
 import { defineRoute } from '../http/route.js';
 import type { ValidationItem } from '../errors.js';
+import { compact } from '../wire/compact.js';
 
 const MAX_KEY_NAME = 50;
 /** CORS origins an account may list. */
@@ -43,7 +45,15 @@ function isUrl(value: unknown, template = false): boolean {
   }
 }
 
+/**
+ * What PUT /profile takes. The earlier document's profile had two more: `apiKey` (the key,
+ * shown back; a write never set it) is ignored, and `alertAuthHeader` (an Authorization
+ * header for the legacy rules' notifications) is refused: deliveries are signed instead.
+ */
+const PROFILE_FIELDS = ['name', 'logoUrl', 'iconUrl', 'redirectUrl', 'whiteListUrls', 'confirmCompanyName', 'apiKey', 'alertAuthHeader'];
+
 function parseProfile(body: Record<string, unknown>): StoredProfile {
+  refuseUnknownFields(body, PROFILE_FIELDS);
   const items: ValidationItem[] = [];
   const problem = (itemId: string, message: string) => items.push({ itemId, message, validatorName: 'Profile' });
   const profile: StoredProfile = {};
@@ -66,6 +76,9 @@ function parseProfile(body: Record<string, unknown>): StoredProfile {
   if (body.confirmCompanyName !== undefined && body.confirmCompanyName !== null) {
     if (typeof body.confirmCompanyName !== 'boolean') problem('confirmCompanyName', 'confirmCompanyName must be true or false.');
     else profile.confirmCompanyName = body.confirmCompanyName;
+  }
+  if (body.alertAuthHeader !== undefined && body.alertAuthHeader !== null && body.alertAuthHeader !== '') {
+    problem('alertAuthHeader', 'alertAuthHeader is not sent: every webhook delivery is signed (webhook-signature, Standard Webhooks), which receivers check instead. Leave it out.');
   }
   failIfAny(items, errors.invalidProfile);
   return profile;
@@ -109,7 +122,9 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
   const cors = {
     GET: async (request: FastifyRequest) => ({ allowedOrigins: storedOf(request).allowedOrigins ?? [] }),
     POST: async (request: FastifyRequest) => {
-      const { allowedOrigins } = objectBody(request);
+      const body = objectBody(request);
+      refuseUnknownFields(body, ['allowedOrigins']);
+      const { allowedOrigins } = body;
       if (!Array.isArray(allowedOrigins) || allowedOrigins.length > MAX_ORIGINS || !allowedOrigins.every(isOrigin)) {
         throw errors.invalidCorsSettings(MAX_ORIGINS);
       }
@@ -121,7 +136,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
   // Deprecated in the public API in favour of /corsSettings; it answers the same here.
   defineRoute(app, '/connectionManagement/corsSettings', cors);
 
-  const keyRecord = (row: { id: string; name?: string | null; created: string }) => ({ id: row.id, name: row.name ?? null, createdDate: row.created });
+  const keyRecord = (row: { id: string; name?: string | null; created: string }) => compact({ id: row.id, name: row.name, createdDate: row.created });
 
   defineRoute(app, '/apiKeys', {
     GET: async (request) => {
@@ -130,13 +145,14 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
     },
     POST: async (request, reply) => {
       const body = request.body === undefined || request.body === null ? {} : objectBody(request);
+      refuseUnknownFields(body, ['name']);
       const name = body.name === undefined || body.name === null ? null : body.name;
       if (name !== null && (typeof name !== 'string' || name.length > MAX_KEY_NAME)) {
         throw errors.invalidApiKeyName(MAX_KEY_NAME);
       }
       const created = isoSeconds(clock.now());
       const key = await store.insertApiKey(request.auth.client.id, created, name);
-      return reply.code(201).send({ id: key.id, name, apiKey: key.apiKey, createdDate: created });
+      return reply.code(201).send(compact({ id: key.id, name, apiKey: key.apiKey, createdDate: created }));
     },
   });
 

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { errors, type ValidationItem } from '../errors.js';
 import { failIfAny, objectBody } from '../http/body.js';
+import { refuseUnknownFields, unknownFieldItems } from '../http/known-fields.js';
 import { defineRoute } from '../http/route.js';
 import { dataTypeByKey } from '../../platforms/data-types.js';
 import type { ClientRow } from '../store/clients.js';
@@ -34,11 +35,24 @@ const OPTIONAL: Array<[keyof SyncSetting, Check, string]> = [
   ['fetchOnFirstLink', (v) => typeof v === 'boolean', 'true or false'],
 ];
 
-function parseSettings(body: Record<string, unknown>, client: ClientRow): SyncSetting[] {
+/** A setting's fields. */
+const SETTING_FIELDS = ['dataType', 'fetchOnFirstLink', 'syncSchedule', 'syncOrder', 'syncFromUtc', 'syncFromWindow', 'monthsToSync', 'isLocked'];
+
+/**
+ * `owner` names whose settings the body holds (`clientId`, `companyId`): the key or the path
+ * decides that, so it is not read; nor is `overridesDefaults` (the settings given replace
+ * those the account or company had, whatever it says).
+ */
+function parseSettings(body: Record<string, unknown>, client: ClientRow, owner: 'clientId' | 'companyId'): SyncSetting[] {
+  refuseUnknownFields(body, [owner, 'settings', 'overridesDefaults']);
   const items: ValidationItem[] = [];
   if (!Array.isArray(body.settings)) {
     throw errors.syncSettingsNotArray();
   }
+  (body.settings as unknown[]).forEach((raw, i) => {
+    if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) items.push(...unknownFieldItems(raw as Record<string, unknown>, SETTING_FIELDS, `settings[${i}].`));
+  });
+  failIfAny(items, errors.unknownFields);
   /** Data type → the index of its entry: one entry per data type. */
   const entries = new Map<string, number>();
   const settings = (body.settings as Array<Record<string, unknown>>).map((raw, i): SyncSetting => {
@@ -84,7 +98,7 @@ export function registerSyncSettingsRoutes(app: FastifyInstance, ctx: ServiceCon
     // As the public API: 204 and no body; GET reads the settings back.
     POST: async (request, reply) => {
       const client = request.auth.client;
-      await store.writeSettings(client.id, '', parseSettings(objectBody(request), client));
+      await store.writeSettings(client.id, '', parseSettings(objectBody(request), client, 'clientId'));
       return reply.code(204).send();
     },
   });
@@ -96,7 +110,7 @@ export function registerSyncSettingsRoutes(app: FastifyInstance, ctx: ServiceCon
       await store.transaction(async (tx) => {
         const company = await ownedCompany(ctx, request);
         // The plan that counts is the company owner's, also when an admin key sets it.
-        await tx.writeSettings(company.client_id, company.id, parseSettings(objectBody(request), (await tx.getClient(company.client_id))!));
+        await tx.writeSettings(company.client_id, company.id, parseSettings(objectBody(request), (await tx.getClient(company.client_id))!, 'companyId'));
       });
       return reply.code(204).send();
     },

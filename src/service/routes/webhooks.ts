@@ -3,6 +3,7 @@
 // secret is answered once, at creation, and kept sealed with the consumer id bound in. A
 // consumer's url is held to the target policy at creation, and again by a test or a replay
 // (the operator may have withdrawn an opt-in since); the delivery loop checks every connection.
+// The legacy rules API (rules.ts), a view over the same consumers, is registered with them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { isoSeconds } from '../../lib/clock.js';
@@ -16,37 +17,36 @@ import { defineRoute } from '../http/route.js';
 import type { ConsumerRow } from '../store/events.js';
 import type { AttemptRow, DeliveryRow } from '../store/webhook-deliveries.js';
 import { parseConsumerInput, targetProblem } from '../webhooks/consumer-input.js';
-import { newConsumerSecret } from '../webhooks/sign.js';
+import { createConsumer } from '../webhooks/create-consumer.js';
+import { registerRuleRoutes } from './rules.js';
+import { compact } from '../wire/compact.js';
 
-/** As the public API: an account has at most 50 consumers. */
-export const MAX_CONSUMERS = 50;
 const STATUSES = ['Pending', 'Delivered', 'Failed'];
 
 export function consumerRecord(row: ConsumerRow): Record<string, unknown> {
-  return {
+  return compact({
     id: row.id,
     url: row.url,
     eventTypes: JSON.parse(row.event_types) as string[],
-    companyTags: row.company_tags === null ? null : (JSON.parse(row.company_tags) as string[]),
+    companyTags: row.company_tags === null ? undefined : (JSON.parse(row.company_tags) as string[]),
+    companyId: row.company_id,
     disabled: row.disabled === 1,
     disabledReason: row.disabled_reason,
     created: row.created,
-  };
+  });
 }
 
 function attemptRecord(row: Pick<AttemptRow, 'at' | 'status_code' | 'error' | 'latency_ms'>): Record<string, unknown> {
-  return { at: row.at, statusCode: row.status_code, error: row.error, latencyMs: row.latency_ms };
+  return compact({ at: row.at, statusCode: row.status_code, error: row.error, latencyMs: row.latency_ms });
 }
 
 export function deliveryRecord(row: DeliveryRow): Record<string, unknown> {
-  const record: Record<string, unknown> = {
+  return compact({
     id: row.id, eventId: row.event_id, eventType: row.event_type, status: row.status, attempts: row.attempts,
     nextAttempt: row.next_attempt, created: row.created, completed: row.completed,
-  };
-  if (row.last_at !== null) {
-    record.lastAttempt = attemptRecord({ at: row.last_at, status_code: row.last_status_code, error: row.last_error, latency_ms: row.last_latency_ms ?? 0 });
-  }
-  return record;
+    lastAttempt: row.last_at === null ? undefined
+      : attemptRecord({ at: row.last_at, status_code: row.last_status_code, error: row.last_error, latency_ms: row.last_latency_ms ?? 0 }),
+  });
 }
 
 /** The consumer named in the path; another account's is as unknown as one that never was. */
@@ -93,6 +93,7 @@ function deliveryListQuery(request: FastifyRequest): { url: string; query: Recor
 export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerConsumerRoutes(app, ctx);
   registerDeliveryRoutes(app, ctx);
+  registerRuleRoutes(app, ctx);
 }
 
 /** The account's consumers: created (the secret answered once), listed, read and deleted. */
@@ -102,8 +103,9 @@ function registerConsumerRoutes(app: FastifyInstance, ctx: ServiceContext): void
   defineRoute(app, '/webhooks', {
     GET: async (request) => ({ results: (await store.listConsumers(request.auth.client.id)).map(consumerRecord) }),
     POST: async (request, reply) => {
-      const created = await createConsumer(ctx, request);
-      return reply.code(201).send(created);
+      const input = parseConsumerInput(objectBody(request), ctx.webhookTargets);
+      const { row, secret } = await createConsumer(ctx, request.auth.client.id, input, errors.invalidWebhookConsumer);
+      return reply.code(201).send({ ...consumerRecord(row), secret });
     },
   });
 
@@ -115,27 +117,6 @@ function registerConsumerRoutes(app: FastifyInstance, ctx: ServiceContext): void
       return reply.code(204).send();
     },
   });
-}
-
-/** A new consumer within the account's limit: its record, with the signing secret this once. */
-async function createConsumer(ctx: ServiceContext, request: FastifyRequest): Promise<Record<string, unknown>> {
-  const input = parseConsumerInput(objectBody(request), ctx.webhookTargets);
-  const clientId = request.auth.client.id;
-  const id = randomUUID();
-  const secret = newConsumerSecret();
-  const row: ConsumerRow = {
-    id, client_id: clientId, url: input.url, event_types: JSON.stringify(input.eventTypes),
-    company_tags: input.companyTags === null ? null : JSON.stringify(input.companyTags),
-    disabled: input.disabled ? 1 : 0, disabled_reason: null, secret: ctx.sealer.seal(secret, id), created: isoSeconds(ctx.clock.now()),
-  };
-  // Count and insert together, so concurrent creates cannot pass the limit.
-  await ctx.store.transaction(async (tx) => {
-    if ((await tx.listConsumers(clientId)).length >= MAX_CONSUMERS) {
-      throw errors.tooManyConsumers(MAX_CONSUMERS);
-    }
-    await tx.insertConsumer(row);
-  });
-  return { ...consumerRecord(row), secret };
 }
 
 /** A consumer's deliveries: the log, one delivery with its attempts, a replay, and a test event. */

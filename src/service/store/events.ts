@@ -36,6 +36,10 @@ export interface ConsumerRow {
   event_types: string;
   /** JSON array of `key:value` tags, or null for every company. */
   company_tags: string | null;
+  /** The one company whose events it gets, or null for every company. */
+  company_id: string | null;
+  /** The legacy rule type it was made with through /rules; null for a consumer made through /webhooks. */
+  rule_type: string | null;
   disabled: number;
   disabled_reason: string | null;
   secret: Buffer;

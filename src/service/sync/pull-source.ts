@@ -30,8 +30,11 @@ const compile = (fields: Record<string, string>): Array<[string, Steps]> =>
     return steps ? [[name, steps] as [string, Steps]] : [];
   });
 
-/** Values at configured paths; a field the record lacks is null, so every record has the same keys. */
-const pick = (record: Json, fields: Array<[string, Steps]>): Json => Object.fromEntries(fields.map(([name, steps]) => [name, readPath(record, steps) ?? null]));
+/** Values at configured paths; a field the record lacks is left out, as a field with no value is everywhere. */
+const pick = (record: Json, fields: Array<[string, Steps]>): Json => Object.fromEntries(fields.flatMap(([name, steps]) => {
+  const value = readPath(record, steps);
+  return value === undefined || value === null ? [] : [[name, value]];
+}));
 
 async function supplemental(store: AsyncStore, clientId: string, integrationKey: string, dataType: string): Promise<PullSource> {
   const config = await store.readDataConfig('supplemental', clientId, integrationKey, dataType) as SupplementalConfig | undefined;

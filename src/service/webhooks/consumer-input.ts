@@ -1,8 +1,11 @@
 // The body of POST /webhooks, checked: every problem is a validation item naming its field,
 // and the message says them all, so a client fixes the request in one go. The url must be
-// one the target policy lets deliveries reach (target-policy.ts).
+// one the target policy lets deliveries reach (target-policy.ts). `companyId` is the body's
+// field until late 2024 (the earlier platform SDK sends it): the consumer gets that company's
+// events only. Any other field is refused, so no consumer gets more than it asked for.
 import { errors, type ValidationItem } from '../errors.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
+import { unknownFieldItems } from '../http/known-fields.js';
 import type { TargetPolicy } from './target-policy.js';
 
 export const MAX_URL_LENGTH = 2048;
@@ -14,8 +17,14 @@ export interface ConsumerInput {
   eventTypes: string[];
   /** `key:value` tags; null for every company. */
   companyTags: string[] | null;
+  /** The one company whose events it gets (checked to be the account's when it is created); null for every company. */
+  companyId: string | null;
+  /** The legacy rule type of a consumer made through /rules. */
+  ruleType: string | null;
   disabled: boolean;
 }
+
+const CONSUMER_FIELDS = ['url', 'eventTypes', 'companyTags', 'companyId', 'disabled'];
 
 /** Why the service refuses to deliver to `url` (`urlRefusal`'s reason), and what to do instead. */
 export function targetProblem(url: URL, targets: TargetPolicy): string | undefined {
@@ -25,7 +34,8 @@ export function targetProblem(url: URL, targets: TargetPolicy): string | undefin
     + 'the operator of this service can allow private targets (ferry serve --webhook-allow-private, or --webhook-allow HOST[:PORT]).';
 }
 
-function urlProblem(value: unknown, targets: TargetPolicy): string | undefined {
+/** Why `value` cannot be a receiver's URL (its item names the field the caller says). */
+export function urlProblem(value: unknown, targets: TargetPolicy): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') return 'url is required: the receiver\'s absolute http(s) URL.';
   if (value.length > MAX_URL_LENGTH) return `url must be at most ${MAX_URL_LENGTH} characters.`;
   let url: URL;
@@ -40,8 +50,13 @@ function urlProblem(value: unknown, targets: TargetPolicy): string | undefined {
   return targetProblem(url, targets);
 }
 
+/** A company id given in a body: a non-empty string, or the problem's message. */
+export function companyIdProblem(value: unknown): string | undefined {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() !== '') ? undefined : 'companyId must be the id of one of the account\'s companies.';
+}
+
 export function parseConsumerInput(body: Record<string, unknown>, targets: TargetPolicy): ConsumerInput {
-  const items: ValidationItem[] = [];
+  const items: ValidationItem[] = unknownFieldItems(body, CONSUMER_FIELDS);
   const problem = (itemId: string, message: string) => items.push({ itemId, message, validatorName: 'WebhookConsumer' });
 
   const badUrl = urlProblem(body.url, targets);
@@ -69,7 +84,10 @@ export function parseConsumerInput(body: Record<string, unknown>, targets: Targe
   }
 
   if (body.disabled !== undefined && body.disabled !== null && typeof body.disabled !== 'boolean') problem('disabled', 'disabled must be true or false.');
+  const badCompany = companyIdProblem(body.companyId);
+  if (badCompany) problem('companyId', badCompany);
 
   if (items.length > 0) throw errors.invalidWebhookConsumer(items);
-  return { url: body.url as string, eventTypes, companyTags, disabled: body.disabled === true };
+  const companyId = typeof body.companyId === 'string' ? body.companyId : null;
+  return { url: body.url as string, eventTypes, companyTags, companyId, ruleType: null, disabled: body.disabled === true };
 }

@@ -1,9 +1,11 @@
-// Store rows → wire records. Optional fields without a value are omitted (never null),
-// except the fields the contract lists as nullable.
+// Store rows → wire records. Optional fields without a value are left out, never null
+// (compact.ts), the fields the contract lists as nullable included: both readings of a
+// nullable field accept it left out.
 import type { ClientRow } from '../store/clients.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
 import { integrationByKey, integrationId } from '../../platforms/registry.js';
+import { compact } from './compact.js';
 
 export function clientRecord(row: ClientRow): Record<string, unknown> {
   return { id: row.id, name: row.name, plan: row.plan, created: row.created, isAdmin: row.is_admin === 1 };
@@ -11,7 +13,7 @@ export function clientRecord(row: ClientRow): Record<string, unknown> {
 
 export function connectionRecord(row: ConnectionRow, baseUrl: string): Record<string, unknown> {
   const integration = integrationByKey(row.integration_key);
-  const record: Record<string, unknown> = {
+  return compact({
     id: row.id,
     integrationId: integrationId(row.integration_key),
     integrationKey: row.integration_key,
@@ -20,24 +22,29 @@ export function connectionRecord(row: ConnectionRow, baseUrl: string): Record<st
     platformName: integration?.name ?? row.integration_key,
     linkUrl: `${baseUrl}/link/companies/${row.company_id}/connections/${row.id}`,
     status: row.status,
+    lastSync: row.last_sync,
     created: row.created,
-    dataConnectionErrors: row.errors ? JSON.parse(row.errors) : null,
-    connectionInfo: row.connection_info ? JSON.parse(row.connection_info) : null,
-  };
-  if (row.last_sync) record.lastSync = row.last_sync;
-  return record;
+    dataConnectionErrors: row.errors ? JSON.parse(row.errors) : undefined,
+    connectionInfo: row.connection_info ? JSON.parse(row.connection_info) : undefined,
+  });
 }
 
+/**
+ * The company as GET /companies/{id} shows it, and as company.created and company.deleted
+ * carry it. ferry keeps no parent companies, so referenceParentCompany is never known.
+ */
 export function companyRecord(row: CompanyRow, connections: ConnectionRow[], baseUrl: string): Record<string, unknown> {
-  const record: Record<string, unknown> = { id: row.id, name: row.name };
-  if (row.description) record.description = row.description;
-  record.redirect = `${baseUrl}/link/companies/${row.id}`;
-  if (row.last_sync) record.lastSync = row.last_sync;
-  record.created = row.created;
-  record.createdByUserName = row.created_by_user_name;
-  record.products = JSON.parse(row.products);
-  record.tags = JSON.parse(row.tags);
-  record.referenceSubsidiaryCompanies = JSON.parse(row.ref_subsidiaries);
-  record.dataConnections = connections.map((c) => connectionRecord(c, baseUrl));
-  return record;
+  return compact({
+    id: row.id,
+    name: row.name,
+    description: row.description || undefined,
+    redirect: `${baseUrl}/link/companies/${row.id}`,
+    lastSync: row.last_sync,
+    created: row.created,
+    createdByUserName: row.created_by_user_name,
+    products: JSON.parse(row.products),
+    tags: JSON.parse(row.tags),
+    referenceSubsidiaryCompanies: JSON.parse(row.ref_subsidiaries),
+    dataConnections: connections.map((c) => connectionRecord(c, baseUrl)),
+  });
 }

@@ -1,11 +1,13 @@
-// Wire records for pull operations, data status and push operations.
+// Wire records for pull operations, data status and push operations; fields with no value
+// are left out (compact.ts).
 import type { DatasetRow } from '../store/datasets.js';
 import { isErrored, isFinished } from '../store/pull-status.js';
 import type { PullRow } from '../store/pulls.js';
 import type { PushRow } from '../store/pushes.js';
+import { compact } from './compact.js';
 
 export function pullRecord(row: PullRow): Record<string, unknown> {
-  const record: Record<string, unknown> = {
+  return compact({
     id: row.id,
     companyId: row.company_id,
     connectionId: row.connection_id,
@@ -14,12 +16,11 @@ export function pullRecord(row: PullRow): Record<string, unknown> {
     statusDescription: row.status_description,
     errorMessage: row.error_message,
     requested: row.requested,
-  };
-  if (row.completed) record.completed = row.completed;
-  record.progress = row.progress;
-  record.isCompleted = isFinished(row.status);
-  record.isErrored = isErrored(row.status);
-  return record;
+    completed: row.completed,
+    progress: row.progress,
+    isCompleted: isFinished(row.status),
+    isErrored: isErrored(row.status),
+  });
 }
 
 /**
@@ -38,7 +39,7 @@ export function dataStatusRecord(dataset: DatasetRow, latest: PullRow | undefine
 }
 
 export function pushRecord(row: PushRow): Record<string, unknown> {
-  const record: Record<string, unknown> = {
+  return compact({
     pushOperationKey: row.key,
     companyId: row.company_id,
     dataConnectionKey: row.connection_id,
@@ -46,11 +47,10 @@ export function pushRecord(row: PushRow): Record<string, unknown> {
     status: row.status,
     statusCode: row.status_code,
     requestedOnUtc: row.requested,
-  };
-  if (row.completed) record.completedOnUtc = row.completed;
-  record.timeoutInMinutes = row.timeout_minutes;
-  record.errorMessage = row.error_message;
-  record.validation = JSON.parse(row.validation);
-  record.changes = row.changes ? JSON.parse(row.changes) : null;
-  return record;
+    completedOnUtc: row.completed,
+    timeoutInMinutes: row.timeout_minutes,
+    errorMessage: row.error_message,
+    validation: JSON.parse(row.validation),
+    changes: row.changes ? (JSON.parse(row.changes) as Array<Record<string, unknown>>).map(compact) : undefined,
+  });
 }

@@ -25,6 +25,8 @@ describePostgres('events contract', () => {
       await store.insertConsumer(consumer('c-off', client, { disabled: 1, disabled_reason: 'by hand' }));
       await store.insertConsumer(consumer('c-sync', client, { event_types: '["sync.completed"]' }));
       await store.insertConsumer(consumer('c-other', other));
+      // Bound to one company (the older body's companyId): its events only, whatever their tags.
+      await store.insertConsumer(consumer('c-co2', client, { company_id: 'co2', rule_type: 'DataConnectionStatusChanged' }));
       const ids = counter();
       const given: string[] = [];
       const deliveryId = () => {
@@ -43,13 +45,16 @@ describePostgres('events contract', () => {
         await store.insertEvent(event('e7', other, 'co9'), deliveryId),
       ];
       const logs: Record<string, unknown> = {};
-      for (const id of ['c-types', 'c-eu', 'c-any-tag', 'c-off', 'c-sync', 'c-other']) logs[id] = await log(store, id);
+      for (const id of ['c-types', 'c-eu', 'c-any-tag', 'c-off', 'c-sync', 'c-other', 'c-co2']) logs[id] = await log(store, id);
+      const bound = await store.getConsumer('c-co2');
       const ofEvent = await Promise.all(seqs.map((seq) => store.deliveryOfEvent('c-types', seq)));
-      return named({ seqs, given, logs, ofEvent }, { CLIENT: client, OTHER: other });
+      return named({ seqs, given, logs, ofEvent, bound: { company: bound?.company_id, rule: bound?.rule_type } }, { CLIENT: client, OTHER: other });
     });
     expect(postgres).toEqual(sqlite);
-    expect(sqlite.given).toEqual(['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9']);
+    expect(sqlite.given).toEqual(['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10']);
     expect((sqlite.logs['c-eu'] as unknown[]).length).toBe(1);
+    expect((sqlite.logs['c-co2'] as Array<{ event_id: string }>).map((d) => d.event_id)).toEqual(['e2']);
+    expect(sqlite.bound).toEqual({ company: 'co2', rule: 'DataConnectionStatusChanged' });
   });
 
   it('reads events back: after an account’s number, the latest, a company’s latest and those after it', async () => {

@@ -33,7 +33,7 @@ export async function newClient(store: OutboxStore, name = 'Acme'): Promise<stri
 export function consumer(id: string, clientId: string, fields: Partial<ConsumerRow> = {}): ConsumerRow {
   return {
     id, client_id: clientId, url: `https://hooks.example.com/${id}`, event_types: '["company.created"]', company_tags: null,
-    disabled: 0, disabled_reason: null, secret: Buffer.from(`sealed ${id}`), created: '2026-01-01T00:00:00Z', ...fields,
+    company_id: null, rule_type: null, disabled: 0, disabled_reason: null, secret: Buffer.from(`sealed ${id}`), created: '2026-01-01T00:00:00Z', ...fields,
   };
 }
 

@@ -10,11 +10,12 @@ import { row, rows, run, type Queryable } from './query.js';
 type EventMethods = Pick<AsyncStore, keyof EventStore>;
 
 /** The row as SQLite's `SELECT *` gives it: without seq, SQLite's rowid, named here. */
-const CONSUMER_COLUMNS = 'id, client_id, url, event_types, company_tags, disabled, disabled_reason, secret, created';
+const CONSUMER_COLUMNS = 'id, client_id, url, event_types, company_tags, company_id, rule_type, disabled, disabled_reason, secret, created';
 
 /** Whether the consumer wants the event: its type, and one of its company tags (none: every company). */
-function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags'>, event: EventInput): boolean {
+function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags' | 'company_id'>, event: EventInput): boolean {
   if (!(JSON.parse(consumer.event_types) as string[]).includes(event.eventType)) return false;
+  if (consumer.company_id !== null && consumer.company_id !== event.companyId) return false;
   if (consumer.company_tags === null) return true;
   const tags = JSON.parse(consumer.company_tags) as string[];
   return tags.length === 0 || tags.some((t) => event.companyTags.includes(t));
@@ -37,8 +38,8 @@ export function eventMethods(db: Queryable): EventMethods {
      * until it ends, so none is deleted under the deliveries that name it.
      */
     insertEvent: async (event, deliveryId) => {
-      const consumers = await rows<Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags'>>(db,
-        'SELECT id, event_types, company_tags FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY seq FOR KEY SHARE', [event.clientId]);
+      const consumers = await rows<Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags' | 'company_id'>>(db,
+        'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY seq FOR KEY SHARE', [event.clientId]);
       const chosen = consumers.filter((consumer) => (event.onlyConsumer ? consumer.id === event.onlyConsumer : wants(consumer, event)));
       const ids = chosen.map(() => deliveryId());
       const inserted = await row<{ seq: number }>(db, INSERT_EVENT, [event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body,
@@ -55,9 +56,9 @@ export function eventMethods(db: Queryable): EventMethods {
     companyEventsAfter: (companyId, eventType, afterSeq) => rows<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? AND seq > ? ORDER BY seq',
       [companyId, eventType, afterSeq]),
     insertConsumer: async (consumer) => {
-      await run(db, `INSERT INTO webhook_consumers (id, client_id, url, event_types, company_tags, disabled, disabled_reason, secret, created)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [consumer.id, consumer.client_id, consumer.url, consumer.event_types, consumer.company_tags, consumer.disabled,
-        consumer.disabled_reason, consumer.secret, consumer.created]);
+      await run(db, `INSERT INTO webhook_consumers (id, client_id, url, event_types, company_tags, company_id, rule_type, disabled, disabled_reason, secret, created)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [consumer.id, consumer.client_id, consumer.url, consumer.event_types, consumer.company_tags, consumer.company_id,
+        consumer.rule_type, consumer.disabled, consumer.disabled_reason, consumer.secret, consumer.created]);
     },
     getConsumer: (id) => row<ConsumerRow>(db, `SELECT ${CONSUMER_COLUMNS} FROM webhook_consumers WHERE id = ?`, [id]),
     listConsumers: (clientId) => rows<ConsumerRow>(db, `SELECT ${CONSUMER_COLUMNS} FROM webhook_consumers WHERE client_id = ? ORDER BY created, seq`, [clientId]),

@@ -5,8 +5,9 @@ import type { Db } from './db.js';
 import { prepared } from './statements.js';
 import type { EventInput, EventRow, ConsumerRow } from '../events.js';
 
-function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags'>, event: EventInput): boolean {
+function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags' | 'company_id'>, event: EventInput): boolean {
   if (!(JSON.parse(consumer.event_types) as string[]).includes(event.eventType)) return false;
+  if (consumer.company_id !== null && consumer.company_id !== event.companyId) return false;
   if (consumer.company_tags === null) return true;
   const tags = JSON.parse(consumer.company_tags) as string[];
   return tags.length === 0 || tags.some((t) => event.companyTags.includes(t));
@@ -22,8 +23,8 @@ export function insertEvent(db: Db, event: EventInput, deliveryId: () => string)
     ON CONFLICT (client_id) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`).pluck().get(event.clientId) as number;
   const seq = Number(prepared(db, `INSERT INTO events (id, client_id, company_id, event_type, generated, body, account_seq)
     VALUES (?, ?, ?, ?, ?, ?, ?)`).run(event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body, accountSeq).lastInsertRowid);
-  const consumers = prepared(db, 'SELECT id, event_types, company_tags FROM webhook_consumers WHERE client_id = ? AND disabled = 0')
-    .all(event.clientId) as Array<Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags'>>;
+  const consumers = prepared(db, 'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0')
+    .all(event.clientId) as Array<Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags' | 'company_id'>>;
   const insert = prepared(db, `INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
     VALUES (?, ?, ?, ?, 'Pending', ?, ?)`);
   for (const consumer of consumers) {
@@ -58,8 +59,8 @@ export function companyEventsAfter(db: Db, companyId: string, eventType: string,
 }
 
 export function insertConsumer(db: Db, row: ConsumerRow): void {
-  prepared(db, `INSERT INTO webhook_consumers (id, client_id, url, event_types, company_tags, disabled, disabled_reason, secret, created)
-    VALUES (@id, @client_id, @url, @event_types, @company_tags, @disabled, @disabled_reason, @secret, @created)`).run(row);
+  prepared(db, `INSERT INTO webhook_consumers (id, client_id, url, event_types, company_tags, company_id, rule_type, disabled, disabled_reason, secret, created)
+    VALUES (@id, @client_id, @url, @event_types, @company_tags, @company_id, @rule_type, @disabled, @disabled_reason, @secret, @created)`).run(row);
 }
 
 export function getConsumer(db: Db, id: string): ConsumerRow | undefined {
