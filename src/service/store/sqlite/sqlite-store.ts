@@ -10,6 +10,7 @@ import * as dataConfigs from './data-configs.js';
 import * as datasets from './datasets.js';
 import * as events from './events.js';
 import { runPagePlan } from './paging.js';
+import * as monitoring from './monitoring.js';
 import * as pulls from './pulls.js';
 import * as pushes from './pushes.js';
 import type { Store } from '../store.js';
@@ -122,6 +123,9 @@ export function createSqliteStore(db: Db): Store {
     readSettings: (clientId, companyId) => syncSettings.readSettings(db, clientId, companyId),
     writeSettings: (clientId, companyId, settings) => syncSettings.writeSettings(db, clientId, companyId, settings),
     dataVersion: () => version.dataVersion(db),
+    pendingMigrations: () => monitoring.pendingMigrations(db),
+    pullBacklog: (now) => monitoring.pullBacklog(db, now),
+    pendingDeliveryCount: () => monitoring.pendingDeliveryCount(db),
     companiesPage: companies.companiesPage,
     connectionsPage: connections.connectionsPage,
     pullsPage: pulls.pullsPage,
