@@ -1,6 +1,6 @@
 // createService() builds the HTTP API over a data dir; listen() and close() are separate
 // so tests bind port 0 and the CLI can embed the service in-process.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +50,9 @@ import type { LoopDeps } from './webhooks/loop.js';
 import { TargetPolicy, type WebhookTargets } from './webhooks/target-policy.js';
 import { startBackground } from './background.js';
 import { ensureAdmin } from './bootstrap.js';
+import { Observation, type Exposition, type ObserveOptions } from './observability/observe.js';
+import { clientErrorLine, observeRequests } from './observability/requests.js';
+import { PROBE_PATHS, registerProbeRoutes, type Readiness } from './observability/health.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,7 +71,7 @@ const DEFAULT_READ_THREADS = 1;
 const DEFAULT_RENDER_THREADS = 1;
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-export interface ServiceOptions {
+export interface ServiceOptions extends ObserveOptions {
   dataDir: string;
   /**
    * A postgres:// URL: the service runs on that PostgreSQL database, which any number of
@@ -102,8 +105,8 @@ export interface ServiceOptions {
   publicUrl?: string;
   /** Build links from X-Forwarded-Proto/-Host when a proxy sends them. */
   trustProxy?: boolean;
-  /** One-line notices for the person running the service (stderr in the CLI). */
-  onNotice?: (message: string) => void;
+  /** One-line notices for the person running the service (stderr in the CLI); `event` names the ones a log names (database.lost, database.back). */
+  onNotice?: (message: string, event?: string) => void;
   /** Where internal errors are reported; never sent to clients. */
   onInternalError?: (err: unknown, correlationId: string) => void;
   /** Run the webhook delivery loop (default true; tests on a fake clock drive deliverOnce themselves). */
@@ -138,17 +141,29 @@ export interface Service {
   setMaintenance(on: boolean): void;
   /** Whether an Authorization header carries a live admin key (for the sandbox's admin routes). */
   checkAdmin(authorization: string | undefined): Promise<'admin' | 'unauthenticated' | 'forbidden'>;
+  /** What /readyz answers (observability/health.ts). */
+  readiness: Readiness;
+  /** The Prometheus exposition, with metrics on. */
+  exposition?: () => Promise<Exposition>;
+  /** The start of a stop: /readyz answers 503 from now on; resolves once the requests in flight (event streams aside) have ended, or after `deadlineMs`. */
+  drain(deadlineMs: number): Promise<void>;
 }
 
 export async function createService(options: ServiceOptions): Promise<Service> {
-  const core = await openCore(options);
+  const observation = new Observation(options);
+  const core = await openCore(options, observation);
   const { store, db, ctx } = core;
   const state: HttpState = { maintenance: options.maintenance ?? false, publicUrl: options.publicUrl?.replace(/\/+$/, '') };
   const app = createFastify(options);
+  // First: every request is counted, timed and logged, whatever the hooks below make of it.
+  const inFlight = observeRequests(app, observation.http(ctx), options.logger);
+  const readiness = observation.readiness(store, core.outage, core.background, () => state.maintenance);
   const authCache = new AuthCache(store, core.clock);
   addRequestHooks(app, core, authCache, state, options.trustProxy);
   addResponseHandling(app, core.outage, options.onInternalError);
   registerRoutes(app, ctx, options);
+  registerProbeRoutes(app, readiness);
+  const exposition = observation.exposition(core.background);
 
   return {
     app,
@@ -164,6 +179,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     setMaintenance(on) {
       state.maintenance = on;
+    },
+    readiness,
+    ...(exposition ? { exposition } : {}),
+    drain(deadlineMs) {
+      readiness.drain();
+      return inFlight.settled(deadlineMs);
     },
     async checkAdmin(authorization) {
       try {
@@ -200,7 +221,7 @@ interface HttpState {
 }
 
 /** Opens the store and starts what runs beside the requests: the key, the platform, the read and render pools, the background work. */
-async function openCore(options: ServiceOptions): Promise<Core> {
+async function openCore(options: ServiceOptions, observation: Observation): Promise<Core> {
   const clock = options.clock ?? systemClock;
   const webhookTargets = new TargetPolicy(options.webhookTargets);
   privateDataDir(options.dataDir, options.onNotice);
@@ -211,12 +232,12 @@ async function openCore(options: ServiceOptions): Promise<Core> {
   const backgroundError = (err: unknown, context: string) => {
     if (!outage.lost(err)) options.onInternalError?.(err, context);
   };
-  const opened = await openStore({
+  const opened = observation.store(await openStore({
     dataDir: options.dataDir, keyCheck: keyCheckValue(secretKey), ...(options.database ? { database: options.database } : {}),
     admin: (store) => ensureAdmin(store, options.dataDir, clock),
     // An idle connection the server ended: the pool opens another; requests say if the database is gone.
     onIdleError: (err) => backgroundError(err, 'database connection'),
-  });
+  }));
   const { store, adminKey } = opened;
   const uploadDir = join(options.dataDir, 'uploads');
   clearStaleUploads(uploadDir);
@@ -241,6 +262,7 @@ async function openCore(options: ServiceOptions): Promise<Core> {
     webhookTargets,
     attachmentQuota: options.attachmentQuota ?? DEFAULT_ATTACHMENT_QUOTA_BYTES,
     uploadDir,
+    signals: observation.signals,
   };
   const background = startBackground({
     opened, secretKey, sealer: ctx.sealer, clock, events: ctx.events,
@@ -250,6 +272,7 @@ async function openCore(options: ServiceOptions): Promise<Core> {
     ...(options.webhookTuning ? { webhookTuning: options.webhookTuning } : {}),
     webhookTargets,
     sync: syncing, webhooks: options.startWebhooks ?? true, onError: backgroundError,
+    signals: observation.signals, ...(observation.watch ? { watch: observation.watch } : {}), ...(observation.log ? { log: observation.log } : {}),
     // Once the sync thread is gone, this thread's commits checkpoint the WAL again.
     onSyncExit: () => {
       if (db?.open) setAutoCheckpoint(db, true);
@@ -257,6 +280,7 @@ async function openCore(options: ServiceOptions): Promise<Core> {
   });
   // The sync thread checkpoints the WAL (worker-thread.ts), so no request waits for one.
   if (db && syncing) setAutoCheckpoint(db, false);
+  observation.watchStore(opened, outage, clock, syncing || (options.startWebhooks ?? true));
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   // Instances sharing a PostgreSQL database share each key's limit through it.
   const limiter: Limiter | undefined = rateLimit <= 0 ? undefined
@@ -281,7 +305,8 @@ async function closeCore(core: Core): Promise<void> {
 /** The fastify instance with the service's limits and its body parsers: JSON, and no other type but an empty body. */
 function createFastify(options: ServiceOptions): FastifyInstance {
   const app = Fastify({
-    logger: false,
+    // The log's own logger when there is one; the request lines are observability/requests.ts's, one per request.
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
     bodyLimit: MAX_BODY_BYTES,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
@@ -289,7 +314,7 @@ function createFastify(options: ServiceOptions): FastifyInstance {
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
     trustProxy: options.trustProxy ?? false,
-    ...arrivalOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    ...arrivalOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, clientErrorLine(options.logger)),
   });
 
   app.removeContentTypeParser('application/json');
@@ -323,6 +348,8 @@ function addRequestHooks(app: FastifyInstance, core: Core, authCache: AuthCache,
   app.decorateRequest('dataVersion', '');
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Correlation-Id', request.id);
+    // A balancer's probes: no key, no limit, no data (observability/health.ts).
+    if (PROBE_PATHS.has(request.routeOptions.url ?? '')) return;
     const forwarded = trustProxy && request.headers['x-forwarded-host'] !== undefined;
     request.baseUrl = forwarded || !state.publicUrl ? `${request.protocol}://${request.host}` : state.publicUrl;
     const clientId = request.headers['x-client-id'];
@@ -358,7 +385,7 @@ function rateLimitTaker(limiter: Limiter | undefined, rateLimitWatch: RateLimitW
     reply.headers(decision.headers);
     if (!decision.allowed) {
       if (clientId) await rateLimitWatch.refused(clientId, decision.retryAfterSeconds);
-      throw errors.tooManyRequests(decision.retryAfterSeconds);
+      throw errors.tooManyRequests(decision.retryAfterSeconds, 'rate_limit');
     }
     if (clientId) await rateLimitWatch.admitted(clientId, Number(decision.headers['X-Rate-Limit-Remaining']));
   };
@@ -366,8 +393,9 @@ function rateLimitTaker(limiter: Limiter | undefined, rateLimitWatch: RateLimitW
 
 /** After the routes: an outage ends with the first answer below 500, and every error is answered from the catalogue. */
 function addResponseHandling(app: FastifyInstance, outage: Outage, onInternalError: ServiceOptions['onInternalError']): void {
-  app.addHook('onResponse', (_request, reply, done) => {
-    if (outage.ongoing && reply.statusCode < 500) outage.back();
+  app.addHook('onResponse', (request, reply, done) => {
+    // A probe answered without the database (readiness tells the outage itself).
+    if (outage.ongoing && reply.statusCode < 500 && !PROBE_PATHS.has(request.routeOptions.url ?? '')) outage.back();
     done();
   });
 

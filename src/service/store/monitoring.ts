@@ -12,3 +12,10 @@ export interface PullBacklogRow {
   /** Held by a worker's live lease. */
   running: number;
 }
+
+/** A PostgreSQL pool's connections (pg's totalCount and idleCount) and the requests waiting for one (waitingCount). */
+export interface PoolCounts {
+  total: number;
+  idle: number;
+  waiting: number;
+}
