@@ -42,6 +42,7 @@ const LEFT_OUT = [
   'test/webhooks/backoff.test.ts',
   'test/webhooks/target-policy.test.ts',
   'test/service/data-status.test.ts',
+  'test/service/signals.test.ts',
   // The modes of ferry.db and its -wal and -shm files in the data dir.
   'test/service/file-modes.test.ts',
   'test/service/file-modes.e2e.test.ts',

@@ -11,10 +11,12 @@
 // - the errors a refused start throws, for the commands to word.
 import { createService, type Service, type ServiceOptions } from './service/app.js';
 import { startSandboxThread, type SandboxThread } from './sandbox/thread-host.js';
+import { startMetricsServer, type MetricsServer } from './service/observability/metrics-server.js';
 
 export { startWorker, type RunningWorker, type WorkerProcessOptions } from './service/worker.js';
 export { SecretKeyError } from './service/secrets.js';
 export { DATABASE_UNAVAILABLE, describeTarget, parseTarget } from './service/store/pg/unavailable.js';
+export { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from './service/observability/logger.js';
 
 export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
   host?: string;
@@ -28,6 +30,10 @@ export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {
    * sandboxPort/sandboxHost are unused. That sandbox judges admin keys by asking this service.
    */
   sandboxUrl?: string;
+  /** Serve /metrics (and /healthz, /readyz) on this port (0: any free one); metrics are kept only then. */
+  metricsPort?: number;
+  /** The metrics port's interface (default 127.0.0.1: scrapers, not clients). */
+  metricsHost?: string;
 }
 
 export interface Stack {
@@ -35,12 +41,16 @@ export interface Stack {
   sandboxUrl: string;
   adminKey: string;
   dataDir: string;
+  /** http://host:port/metrics, with metricsPort. */
+  metricsUrl?: string;
+  /** The start of a stop: /readyz answers 503 while the requests in flight finish (at most `deadlineMs`). */
+  drain(deadlineMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const host = options.host ?? '127.0.0.1';
-  const { sandboxUrl: external, sandboxPort, sandboxHost, ...serviceOptions } = options;
+  const { sandboxUrl: external, sandboxPort, sandboxHost, metricsPort, metricsHost, ...serviceOptions } = options;
   // The service is made once the sandbox listens (it needs the sandbox's URL); until then no admin request is let in.
   const made: { service?: Service } = {};
   let sandbox: SandboxThread | undefined;
@@ -54,30 +64,43 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   let service: Service;
   try {
-    service = await createService({ ...serviceOptions, platformUrl: sandboxUrl });
+    service = await createService({ ...serviceOptions, platformUrl: sandboxUrl, metrics: metricsPort !== undefined });
   } catch (err) {
     // A refused start (a secret key that cannot be settled on, say) leaves no sandbox thread behind.
     await sandbox?.close();
     throw err;
   }
   made.service = service;
+  let metrics: MetricsServer | undefined;
   try {
     const baseUrl = await service.listen({ port: options.port ?? 0, host });
+    if (metricsPort !== undefined) metrics = await serveMetrics(service, metricsPort, metricsHost, options.onInternalError);
     return {
       baseUrl,
       sandboxUrl,
       adminKey: service.adminKey,
       dataDir: options.dataDir,
+      ...(metrics ? { metricsUrl: metrics.url } : {}),
+      drain: (deadlineMs) => service.drain(deadlineMs),
       async close() {
         await service.close();
+        await metrics?.close();
         await sandbox?.close();
       },
     };
   } catch (err) {
     await service.close();
+    await metrics?.close();
     await sandbox?.close();
     throw err;
   }
+}
+
+function serveMetrics(service: Service, port: number, host = '127.0.0.1', onInternalError?: StackOptions['onInternalError']): Promise<MetricsServer> {
+  return startMetricsServer({
+    host, port, readiness: service.readiness, metrics: service.exposition!,
+    ...(onInternalError ? { onError: (err: unknown) => onInternalError(err, 'metrics') } : {}),
+  });
 }
 
 export interface SandboxOptions {

@@ -4,6 +4,7 @@
 import type { Clock } from '../lib/clock.js';
 import { startBackground, type Background } from './background.js';
 import type { ServiceContext } from './context.js';
+import type { Observation } from './observability/observe.js';
 import type { ServiceOptions } from './options.js';
 import { setAutoCheckpoint } from './store/sqlite/db.js';
 import type { OpenedStore } from './store/open-store.js';
@@ -18,11 +19,13 @@ export interface BackgroundParts {
   ctx: Pick<ServiceContext, 'sealer' | 'events'>;
   webhookTargets: TargetPolicy;
   onError: (err: unknown, context: string) => void;
+  /** What the operator watches of the background work (observability/). */
+  observation: Observation;
 }
 
 /** Starts the background work; its stop() also stops the load gauge. */
 export function startServiceBackground(options: ServiceOptions, parts: BackgroundParts): Background {
-  const { opened, clock, ctx } = parts;
+  const { opened, clock, ctx, observation } = parts;
   const db = opened.kind === 'sqlite' ? opened.db : undefined;
   const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
   const load = syncing ? loadGauge() : undefined;
@@ -35,6 +38,7 @@ export function startServiceBackground(options: ServiceOptions, parts: Backgroun
     ...(options.webhookTuning ? { webhookTuning: options.webhookTuning } : {}),
     webhookTargets: parts.webhookTargets,
     sync: syncing, webhooks: options.startWebhooks ?? true, onError: parts.onError,
+    signals: observation.signals, ...(observation.watch ? { watch: observation.watch } : {}), ...(observation.log ? { log: observation.log } : {}),
     // Once the sync thread is gone, this thread's commits checkpoint the WAL again.
     onSyncExit: () => {
       if (db?.open) setAutoCheckpoint(db, true);
@@ -45,6 +49,8 @@ export function startServiceBackground(options: ServiceOptions, parts: Backgroun
   return {
     wakeSync: () => background.wakeSync(),
     wakeDeliveries: () => background.wakeDeliveries(),
+    health: () => background.health(),
+    threadMetrics: () => background.threadMetrics(),
     async stop() {
       await background.stop();
       stopLoadGauge?.();

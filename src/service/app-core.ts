@@ -22,6 +22,7 @@ import { createSealer, keyCheckValue, loadSecretKey } from './secrets.js';
 import { SharedRateLimiter } from './shared-rate-limit.js';
 import type { AsyncStore } from './store/async-store.js';
 import { openStore, type OpenedStore } from './store/open-store.js';
+import type { Observation } from './observability/observe.js';
 import type { Db } from './store/sqlite/db.js';
 import { clearStaleUploads } from './uploads/staged-upload.js';
 import { TargetPolicy } from './webhooks/target-policy.js';
@@ -48,7 +49,7 @@ export interface Core {
 }
 
 /** Opens the store and starts what runs beside the requests: the key, the platform, the read and render pools, the background work. */
-export async function openCore(options: ServiceOptions): Promise<Core> {
+export async function openCore(options: ServiceOptions, observation: Observation): Promise<Core> {
   const clock = options.clock ?? systemClock;
   const webhookTargets = new TargetPolicy(options.webhookTargets);
   privateDataDir(options.dataDir, options.onNotice);
@@ -59,12 +60,12 @@ export async function openCore(options: ServiceOptions): Promise<Core> {
   const backgroundError = (err: unknown, context: string) => {
     if (!outage.lost(err)) options.onInternalError?.(err, context);
   };
-  const opened = await openStore({
+  const opened = observation.store(await openStore({
     dataDir: options.dataDir, keyCheck: keyCheckValue(secretKey), ...(options.database ? { database: options.database } : {}),
     admin: (store) => ensureAdmin(store, options.dataDir, clock),
     // An idle connection the server ended: the pool opens another; requests say if the database is gone.
     onIdleError: (err) => backgroundError(err, 'database connection'),
-  });
+  }));
   const { store, adminKey } = opened;
   const uploadDir = join(options.dataDir, 'uploads');
   clearStaleUploads(uploadDir);
@@ -85,8 +86,11 @@ export async function openCore(options: ServiceOptions): Promise<Core> {
     webhookTargets,
     attachmentQuota: options.attachmentQuota ?? DEFAULT_ATTACHMENT_QUOTA_BYTES,
     uploadDir,
+    signals: observation.signals,
   };
-  const background = startServiceBackground(options, { opened, secretKey, clock, ctx, webhookTargets, onError: backgroundError });
+  const background = startServiceBackground(options, { opened, secretKey, clock, ctx, webhookTargets, onError: backgroundError, observation });
+  const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
+  observation.watchStore(opened, outage, clock, syncing || (options.startWebhooks ?? true));
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const limiter = createLimiter(rateLimit, opened, clock, backgroundError);
   const db = opened.kind === 'sqlite' ? opened.db : undefined;

@@ -1,7 +1,7 @@
 // The service's HTTP plumbing around the routes: the fastify instance and its body parsers,
 // the hooks every request passes (correlation id, maintenance, the key, the rate limit), and
 // the one place any error becomes the error envelope.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { MAX_BODY_BYTES } from '../platforms/limits.js';
 import type { Core, Limiter } from './app-core.js';
@@ -11,6 +11,8 @@ import { RateLimitWatch } from './events/rate-limit-watch.js';
 import type { AuthCache, AuthContext } from './http/auth.js';
 import { arrivalOptions, closeIfBodyUnread, DEFAULT_REQUEST_TIMEOUT_MS } from './http/incoming.js';
 import { parseJsonBody } from './http/json-body.js';
+import { PROBE_PATHS } from './observability/health.js';
+import { clientErrorLine } from './observability/requests.js';
 import type { Outage } from './outage.js';
 import type { ServiceOptions } from './options.js';
 
@@ -34,7 +36,8 @@ export interface HttpState {
 /** The fastify instance with the service's limits and its body parsers: JSON, and no other type but an empty body. */
 export function createFastify(options: ServiceOptions): FastifyInstance {
   const app = Fastify({
-    logger: false,
+    // The log's own logger when there is one; the request lines are observability/requests.ts's, one per request.
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
     bodyLimit: MAX_BODY_BYTES,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
@@ -43,7 +46,7 @@ export function createFastify(options: ServiceOptions): FastifyInstance {
     // Path words match in any case, as the public API's do; parameters keep the case sent.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     trustProxy: options.trustProxy ?? false,
-    ...arrivalOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    ...arrivalOptions(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, clientErrorLine(options.logger)),
   });
 
   app.removeContentTypeParser('application/json');
@@ -77,6 +80,8 @@ export function addRequestHooks(app: FastifyInstance, core: Core, authCache: Aut
   app.decorateRequest('dataVersion', '');
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Correlation-Id', request.id);
+    // A balancer's probes: no key, no limit, no data (observability/health.ts).
+    if (PROBE_PATHS.has(request.routeOptions.url ?? '')) return;
     const forwarded = trustProxy && request.headers['x-forwarded-host'] !== undefined;
     request.baseUrl = forwarded || !state.publicUrl ? `${request.protocol}://${request.host}` : state.publicUrl;
     const clientId = request.headers['x-client-id'];
@@ -112,7 +117,7 @@ function rateLimitTaker(limiter: Limiter | undefined, rateLimitWatch: RateLimitW
     reply.headers(decision.headers);
     if (!decision.allowed) {
       if (clientId) await rateLimitWatch.refused(clientId, decision.retryAfterSeconds);
-      throw errors.tooManyRequests(decision.retryAfterSeconds);
+      throw errors.tooManyRequests(decision.retryAfterSeconds, 'rate_limit');
     }
     if (clientId) await rateLimitWatch.admitted(clientId, Number(decision.headers['X-Rate-Limit-Remaining']));
   };
@@ -120,8 +125,9 @@ function rateLimitTaker(limiter: Limiter | undefined, rateLimitWatch: RateLimitW
 
 /** After the routes: an outage ends with the first answer below 500, and every error is answered from the catalogue. */
 export function addResponseHandling(app: FastifyInstance, outage: Outage, onInternalError: ServiceOptions['onInternalError']): void {
-  app.addHook('onResponse', (_request, reply, done) => {
-    if (outage.ongoing && reply.statusCode < 500) outage.back();
+  app.addHook('onResponse', (request, reply, done) => {
+    // A probe answered without the database (readiness tells the outage itself).
+    if (outage.ongoing && reply.statusCode < 500 && !PROBE_PATHS.has(request.routeOptions.url ?? '')) outage.back();
     done();
   });
 

@@ -10,6 +10,9 @@ import { registerRoutes } from './app-routes.js';
 import type { ServiceContext } from './context.js';
 import { ApiError } from './errors.js';
 import { AuthCache } from './http/auth.js';
+import { registerProbeRoutes, type Readiness } from './observability/health.js';
+import { Observation, type Exposition } from './observability/observe.js';
+import { observeRequests } from './observability/requests.js';
 import type { ServiceOptions } from './options.js';
 import type { AsyncStore } from './store/async-store.js';
 import type { Db } from './store/sqlite/db.js';
@@ -31,17 +34,29 @@ export interface Service {
   setMaintenance(on: boolean): void;
   /** Whether an Authorization header carries a live admin key (for the sandbox's admin routes). */
   checkAdmin(authorization: string | undefined): Promise<'admin' | 'unauthenticated' | 'forbidden'>;
+  /** What /readyz answers (observability/health.ts). */
+  readiness: Readiness;
+  /** The Prometheus exposition, with metrics on. */
+  exposition?: () => Promise<Exposition>;
+  /** The start of a stop: /readyz answers 503 from now on; resolves once the requests in flight (event streams aside) have ended, or after `deadlineMs`. */
+  drain(deadlineMs: number): Promise<void>;
 }
 
 export async function createService(options: ServiceOptions): Promise<Service> {
-  const core = await openCore(options);
+  const observation = new Observation(options);
+  const core = await openCore(options, observation);
   const { store, db, ctx } = core;
   const state: HttpState = { maintenance: options.maintenance ?? false, publicUrl: options.publicUrl?.replace(/\/+$/, '') };
   const app = createFastify(options);
+  // First: every request is counted, timed and logged, whatever the hooks below make of it.
+  const inFlight = observeRequests(app, observation.http(ctx), options.logger);
+  const readiness = observation.readiness(store, core.outage, core.background, () => state.maintenance);
   const authCache = new AuthCache(store, core.clock);
   addRequestHooks(app, core, authCache, state, options.trustProxy);
   addResponseHandling(app, core.outage, options.onInternalError);
   registerRoutes(app, ctx, options);
+  registerProbeRoutes(app, readiness);
+  const exposition = observation.exposition(core.background);
 
   return {
     app,
@@ -57,6 +72,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     setMaintenance(on) {
       state.maintenance = on;
+    },
+    readiness,
+    ...(exposition ? { exposition } : {}),
+    drain(deadlineMs) {
+      readiness.drain();
+      return inFlight.settled(deadlineMs);
     },
     async checkAdmin(authorization) {
       try {

@@ -6,6 +6,7 @@ import type { ReadPool } from './read-pool/pool.js';
 import type { RenderPool } from './documents/render-pool.js';
 import type { PlatformAdapter } from './adapters/adapter.js';
 import type { TokenVerifier } from './adapters/verifier.js';
+import type { Signals } from './observability/signals.js';
 import type { Sealer } from './secrets.js';
 import type { AsyncStore } from './store/async-store.js';
 import type { TargetPolicy } from './webhooks/target-policy.js';
@@ -37,4 +38,6 @@ export interface ServiceContext {
   attachmentQuota: number;
   /** Where uploads are staged as they arrive (<data-dir>/uploads), on the data dir's file system. */
   uploadDir: string;
+  /** What the work tells the operator's metrics and log (observability/signals.ts). */
+  signals: Signals;
 }

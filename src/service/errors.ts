@@ -17,17 +17,23 @@ export interface Validation {
   warnings: ValidationItem[];
 }
 
+/** Why a request was refused with 429: the key's rate limit, its turn for costly reads or PDFs, its event streams, or the platform's own limit. */
+export type TooManyReason = 'rate_limit' | 'fair_queue' | 'render_queue' | 'stream_cap' | 'platform_rate_limit';
+
 export class ApiError extends Error {
   readonly statusCode: number;
   readonly validation?: Validation;
   readonly headers: Record<string, string>;
+  /** A 429's reason, for the metrics (observability/http-metrics.ts); never sent. */
+  readonly refusal?: TooManyReason;
 
-  constructor(statusCode: number, message: string, options: { validation?: ValidationItem[]; headers?: Record<string, string> } = {}) {
+  constructor(statusCode: number, message: string, options: { validation?: ValidationItem[]; headers?: Record<string, string>; refusal?: TooManyReason } = {}) {
     super(message);
     this.name = 'ApiError';
     this.statusCode = statusCode;
     if (options.validation) this.validation = { errors: options.validation, warnings: [] };
     this.headers = options.headers ?? {};
+    if (options.refusal) this.refusal = options.refusal;
   }
 }
 
@@ -236,17 +242,17 @@ export const errors = {
   headersTooLarge: () => new ApiError(431, 'The request headers are larger than the service accepts (16 KiB).'),
   malformedRequest: () => new ApiError(400, 'The request is not valid HTTP/1.1; the connection is closed.'),
   methodNotAllowed: (allow: string[]) => new ApiError(405, 'Method not allowed.', { headers: { Allow: allow.join(', ') } }),
-  tooManyRequests: (retryAfterSeconds: number) => new ApiError(429, 'Too many requests. Retry later.', {
-    headers: { 'Retry-After': String(retryAfterSeconds) },
+  tooManyRequests: (retryAfterSeconds: number, refusal: TooManyReason) => new ApiError(429, 'Too many requests. Retry later.', {
+    headers: { 'Retry-After': String(retryAfterSeconds) }, refusal,
   }),
   /** `per`: `API key` or `account`. */
   tooManyStreams: (per: string, limit: number, retryAfterSeconds: number) => new ApiError(429,
-    `Too many open event streams: at most ${limit} per ${per}. Close one, or retry later.`, { headers: { 'Retry-After': String(retryAfterSeconds) } }),
+    `Too many open event streams: at most ${limit} per ${per}. Close one, or retry later.`, { headers: { 'Retry-After': String(retryAfterSeconds) }, refusal: 'stream_cap' }),
   streamsFull: (retryAfterSeconds: number) => new ApiError(503, 'Service unavailable: it holds as many event streams as it can. Retry later.', {
     headers: { 'Retry-After': String(retryAfterSeconds) },
   }),
   tooManyRenders: (limit: number) => new ApiError(429, `Too many PDFs being rendered for this client: at most ${limit} at once. Retry when one has been answered.`, {
-    headers: { 'Retry-After': '2' },
+    headers: { 'Retry-After': '2' }, refusal: 'render_queue',
   }),
   platformUnavailable: (platformName: string) => new ApiError(503, `${platformName} could not be reached or answered with an error. Retry later.`, { headers: { 'Retry-After': '5' } }),
   internal: () => new ApiError(500, 'Internal server error. Retry later, and quote the correlation id to support if it persists.'),

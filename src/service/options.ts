@@ -4,13 +4,14 @@ import type { CacheLimits } from '../lib/byte-lru.js';
 import type { Clock } from '../lib/clock.js';
 import type { TokenVerifier } from './adapters/verifier.js';
 import type { StreamLimits } from './events/open-streams.js';
+import type { ObserveOptions } from './observability/observe.js';
 import type { LoopDeps } from './webhooks/loop.js';
 import type { WebhookTargets } from './webhooks/target-policy.js';
 
 /** Requests per second per API key, unless the options say otherwise. */
 export const DEFAULT_RATE_LIMIT = 2000;
 
-export interface ServiceOptions {
+export interface ServiceOptions extends ObserveOptions {
   dataDir: string;
   /**
    * A postgres:// URL: the service runs on that PostgreSQL database, which any number of
@@ -44,8 +45,8 @@ export interface ServiceOptions {
   publicUrl?: string;
   /** Build links from X-Forwarded-Proto/-Host when a proxy sends them. */
   trustProxy?: boolean;
-  /** One-line notices for the person running the service (stderr in the CLI). */
-  onNotice?: (message: string) => void;
+  /** One-line notices for the person running the service (stderr in the CLI); `event` names the ones a log names (database.lost, database.back). */
+  onNotice?: (message: string, event?: string) => void;
   /** Where internal errors are reported; never sent to clients. */
   onInternalError?: (err: unknown, correlationId: string) => void;
   /** Run the webhook delivery loop (default true; tests on a fake clock drive deliverOnce themselves). */

@@ -6,7 +6,8 @@ import { isDatabaseUnreachable } from './store/unreachable.js';
 export class Outage {
   private down = false;
 
-  constructor(private readonly notice?: (message: string) => void) {}
+  /** `notice` gets each line with its event's name (database.lost, database.back), for a log that names events. */
+  constructor(private readonly notice?: (message: string, event: 'database.lost' | 'database.back') => void) {}
 
   get ongoing(): boolean {
     return this.down;
@@ -17,7 +18,7 @@ export class Outage {
     if (!isDatabaseUnreachable(err)) return false;
     if (!this.down) {
       this.down = true;
-      this.notice?.(`the database cannot be reached (${(err as Error)?.message ?? err}); answering 503 and pausing background work until it is back`);
+      this.notice?.(`the database cannot be reached (${(err as Error)?.message ?? err}); answering 503 and pausing background work until it is back`, 'database.lost');
     }
     return true;
   }
@@ -26,6 +27,6 @@ export class Outage {
   back(): void {
     if (!this.down) return;
     this.down = false;
-    this.notice?.('the database is reachable again');
+    this.notice?.('the database is reachable again', 'database.back');
   }
 }

@@ -7,6 +7,9 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import { startBackground } from './background.js';
 import { EventBus } from './events/bus.js';
 import { Outage } from './outage.js';
+import type { Logger } from './observability/logger.js';
+import { startMetricsServer, type MetricsServer } from './observability/metrics-server.js';
+import { Observation } from './observability/observe.js';
 import { createSealer, keyCheckValue, loadSecretKey, SecretKeyError } from './secrets.js';
 import { openStore } from './store/open-store.js';
 import { TargetPolicy, type WebhookTargets } from './webhooks/target-policy.js';
@@ -27,8 +30,14 @@ export interface WorkerProcessOptions {
   concurrency?: number;
   /** Where webhook deliveries may connect (default: public addresses only). */
   webhookTargets?: WebhookTargets;
-  onNotice?: (message: string) => void;
+  onNotice?: (message: string, event?: string) => void;
   onInternalError?: (err: unknown, context: string) => void;
+  /** Serve /metrics, /healthz and /readyz on this port (0: any free one); metrics are kept only then. */
+  metricsPort?: number;
+  /** The metrics port's interface (default 127.0.0.1). */
+  metricsHost?: string;
+  /** Where pulls failed, deliveries failed and the like are logged. */
+  logger?: Logger;
 }
 
 /**
@@ -38,7 +47,9 @@ export interface WorkerProcessOptions {
 export const DEFAULT_WORKER_CONCURRENCY = 16;
 
 export interface RunningWorker {
-  /** Finishes the work in flight to a safe point, then stops. */
+  /** http://host:port/metrics, with metricsPort. */
+  metricsUrl?: string;
+  /** Finishes the work in flight to a safe point (/readyz answering 503 meanwhile), then stops. */
   stop(): Promise<void>;
 }
 
@@ -54,10 +65,11 @@ export async function startWorker(options: WorkerProcessOptions): Promise<Runnin
   const onError = (err: unknown, context: string) => {
     if (!outage.lost(err)) options.onInternalError?.(err, context);
   };
-  const opened = await openStore({
+  const observation = new Observation({ metrics: options.metricsPort !== undefined, ...(options.logger ? { logger: options.logger } : {}) });
+  const opened = observation.store(await openStore({
     dataDir: options.dataDir, database: options.database, keyCheck: keyCheckValue(secretKey),
     onIdleError: (err) => onError(err, 'database connection'),
-  });
+  }));
   const events = new EventBus(opened.store);
   const background = startBackground({
     opened, secretKey, sealer: createSealer(secretKey), clock, events, platformUrl: options.platformUrl,
@@ -66,17 +78,37 @@ export async function startWorker(options: WorkerProcessOptions): Promise<Runnin
     concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
     webhookTargets,
     sync: true, webhooks: true, onError,
+    signals: observation.signals, ...(observation.watch ? { watch: observation.watch } : {}), ...(observation.log ? { log: observation.log } : {}),
   });
+  observation.watchStore(opened, outage, clock, true);
+  const readiness = observation.readiness(opened.store, outage, background);
+  let metrics: MetricsServer | undefined;
+  try {
+    if (options.metricsPort !== undefined) {
+      metrics = await startMetricsServer({
+        host: options.metricsHost ?? '127.0.0.1', port: options.metricsPort, readiness, metrics: observation.exposition(background)!,
+        onError: (err) => options.onInternalError?.(err, 'metrics'),
+      });
+    }
+  } catch (err) {
+    await background.stop();
+    events.close();
+    await opened.store.close();
+    throw err;
+  }
   // No requests here to tell when the database is back: a cheap look every few seconds does.
   const probe = setInterval(() => {
     if (outage.ongoing) void opened.store.dataVersion().then(() => outage.back(), () => undefined);
   }, 2_000);
   probe.unref();
   return {
+    ...(metrics ? { metricsUrl: metrics.url } : {}),
     async stop() {
+      readiness.drain();
       clearInterval(probe);
       await background.stop();
       events.close();
+      await metrics?.close();
       await opened.store.close();
     },
   };

@@ -298,6 +298,8 @@ export interface ServeHandle {
   target(keyFile?: string, baseUrl?: string): string[];
   /** Writes a key to a file in `dir` and returns its path. */
   keyFile(name: string, key: string): string;
+  /** Everything it printed on stderr so far (its log, its notices). */
+  stderr(): string;
   /**
    * Sends the signal (in-process: aborts the command as main.ts does on it) and resolves
    * with the exit code and everything printed after start; removes the scratch dir.
@@ -340,6 +342,7 @@ async function startServe(options: ServeOptions, where: 'in-process' | 'child'):
     adminKeyFile,
     api: apiClient(baseUrl, adminKey),
     target: (keyFile = adminKeyFile, url = baseUrl) => ['--base-url', url, '--api-key-file', keyFile],
+    stderr: () => serve.stderr(),
     keyFile(name, key) {
       const path = join(dir, name);
       writeFileSync(path, `${key}\n`, { mode: 0o600 });

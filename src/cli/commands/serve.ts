@@ -3,14 +3,22 @@
 import { byteSize, durationArg, wholeNumber } from '../flags.js';
 import { printResult } from '../io.js';
 import type { Command } from 'commander';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
 import { resolveDataDir } from '../globals.js';
 import { examples, type Registrar } from '../command.js';
 import { httpUrlFlag, WEBHOOK_TARGETS_HELP, webhookTargetOptions, webhookTargetsOf } from '../serve/flags.js';
 import { untilStopped } from '../serve/until-stopped.js';
+import { logFormatOf, OBSERVE_HELP, observeOptions, operatorLines, type ObserveFlags } from '../serve/observe.js';
 
-export interface ServeOptions {
+/**
+ * How long a stop waits for the requests in flight before it closes the listener (fastify's
+ * close then waits for what is left): /readyz answers 503 meanwhile.
+ */
+const DRAIN_DEADLINE_MS = 30_000;
+
+export interface ServeOptions extends ObserveFlags {
   host: string;
   port: number;
   sandboxHost?: string;
@@ -32,10 +40,12 @@ export interface ServeOptions {
   webhookAllow: string[];
   /** Bytes of attachments per account. */
   attachmentQuota?: number;
+  /** Milliseconds a stop keeps serving with /readyz answering 503, at least (--drain-delay). */
+  drainDelay?: number;
 }
 
 export function register(program: Command, registrar: Registrar): void {
-  webhookTargetOptions(program.command('serve')
+  observeOptions(webhookTargetOptions(program.command('serve')
     .description('Run the bundled service in the foreground')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', wholeNumber('--port'), 8080)
@@ -52,7 +62,8 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--no-worker', 'serve the API only: syncs, pushes and webhook deliveries run in `ferry worker` processes')
     .option('--secret-key-file <path>', 'file holding the token-encryption key (64 hex characters or base64 of 32 bytes); ahead of FERRY_SECRET_KEY and <data-dir>/secret.key')
     .option('--sandbox-host <host>', 'address of the sandbox platforms (their admin routes need the admin key; default 127.0.0.1)')
-    .option('--sandbox-url <url>', 'use the sandbox platforms of a `ferry sandbox serve` at URL instead of starting them here', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090')))
+    .option('--sandbox-url <url>', 'use the sandbox platforms of a `ferry sandbox serve` at URL instead of starting them here', httpUrlFlag('--sandbox-url', 'http://127.0.0.1:9090'))
+    .option('--drain-delay <duration>', 'on SIGTERM, keep serving this long with /readyz answering 503 before closing, so a load balancer takes the instance out first (default: only while requests are in flight)', durationArg('--drain-delay'))))
     .addHelpText('after', examples(
       'ferry serve --port 8080 --data-dir ./ferry-data',
       'ferry serve --port 0 --json          # picks a free port, prints {"event":"listening",...}',
@@ -67,16 +78,22 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry serve --port 8080 --sandbox-url http://127.0.0.1:9090 --data-dir ./ferry-data   # the sandbox as its own process',
       'ferry serve --webhook-allow-private   # local development: webhooks may go to 127.0.0.1 and the LAN',
       'ferry serve --webhook-allow hooks.internal --webhook-allow 10.0.0.5:8080   # these private receivers only',
+      'ferry serve --metrics-port 9464      # Prometheus scrapes http://127.0.0.1:9464/metrics; /readyz for the balancer',
+      'ferry serve --log-format json --log-level warn 2>>/var/log/ferry.jsonl   # failures only, a JSON object a line',
+      'ferry serve --host 0.0.0.0 --drain-delay 15s   # on SIGTERM, 15 s of 503 on /readyz before the listener closes',
     ))
     .addHelpText('after', `State lives in --data-dir (global; default $XDG_DATA_HOME/ferry). The first start writes the
-admin key to <data-dir>/admin.key (mode 0600). Ctrl-C or SIGTERM stops accepting connections,
-lets in-flight requests finish and exits 0.
+admin key to <data-dir>/admin.key (mode 0600). Ctrl-C or SIGTERM turns /readyz to 503, lets
+in-flight requests finish (and waits --drain-delay), stops accepting connections and exits 0.
 
 OAuth tokens are encrypted at rest with the key of --secret-key-file, else FERRY_SECRET_KEY,
 else <data-dir>/secret.key (written on the first start). The start is refused when the key
 file and FERRY_SECRET_KEY hold different keys, or when the data dir has a secret.key whose
 key differs from the file's (its sealed tokens would not open).
 
+GET /healthz (200 while the process serves) and GET /readyz (200 when the database answers
+with every migration applied and the background work runs; 503 with the reasons otherwise,
+and from SIGTERM until exit) need no key. ${OBSERVE_HELP}
 With --database (or FERRY_DATABASE_URL) the service runs on PostgreSQL: the schema is brought
 up to date at start (under a lock, so instances starting together migrate once), and every
 instance and \`ferry worker\` on that database serves the same accounts and data. Give them
@@ -107,7 +124,10 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
     throw new UsageError('--no-worker needs a PostgreSQL database (--database or FERRY_DATABASE_URL).',
       'On SQLite no other process can run the syncs, pushes and webhook deliveries: leave --no-worker out.');
   }
-  const { startStack, SecretKeyError, DATABASE_UNAVAILABLE, describeTarget, parseTarget } = await import('../../stack.js');
+  const { startStack, createLogger, SecretKeyError, DATABASE_UNAVAILABLE, describeTarget, parseTarget } = await import('../../stack.js');
+  const format = logFormatOf(options, io);
+  const logger = format === 'off' ? undefined : createLogger({ format, level: options.logLevel ?? 'info', stream: io.stderr, name: 'ferry-serve' });
+  const say = operatorLines(io, logger);
   let stack;
   try {
     stack = await startStack({
@@ -131,24 +151,30 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       ...(options.worker ? {} : { startWorker: false, startWebhooks: false }),
       webhookTargets,
       env: io.env,
-      onNotice: (message) => io.err(message, { force: true }),
-      onInternalError: (err, correlationId) => io.err(`internal error ${correlationId}: ${(err as Error)?.message ?? err}`, { force: true }),
+      ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort, metricsHost: options.metricsHost ?? '127.0.0.1' } : {}),
+      ...(logger ? { logger } : {}),
+      onNotice: say.notice,
+      onInternalError: (err, correlationId) => say.internalError(err, correlationId, { correlationId }),
     });
   } catch (err) {
     if ((err as { code?: unknown }).code === DATABASE_UNAVAILABLE) throw new CliError((err as Error).message, EXIT.error, (err as { hint?: string }).hint);
     if (err instanceof SecretKeyError) throw new CliError(err.message, err.kind === 'conflict' ? EXIT.usage : EXIT.error);
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new CliError(`Port ${options.port} on ${options.host} is already in use.`, EXIT.error, 'Pick another with --port, or --port 0 for a free one.');
+      // The API's port or the metrics port: the error names the one it could not take.
+      const metrics = options.metricsPort !== undefined && (err as { port?: number }).port === options.metricsPort && options.metricsPort !== options.port;
+      throw new CliError(`Port ${metrics ? options.metricsPort : options.port} on ${metrics ? options.metricsHost ?? '127.0.0.1' : options.host} is already in use.`, EXIT.error,
+        metrics ? 'Pick another with --metrics-port, or --metrics-port 0 for a free one.' : 'Pick another with --port, or --port 0 for a free one.');
     }
     throw err;
   }
-  const { baseUrl, sandboxUrl } = stack;
+  const { baseUrl, sandboxUrl, metricsUrl } = stack;
   // Where, never the URL itself: it may hold a password.
   const store = database ? describeTarget(parseTarget(database, io.env)) : undefined;
-  printResult(io, { event: 'listening', baseUrl, sandboxUrl, dataDir, ...(store ? { database: store } : {}), worker: options.worker }, () => {
+  printResult(io, { event: 'listening', baseUrl, sandboxUrl, ...(metricsUrl ? { metricsUrl } : {}), dataDir, ...(store ? { database: store } : {}), worker: options.worker }, () => {
     io.out(`listening ${baseUrl}`);
     const notes = [
       `sandbox platforms ${sandboxUrl}${options.sandboxUrl ? ' (--sandbox-url)' : ''}`,
+      ...(metricsUrl ? [`metrics ${metricsUrl}`] : []),
       `data dir ${dataDir}`,
       ...(store ? [`database ${store}`] : []),
       `admin key in ${dataDir}/admin.key`,
@@ -156,7 +182,11 @@ export async function runServe(options: ServeOptions, ctx: CommandContext): Prom
       ...(options.maintenance ? ['maintenance mode (every request gets 503)'] : []),
       ...(targetsNote ? [targetsNote] : []),
     ];
-    io.err(notes.join('; '));
+    say.info(notes.join('; '), { event: 'listening', baseUrl, ...(metricsUrl ? { metricsUrl } : {}) });
   });
-  await untilStopped(io, signal, 'stopping: finishing in-flight requests…', () => stack.close());
+  await untilStopped(io, signal, 'stopping: /readyz answers 503; finishing in-flight requests…', async () => {
+    // A balancer polling /readyz takes the instance out while the requests in flight finish.
+    await Promise.all([stack.drain(DRAIN_DEADLINE_MS), options.drainDelay ? sleep(options.drainDelay) : undefined]);
+    await stack.close();
+  }, (line) => say.info(line, { event: line === 'stopped' ? 'stopped' : 'stopping' }));
 }

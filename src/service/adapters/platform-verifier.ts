@@ -12,7 +12,7 @@ export function platformVerifier(platform: PlatformAdapter): TokenVerifier {
         return { ok: true, tokens: result.tokens, ...(result.connectionInfo ? { connectionInfo: result.connectionInfo } : {}) };
       } catch (err) {
         if (err instanceof PlatformAuthError) return { ok: false, message: `${integration.name} said: ${err.message}` };
-        if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
+        if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds, 'platform_rate_limit');
         throw errors.platformUnavailable(integration.name);
       }
     },

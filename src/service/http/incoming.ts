@@ -22,8 +22,11 @@ export interface ArrivalOptions {
   clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => void;
 }
 
-/** Fastify's options for a request timeout of `timeoutMs`. */
-export function arrivalOptions(timeoutMs: number): ArrivalOptions {
+/** A socket-level answer (no request object to log it through): its status and correlation id. */
+export type ClientErrorAnswered = (statusCode: number, correlationId: string) => void;
+
+/** Fastify's options for a request timeout of `timeoutMs`; `answered` is told of each answer written on a bare socket. */
+export function arrivalOptions(timeoutMs: number, answered?: ClientErrorAnswered): ArrivalOptions {
   return {
     requestTimeout: timeoutMs,
     http: {
@@ -31,7 +34,7 @@ export function arrivalOptions(timeoutMs: number): ArrivalOptions {
       // How often node looks for late requests (its default, 30 s, would let a 60 s timeout run to 90 s).
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeoutMs / 4))),
     },
-    clientErrorHandler: (err, socket) => answerClientError(err, socket, timeoutMs),
+    clientErrorHandler: (err, socket) => answerClientError(err, socket, timeoutMs, answered),
   };
 }
 
@@ -47,7 +50,7 @@ function clientError(err: NodeJS.ErrnoException, timeoutMs: number): ApiError {
  * object to answer through, so the envelope goes on the socket as it is, and the socket is
  * closed: what the client sends next cannot be trusted to start a request.
  */
-function answerClientError(err: NodeJS.ErrnoException, socket: Socket, timeoutMs: number): void {
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket, timeoutMs: number, answered?: ClientErrorAnswered): void {
   // A reset: the client is gone.
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
@@ -72,6 +75,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket, timeoutMs
   // Written and closed at once, as node itself does: the parser must not read on into a request.
   socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);
   socket.destroy();
+  answered?.(apiError.statusCode, correlationId);
 }
 
 /**

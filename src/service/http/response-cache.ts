@@ -14,6 +14,9 @@ export class ResponseCache {
   private madeAt = '';
   /** Pages being made, by key, so requests that miss the same one together share its build. */
   private readonly building = new Map<string, { version: string; body: Promise<Buffer> }>();
+  /** Lookups answered without building the page (held, or being built for another request), and those that built it: for the metrics. */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly store: Pick<AsyncStore, 'dataVersion'>, limits: CacheLimits = DEFAULT_CACHE_LIMITS) {
     this.bodies = new ByteLru(limits, (body) => body.length);
@@ -35,9 +38,16 @@ export class ResponseCache {
     if (version !== this.madeAt) this.clear(version);
     const fullKey = `${owner}\n${key}`;
     const hit = this.bodies.get(fullKey);
-    if (hit) return hit;
+    if (hit) {
+      this.hits += 1;
+      return hit;
+    }
     const pending = this.building.get(fullKey);
-    if (pending && pending.version === version) return pending.body;
+    if (pending && pending.version === version) {
+      this.hits += 1;
+      return pending.body;
+    }
+    this.misses += 1;
     const body = this.build(owner, fullKey, version, make);
     this.building.set(fullKey, { version, body });
     try {

@@ -45,7 +45,7 @@ export class ThreadPool<Task, Result> {
   run(client: string, task: Task): Promise<Result> {
     if (this.closed) return Promise.reject(errors.maintenance());
     return new Promise<Result>((resolve, reject) => {
-      if (!this.queue.add(client, { task, resolve, reject })) return reject(errors.tooManyRequests(1));
+      if (!this.queue.add(client, { task, resolve, reject })) return reject(errors.tooManyRequests(1, 'fair_queue'));
       this.pump();
     });
   }

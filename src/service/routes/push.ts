@@ -146,6 +146,7 @@ async function sendPush(ctx: ServiceContext, request: FastifyRequest, write: Wri
     await pushEnded(eventsOf(ctx), inserted);
     return inserted;
   });
+  ctx.signals.pushRecorded(push.status);
   if (push.status === 'Pending') ctx.wakeWorker();
   return { push, record };
 }
@@ -168,7 +169,7 @@ async function writeToPlatform(
         : await platform.remove(connection.integration_key, fresh, key, write.recordId ?? '');
     return { fields: pushFieldsFor(outcome, target), ...(outcome.status === 'Success' ? { record: outcome.record } : {}) };
   } catch (err) {
-    if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds);
+    if (err instanceof PlatformRateLimitError) throw errors.tooManyRequests(err.retryAfterSeconds, 'platform_rate_limit');
     if (!(err instanceof PlatformAuthError)) throw errors.platformUnavailable(integration.name);
     if (err.revoked) {
       await deauthorized({ ...eventsOf(ctx), publicUrl: request.baseUrl }, connection.id, { statusCode: '401', statusText: 'Unauthorized', status: 'Active', erroredOnUtc: requested, errorMessage: `Reauthorization required: ${err.message}` });

@@ -6,6 +6,7 @@ import type { SettleLedger } from '../shared-rate-limit.js';
 import { reconcileFiles } from './sqlite/attachment-files.js';
 import { sqliteAsyncStore } from './sqlite/async-store.js';
 import type { AsyncStore } from './async-store.js';
+import type { PoolCounts } from './monitoring.js';
 import { openDatabase, type Db } from './sqlite/db.js';
 
 export interface StoreChoice {
@@ -32,6 +33,8 @@ export type OpenedStore = {
   database: string;
   /** Where instances sharing the database settle the per-key rate limit (service/shared-rate-limit.ts). */
   rateLedger: SettleLedger;
+  /** The pool's connections and waiting requests now, for the metrics. */
+  poolCounts: () => PoolCounts;
 });
 
 export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
@@ -51,7 +54,7 @@ export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
 
 async function openPostgresStore(choice: StoreChoice, database: string): Promise<OpenedStore> {
   // Loaded only here: the SQLite service (and the CLI's embedded target) never loads the driver.
-  const [{ openPostgres }, { createPgStore }, { ADMIN_LOCK_KEY, withSessionLock }, { pgRateLedger }, { checkSharedKey }] = await Promise.all([
+  const [{ openPostgres, poolCounts }, { createPgStore }, { ADMIN_LOCK_KEY, withSessionLock }, { pgRateLedger }, { checkSharedKey }] = await Promise.all([
     import('./pg/pool.js'), import('./pg/pg-store.js'), import('./pg/session-lock.js'), import('./pg/rate-ledger.js'), import('./pg/key-check.js'),
   ]);
   const pool = await openPostgres(database, choice.onIdleError ? { onIdleError: choice.onIdleError } : {});
@@ -61,7 +64,7 @@ async function openPostgresStore(choice: StoreChoice, database: string): Promise
     // Instances starting at once: one makes the admin account, the others find it.
     const { admin } = choice;
     const adminKey = admin ? await withSessionLock(pool, ADMIN_LOCK_KEY, () => admin(store)) : '';
-    return { kind: 'postgres', database, store, adminKey, rateLedger: pgRateLedger(pool) };
+    return { kind: 'postgres', database, store, adminKey, rateLedger: pgRateLedger(pool), poolCounts: () => poolCounts(pool) };
   } catch (err) {
     await store.close();
     throw err;

@@ -11,6 +11,7 @@ import type { ConsumerRow, EventInput, EventRow } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
 import type { ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
+import type { PullBacklogRow } from './monitoring.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { NewPull, PullFields, PullRow } from './pulls.js';
 import type { PushRow } from './pushes.js';
@@ -240,6 +241,16 @@ export interface SyncSettingStore {
 export interface VersionStore {
   dataVersion(): string;
 }
+
+/** What the operator's probes and metrics ask of the database as a whole (monitoring.ts). */
+export interface MonitoringStore {
+  /** The migrations this build has that the database has not applied (names, oldest first): empty when its schema is current. */
+  pendingMigrations(): string[];
+  /** Open pulls per data type: queued (no live lease at `now`, including those waiting to retry) and running (leased). */
+  pullBacklog(now: string): PullBacklogRow[];
+  /** Webhook deliveries still to make to enabled consumers (due, retrying, or behind their lane's head). */
+  pendingDeliveryCount(): number;
+}
 /** Page plans: what a list page reads, run on the request thread or in a reader thread. */
 export interface PagePlanner {
   companiesPage(clientId: string, request: PageRequest, tag?: { key: string; value: string }): PagePlan;
@@ -250,7 +261,8 @@ export interface PagePlanner {
 }
 
 export interface Store
-  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, PushStore, AttachmentStore, DataConfigStore, EventStore, WebhookDeliveryStore, SyncSettingStore, VersionStore, PagePlanner {
+  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, PushStore, AttachmentStore, DataConfigStore, EventStore, WebhookDeliveryStore, SyncSettingStore, VersionStore, MonitoringStore,
+    PagePlanner {
   /** Runs `work` as one transaction that takes the write lock before it reads. */
   transaction<T>(work: () => T): T;
   close(): void;

@@ -1,6 +1,7 @@
 // What the sync and push workers need; built in the worker thread (or in-process by tests).
 import type { Clock } from '../../lib/clock.js';
 import type { PlatformAdapter } from '../adapters/adapter.js';
+import type { Signals } from '../observability/signals.js';
 import type { Sealer } from '../secrets.js';
 import type { AsyncStore } from '../store/async-store.js';
 
@@ -33,4 +34,6 @@ export interface SyncDeps {
   exclusive?: boolean;
   /** Internal failures (never sent to clients). */
   onError?: (err: unknown, context: string) => void;
+  /** Pulls ended and records written, pushes settled: for the metrics and the log. */
+  signals?: Signals;
 }

@@ -21,6 +21,9 @@ export async function pollPendingPushes(deps: SyncDeps): Promise<number> {
     const push = await tx.getPush(key);
     if (push) await pushEnded(backgroundEvents(deps), push);
     return true;
+  }).then((settledHere) => {
+    if (settledHere) deps.signals?.pushRecorded(fields.status);
+    return settledHere;
   });
   for (const push of await store.pendingPushes(BATCH)) {
     const now = clock.now();

@@ -151,6 +151,7 @@ async function writePages(deps: SyncDeps, pull: PullRow, held: HeldPull, { conne
       if (!completed) return writePage(tx, pull, held, write);
       return writeLastPage(tx, deps, pull, held, write, completed);
     }));
+    deps.signals?.recordsWritten(pull.data_type, rows.length);
     if (!completed) continue;
     // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
     if (replaced !== null) while ((await store.pruneGenerations(pull.company_id, pull.data_type, pull.generation, PRUNE_BATCH)) > 0);

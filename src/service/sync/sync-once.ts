@@ -33,7 +33,9 @@ export async function startPulls(deps: SyncDeps, heartbeat: LeaseHeartbeat, limi
   return claimed.map(async (pull) => {
     const held = heartbeat.hold(pull.id, lease);
     try {
-      await runPull(deps, pull, held);
+      const outcome = await runPull(deps, pull, held);
+      const sinceRequested = (clock.now().getTime() - Date.parse(pull.requested)) / 1000;
+      deps.signals?.pullRan({ pullId: pull.id, companyId: pull.company_id, dataType: pull.data_type, outcome, sinceRequested });
     } finally {
       heartbeat.drop(held);
     }

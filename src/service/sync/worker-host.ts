@@ -1,36 +1,51 @@
 // Starts the worker thread and talks to it: wake it when work is queued, stop it (after
-// the pass in flight) when the service closes.
+// the pass in flight) when the service closes, and ask it, for the operator, for its
+// metrics and whether its loop still turns (observability/thread-link.ts).
 import { Worker } from 'node:worker_threads';
 import { threadUrl } from '../../lib/thread-url.js';
+import { ThreadLink, type ThreadQuestion } from '../observability/thread-link.js';
+import type { EventLog } from '../observability/signals.js';
 import { DatabaseUnreachable } from '../store/unreachable.js';
 import type { HostMessage, WorkerMessage, WorkerOptions } from './worker-thread.js';
 
 export interface SyncWorker {
   wake(): void;
   stop(): Promise<void>;
+  /** The thread's answer within `deadlineMs`; undefined when it gave none (busy past it, or ended). */
+  ask: ThreadLink['ask'];
+  /** The thread has ended, stopped or not. */
+  readonly exited: boolean;
 }
 
-/** `onExit` is told when the thread has ended, stopped or not. */
-export function startSyncWorker(options: WorkerOptions, onError: (err: Error, context: string) => void, onExit?: () => void): SyncWorker {
+/** `onExit` is told when the thread has ended, stopped or not; `log` takes the thread's log lines. */
+export function startSyncWorker(options: WorkerOptions, onError: (err: Error, context: string) => void, onExit?: () => void, log?: EventLog): SyncWorker {
   const worker = new Worker(threadUrl('./worker-thread.js', import.meta.url), { workerData: options });
   let exited = false;
+  const send = (message: WorkerMessage): boolean => {
+    if (!exited) worker.postMessage(message);
+    return !exited;
+  };
+  const link = new ThreadLink((question: ThreadQuestion) => send(question), log);
   const exit = new Promise<void>((resolve) => worker.once('exit', () => {
     exited = true;
+    link.ended();
     onExit?.();
     resolve();
   }));
   worker.on('message', (message: HostMessage) => {
+    if (link.take(message)) return;
     if (message.type === 'error') onError(message.unreachable ? new DatabaseUnreachable(message.message) : new Error(message.message), message.context);
   });
   worker.on('error', (err) => onError(err, 'sync worker'));
-  const send = (message: WorkerMessage) => {
-    if (!exited) worker.postMessage(message);
-  };
   return {
-    wake: () => send({ type: 'wake' }),
+    wake: () => void send({ type: 'wake' }),
     async stop() {
       send({ type: 'stop' });
       await exit;
+    },
+    ask: (about, deadlineMs) => link.ask(about, deadlineMs),
+    get exited() {
+      return exited;
     },
   };
 }

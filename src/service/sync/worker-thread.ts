@@ -9,6 +9,7 @@ import { checkpoint, openDatabase, type Db } from '../store/sqlite/db.js';
 import { sqliteAsyncStore } from '../store/sqlite/async-store.js';
 import type { AsyncStore } from '../store/async-store.js';
 import { isDatabaseUnreachable } from '../store/unreachable.js';
+import { threadObserver, type ThreadQuestion, type ThreadReport, type ThreadWatch } from '../observability/thread-link.js';
 import { busyTest } from './request-load.js';
 import { SyncLoop } from './loop.js';
 
@@ -24,26 +25,31 @@ export type WorkerOptions = ({ dbFile: string } | { database: string }) & {
   leaseSeconds?: number;
   /** The request thread's load (request-load.ts): pulls yield while it is busy. */
   load?: Int32Array;
+  /** Metrics and log lines for the operator (observability/thread-link.ts). */
+  watch?: ThreadWatch;
 };
 
-export type WorkerMessage = { type: 'wake' } | { type: 'stop' };
+export type WorkerMessage = { type: 'wake' } | { type: 'stop' } | ThreadQuestion;
 /** An error crosses as its message, with this thread's verdict on it: the database cannot be reached, or a fault. */
-export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string; unreachable: boolean };
+export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string; unreachable: boolean } | ThreadReport;
 
 const options = workerData as WorkerOptions;
 // Syncs are background work: on Linux a thread has a nice value of its own, and this one
 // lets the request thread have the core first (elsewhere it would slow the whole process).
 if (process.platform === 'linux') setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
 const port = parentPort!;
+const observer = threadObserver(port, options.watch);
 let db: Db | undefined;
 let store: AsyncStore;
 if ('dbFile' in options) {
   db = openDatabase(options.dbFile);
-  store = sqliteAsyncStore(db);
+  store = observer.timed(sqliteAsyncStore(db));
 } else {
-  const [{ openPostgres }, { createPgStore }] = await Promise.all([import('../store/pg/pool.js'), import('../store/pg/pg-store.js')]);
+  const [{ openPostgres, poolCounts }, { createPgStore }] = await Promise.all([import('../store/pg/pool.js'), import('../store/pg/pg-store.js')]);
   // A connection per pull in flight (each page is a transaction), and two for claims and heartbeats.
-  store = createPgStore(await openPostgres(options.database, { max: (options.concurrency ?? 4) + 2 }));
+  const pool = await openPostgres(options.database, { max: (options.concurrency ?? 4) + 2 });
+  observer.countPool(() => poolCounts(pool));
+  store = observer.timed(createPgStore(pool));
 }
 const adapter = platformAdapter(options.platformUrl);
 const loop = new SyncLoop({
@@ -59,6 +65,7 @@ const loop = new SyncLoop({
   exclusive: db !== undefined,
   ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   ...(options.load ? { busy: busyTest(options.load) } : {}),
+  signals: observer.signals,
   onError: (err, context) => port.postMessage({
     type: 'error', context, message: (err as Error)?.message ?? String(err), unreachable: isDatabaseUnreachable(err),
   } satisfies HostMessage),
@@ -80,6 +87,7 @@ const checkpoints = db && setInterval(() => {
 checkpoints?.unref();
 
 port.on('message', (message: WorkerMessage) => {
+  if (observer.answer(message)) return;
   if (message.type === 'wake') loop.wake();
   if (message.type === 'stop') {
     clearInterval(checkpoints);

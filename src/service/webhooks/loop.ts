@@ -40,6 +40,7 @@ const ERROR_PAUSE_MS = 1_000;
 export class DeliveryLoop {
   private stopping = false;
   private running: Promise<void> | undefined;
+  private ended = false;
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private unsubscribe: (() => void) | undefined;
@@ -70,7 +71,12 @@ export class DeliveryLoop {
   start(): void {
     if (this.running) return;
     this.unsubscribe = this.events.subscribe(() => this.wake());
-    this.running = this.run();
+    this.running = this.run().finally(() => (this.ended = true));
+  }
+
+  /** Started, not stopped, and its loop still turning (readiness asks). */
+  get alive(): boolean {
+    return this.running !== undefined && !this.stopping && !this.ended;
   }
 
   wake(): void {

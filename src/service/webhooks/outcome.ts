@@ -8,6 +8,7 @@ import { recordEvent } from '../events/record.js';
 import type { ClaimedDelivery } from '../store/webhook-deliveries.js';
 import type { AttemptResult } from './attempt.js';
 import type { AsyncStore } from '../store/async-store.js';
+import type { Signals } from '../observability/signals.js';
 import { DEFAULT_BACKOFF, nextStep, type BackoffPolicy } from './backoff.js';
 
 export type Settled = 'delivered' | 'retried' | 'failed' | 'stopped';
@@ -22,6 +23,8 @@ export interface OutcomeDeps {
   /** For the backoff's jitter (tests pin it). */
   random?: () => number;
   onError?: (err: unknown, context: string) => void;
+  /** Attempts recorded, consumers disabled: for the metrics and the log. */
+  signals?: Signals;
 }
 
 export interface Finished {
@@ -29,6 +32,8 @@ export interface Finished {
   at: Date;
   result: AttemptResult;
   resolve: (settled: Settled) => void;
+  /** Why recording this attempt disabled its consumer, if it did. */
+  disabled?: string;
 }
 
 /**
@@ -64,12 +69,23 @@ export class Recorder {
   /** One outcome after another, in the order the attempts finished. */
   async record(batch: Finished[]): Promise<Settled[]> {
     const settled: Settled[] = [];
-    for (const f of batch) settled.push(await record(this.deps, f.delivery, f.at, f.result));
+    for (const f of batch) settled.push(await record(this.deps, f.delivery, f.at, f.result, (reason) => (f.disabled = reason)));
     return settled;
   }
 
+  /** The batch's outcomes have committed. */
   settle(batch: Finished[], settled: Settled[]): void {
-    batch.forEach((f, i) => f.resolve(settled[i]!));
+    batch.forEach((f, i) => {
+      const outcome = settled[i]!;
+      if (outcome !== 'stopped') {
+        const { delivery, result, disabled } = f;
+        this.deps.signals?.deliveryRecorded({
+          consumerId: delivery.consumer_id, deliveryId: delivery.id, eventId: delivery.event_id, outcome,
+          statusCode: result.statusCode, error: result.error, latencyMs: result.latencyMs, ...(disabled ? { disabled } : {}),
+        });
+      }
+      f.resolve(outcome);
+    });
   }
 
   /** The transaction did not commit: the deliveries are due again. */
@@ -102,8 +118,8 @@ export class Recorder {
   };
 }
 
-/** One attempt's outcome; inside the batch's transaction. */
-async function record(deps: OutcomeDeps, delivery: ClaimedDelivery, at: Date, result: AttemptResult): Promise<Settled> {
+/** One attempt's outcome; inside the batch's transaction. `disabled` is told when it disables the consumer. */
+async function record(deps: OutcomeDeps, delivery: ClaimedDelivery, at: Date, result: AttemptResult, disabled: (reason: string) => void): Promise<Settled> {
   const { store } = deps;
   if (result.outcome === 'stopped') {
     await store.releaseDeliveryLease(delivery.seq);
@@ -117,7 +133,7 @@ async function record(deps: OutcomeDeps, delivery: ClaimedDelivery, at: Date, re
   }
   if (result.outcome === 'gone') {
     if (await store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Failed', completed: isoSeconds(now) })) {
-      await disable(deps, delivery, 'The receiver answered 410 Gone.');
+      await disable(deps, delivery, 'The receiver answered 410 Gone.', disabled);
     }
     return 'failed';
   }
@@ -130,7 +146,7 @@ async function record(deps: OutcomeDeps, delivery: ClaimedDelivery, at: Date, re
   if (step.giveUp) {
     if (await store.recordDeliveryAttempt(delivery.seq, attempt, { status: 'Failed', completed: isoSeconds(now) })) {
       const last = result.error ?? `HTTP ${result.statusCode}`;
-      await disable(deps, delivery, `Deliveries failed for ${formatSpan(policy.giveUpMs)}; the last attempt: ${last}.`);
+      await disable(deps, delivery, `Deliveries failed for ${formatSpan(policy.giveUpMs)}; the last attempt: ${last}.`, disabled);
     }
     return 'failed';
   }
@@ -139,8 +155,9 @@ async function record(deps: OutcomeDeps, delivery: ClaimedDelivery, at: Date, re
 }
 
 /** Disables the consumer and says so with a ferry.webhook.disabled event (to the account's other consumers, and the stream). */
-async function disable(deps: OutcomeDeps, delivery: ClaimedDelivery, reason: string): Promise<void> {
+async function disable(deps: OutcomeDeps, delivery: ClaimedDelivery, reason: string, disabled: (reason: string) => void): Promise<void> {
   if (!(await deps.store.disableConsumerDeliveries(delivery.consumer_id, reason))) return;
+  disabled(reason);
   await recordEvent({ store: deps.store, clock: deps.clock, ...(deps.changed ? { changed: deps.changed } : {}) }, {
     clientId: delivery.client_id, eventType: FERRY_EVENTS.webhookDisabled, payload: { id: delivery.consumer_id, url: delivery.url, reason },
   });

@@ -19,6 +19,7 @@ import { datasetMethods } from './datasets.js';
 import { decisionLocks } from './decision-locks.js';
 import { deliveryMethods } from './deliveries.js';
 import { eventMethods } from './events.js';
+import { monitoringMethods } from './monitoring.js';
 import { runPgPagePlan } from './paging.js';
 import { pullMethods } from './pulls.js';
 import { pushMethods } from './pushes.js';
@@ -54,6 +55,7 @@ export function createPgStore(pool: Pool): AsyncStore {
       ...connectionMethods(db),
       ...settingMethods(db),
       ...versionMethods(db),
+      ...monitoringMethods(db),
       ...datasetMethods(db),
       ...pulls,
       ...pushMethods(db),

@@ -2,6 +2,7 @@
 // the schema brought up to date (migrate.ts). A database that cannot be reached fails here,
 // at start, with one line naming where and why (unavailable.ts).
 import { Pool, types, type CustomTypesConfig } from 'pg';
+import type { PoolCounts } from '../monitoring.js';
 import { markDriverError, markPoolErrors } from './driver-errors.js';
 import { migratePostgres } from './migrate.js';
 import { parseTarget, unavailable } from './unavailable.js';
@@ -63,4 +64,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     throw err;
   }
   return pool;
+}
+
+/** The pool's connections and waiting requests, for the metrics. */
+export function poolCounts(pool: Pool): PoolCounts {
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
