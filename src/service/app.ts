@@ -167,7 +167,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     async checkAdmin(authorization) {
       try {
-        return (await authCache.authenticate(await store.dataVersion(), authorization, undefined)).caller.is_admin ? 'admin' : 'forbidden';
+        return (await authCache.arrive(authorization, undefined)).auth.caller.is_admin ? 'admin' : 'forbidden';
       } catch (err) {
         return err instanceof ApiError && err.statusCode === 401 ? 'unauthenticated' : 'forbidden';
       }
@@ -315,7 +315,6 @@ function createFastify(options: ServiceOptions): FastifyInstance {
  * and its rate limit, a NUL in the URL and an unknown route.
  */
 function addRequestHooks(app: FastifyInstance, core: Core, authCache: AuthCache, state: HttpState, trustProxy: boolean | undefined): void {
-  const { store } = core;
   // Requests without a valid key are counted per address, so every response carries the
   // rate-limit headers and unauthenticated floods are limited too.
   const limit = rateLimitTaker(core.limiter, new RateLimitWatch(eventsOf(core.ctx), core.rateLimit));
@@ -330,9 +329,8 @@ function addRequestHooks(app: FastifyInstance, core: Core, authCache: AuthCache,
     if (request.url.startsWith('/branding/') && request.method === 'GET' && !state.maintenance) return limit(reply, `ip:${request.ip}`);
     try {
       if (state.maintenance) throw errors.maintenance();
-      // One version read serves both caches: on PostgreSQL each read is a round trip.
-      request.dataVersion = await store.dataVersion();
-      request.auth = await authCache.authenticate(request.dataVersion, request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
+      // One read serves both caches and the key's lookup: on PostgreSQL each read is a round trip.
+      ({ version: request.dataVersion, auth: request.auth } = await authCache.arrive(request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId));
     } catch (err) {
       await limit(reply, `ip:${request.ip}`);
       throw err;

@@ -5,7 +5,7 @@
 // (async-store.ts), on SQLite or on PostgreSQL (pg/).
 import type { FieldType } from '../query/index.js';
 import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './attachments.js';
-import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
+import type { ApiKeyRow, ClientRow, KeyedVersion, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { ConsumerRow, EventInput, EventRow } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
@@ -239,6 +239,11 @@ export interface SyncSettingStore {
 /** A value that changes whenever the data changes (cache keys). */
 export interface VersionStore {
   dataVersion(): string;
+  /**
+   * dataVersion(), and in the same read the API key with this hash and its account: a
+   * request's version and authentication in one round trip on PostgreSQL.
+   */
+  versionAndKey(keyHash: string): KeyedVersion;
 }
 /** Page plans: what a list page reads, run on the request thread or in a reader thread. */
 export interface PagePlanner {

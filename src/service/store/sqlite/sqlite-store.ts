@@ -122,6 +122,7 @@ export function createSqliteStore(db: Db): Store {
     readSettings: (clientId, companyId) => syncSettings.readSettings(db, clientId, companyId),
     writeSettings: (clientId, companyId, settings) => syncSettings.writeSettings(db, clientId, companyId, settings),
     dataVersion: () => version.dataVersion(db),
+    versionAndKey: (keyHash) => version.versionAndKey(db, keyHash),
     companiesPage: companies.companiesPage,
     connectionsPage: connections.connectionsPage,
     pullsPage: pulls.pullsPage,
