@@ -72,7 +72,6 @@ export function createFastify(options: ServiceOptions): FastifyInstance {
  * and its rate limit, a NUL in the URL and an unknown route.
  */
 export function addRequestHooks(app: FastifyInstance, core: Core, authCache: AuthCache, state: HttpState, trustProxy: boolean | undefined): void {
-  const { store } = core;
   // Requests without a valid key are counted per address, so every response carries the
   // rate-limit headers and unauthenticated floods are limited too.
   const limit = rateLimitTaker(core.limiter, new RateLimitWatch(eventsOf(core.ctx), core.rateLimit));
@@ -89,9 +88,8 @@ export function addRequestHooks(app: FastifyInstance, core: Core, authCache: Aut
     if (request.routeOptions.url === '/branding/:platformKey/:image' && request.method === 'GET' && !state.maintenance) return limit(reply, `ip:${request.ip}`);
     try {
       if (state.maintenance) throw errors.maintenance();
-      // One version read serves both caches: on PostgreSQL each read is a round trip.
-      request.dataVersion = await store.dataVersion();
-      request.auth = await authCache.authenticate(request.dataVersion, request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId);
+      // One read serves both caches and the key's lookup: on PostgreSQL each read is a round trip.
+      ({ version: request.dataVersion, auth: request.auth } = await authCache.arrive(request.headers.authorization, Array.isArray(clientId) ? clientId[0] : clientId));
     } catch (err) {
       await limit(reply, `ip:${request.ip}`);
       throw err;

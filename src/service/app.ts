@@ -81,7 +81,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     },
     async checkAdmin(authorization) {
       try {
-        return (await authCache.authenticate(await store.dataVersion(), authorization, undefined)).caller.is_admin ? 'admin' : 'forbidden';
+        return (await authCache.arrive(authorization, undefined)).auth.caller.is_admin ? 'admin' : 'forbidden';
       } catch (err) {
         return err instanceof ApiError && err.statusCode === 401 ? 'unauthenticated' : 'forbidden';
       }

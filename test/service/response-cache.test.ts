@@ -65,8 +65,12 @@ describe('companies list response cache: bounded in bytes, keyed by what the pag
     // Nothing is written from here on; but on PostgreSQL the version also moves with commits
     // in the server's other databases (pg/version.ts), which would empty the cache under
     // these tests of its bounds. So it is held.
-    const version = await t.service.context.store.dataVersion();
-    vi.spyOn(t.service.context.store, 'dataVersion').mockResolvedValue(version);
+    const { store } = t.service.context;
+    const version = await store.dataVersion();
+    vi.spyOn(store, 'dataVersion').mockResolvedValue(version);
+    // A request reads it with its key (versionAndKey): held there too.
+    const versionAndKey = store.versionAndKey.bind(store);
+    vi.spyOn(store, 'versionAndKey').mockImplementation(async (keyHash) => ({ ...(await versionAndKey(keyHash)), version }));
   });
   afterAll(async () => {
     vi.restoreAllMocks();

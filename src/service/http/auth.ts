@@ -3,7 +3,7 @@ import { apiKeyFromHeader } from '../../lib/basic-auth.js';
 import type { Clock } from '../../lib/clock.js';
 import { errors } from '../errors.js';
 import { hashApiKey } from '../api-keys.js';
-import type { ClientRow } from '../store/clients.js';
+import type { ClientRow, KeyedVersion } from '../store/clients.js';
 import type { AsyncStore } from '../store/async-store.js';
 
 export interface AuthContext {
@@ -16,15 +16,15 @@ export interface AuthContext {
 
 const FREE_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
 
-export async function authenticate(
-  store: Pick<AsyncStore, 'findApiKeyByHash' | 'getClient'>, clock: Clock, authorization: string | undefined, clientIdHeader: string | undefined,
-): Promise<AuthContext> {
-  const apiKey = apiKeyFromHeader(authorization);
-  if (!apiKey) throw errors.unauthorized();
-  const key = await store.findApiKeyByHash(hashApiKey(apiKey));
+/**
+ * The caller of a request, from what versionAndKey read with the key's hash (`read`): 401 for
+ * no key or an unknown one, 403 for a revoked one; an admin's X-Client-Id names the account
+ * the request acts for (one more read).
+ */
+async function authenticate(store: Pick<AsyncStore, 'getClient'>, clock: Clock, read: KeyedVersion, clientIdHeader: string | undefined): Promise<AuthContext> {
+  const { key, client: caller } = read;
   if (!key) throw errors.unauthorized();
   if (key.revoked) throw errors.forbidden();
-  const caller = await store.getClient(key.client_id);
   if (!caller) throw errors.unauthorized();
   let client = caller;
   if (clientIdHeader !== undefined) {
@@ -48,44 +48,40 @@ export function assertNotExpired(auth: AuthContext, clock: Clock): void {
 
 const MAX_CACHED_KEYS = 1000;
 
+/** What a request's arrival settles: the database's version (the caches' key) and its caller. */
+export interface Arrival {
+  version: string;
+  auth: AuthContext;
+}
+
 /**
  * Authentication results of known keys, reused while the database is unchanged (a
  * revoked key or a new client is a write, so it is never missed); the plan's expiry,
- * which depends on the clock, is checked again on every request. The caller reads the
- * version before the lookups: a write landing between them leaves the entry under the
- * older version, so the next request looks again. Requests that miss the same key at the
- * same version share one lookup.
+ * which depends on the clock, is checked again on every request. The version and the key's
+ * rows come from one read (versionAndKey: one round trip on PostgreSQL, shared by the
+ * requests that arrive together), sent after the request arrived, so a write that
+ * committed before it is never missed; a hit uses the version alone.
  */
 export class AuthCache {
-  private readonly entries = new Map<string, { version: string; auth: AuthContext }>();
-  private readonly looking = new Map<string, { version: string; auth: Promise<AuthContext> }>();
+  private readonly entries = new Map<string, { version: string; keyHash: string; auth: AuthContext }>();
 
-  constructor(private readonly store: Pick<AsyncStore, 'findApiKeyByHash' | 'getClient'>, private readonly clock: Clock) {}
+  constructor(private readonly store: Pick<AsyncStore, 'versionAndKey' | 'getClient'>, private readonly clock: Clock) {}
 
-  /** `version`: the database's version, read after the request arrived. */
-  async authenticate(version: string, authorization: string | undefined, clientIdHeader: string | undefined): Promise<AuthContext> {
-    const key = `${authorization ?? ''}\n${clientIdHeader ?? ''}`;
-    const hit = this.entries.get(key);
-    if (hit && hit.version === version) {
-      assertNotExpired(hit.auth, this.clock);
-      return hit.auth;
+  async arrive(authorization: string | undefined, clientIdHeader: string | undefined): Promise<Arrival> {
+    const apiKey = apiKeyFromHeader(authorization);
+    if (!apiKey) throw errors.unauthorized();
+    const cacheKey = `${authorization ?? ''}\n${clientIdHeader ?? ''}`;
+    const known = this.entries.get(cacheKey);
+    const keyHash = known?.keyHash ?? hashApiKey(apiKey);
+    const read = await this.store.versionAndKey(keyHash);
+    if (known && known.version === read.version) {
+      assertNotExpired(known.auth, this.clock);
+      return { version: read.version, auth: known.auth };
     }
-    const pending = this.looking.get(key);
-    if (pending && pending.version === version) {
-      const auth = await pending.auth;
-      assertNotExpired(auth, this.clock);
-      return auth;
-    }
-    const lookup = authenticate(this.store, this.clock, authorization, clientIdHeader);
-    this.looking.set(key, { version, auth: lookup });
-    try {
-      const auth = await lookup;
-      if (this.entries.size >= MAX_CACHED_KEYS) this.entries.clear();
-      this.entries.set(key, { version, auth });
-      return auth;
-    } finally {
-      if (this.looking.get(key)?.auth === lookup) this.looking.delete(key);
-    }
+    const auth = await authenticate(this.store, this.clock, read, clientIdHeader);
+    if (this.entries.size >= MAX_CACHED_KEYS) this.entries.clear();
+    this.entries.set(cacheKey, { version: read.version, keyHash, auth });
+    return { version: read.version, auth };
   }
 }
 

@@ -5,7 +5,7 @@
 // (async-store.ts), on SQLite or on PostgreSQL (pg/).
 import type { FieldType } from '../query/index.js';
 import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './attachments.js';
-import type { ApiKeyRow, ClientRow, Plan } from './clients.js';
+import type { ApiKeyRow, ClientRow, KeyedVersion, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { ConsumerRow, EventInput, EventRow } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
@@ -240,6 +240,11 @@ export interface SyncSettingStore {
 /** A value that changes whenever the data changes (cache keys). */
 export interface VersionStore {
   dataVersion(): string;
+  /**
+   * dataVersion(), and in the same read the API key with this hash and its account: a
+   * request's version and authentication in one round trip on PostgreSQL.
+   */
+  versionAndKey(keyHash: string): KeyedVersion;
 }
 
 /** What the operator's probes and metrics ask of the database as a whole (monitoring.ts). */

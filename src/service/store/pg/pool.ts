@@ -3,6 +3,8 @@
 // at start, with one line naming where and why (unavailable.ts).
 import { Pool, types, type CustomTypesConfig } from 'pg';
 import type { PoolCounts } from '../monitoring.js';
+import { statementTally } from '../statement-count.js';
+import { countPoolStatements } from './count-statements.js';
 import { markDriverError, markPoolErrors } from './driver-errors.js';
 import { migratePostgres } from './migrate.js';
 import { parseTarget, unavailable } from './unavailable.js';
@@ -45,6 +47,9 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     types: ROW_TYPES,
   });
   markPoolErrors(pool);
+  // Only for a bench that asks (FERRY_STATEMENT_COUNTS): otherwise nothing is wrapped.
+  const tally = statementTally();
+  if (tally) countPoolStatements(pool, tally);
   pool.on('error', (err) => options.onIdleError?.(markDriverError(err)));
   // A client checked out (in a transaction, between its statements) whose connection the
   // server ends emits 'error'; unheard, that would end the process or thread. The statement

@@ -17,29 +17,56 @@
 // (fixed under REPEATABLE READ), which is what the transaction reads; its own writes move
 // it once they commit, not before (SQLite's total_changes() moves at once).
 //
-// On the pool, reads are shared: every request asks twice (the auth cache, then the
-// response cache), and a round trip each would cost more than the cached page saves.
+// On the pool, reads are shared: every request asks (with the API key it gave, versionAndKey),
+// and a round trip each would cost more than a cached page or a known key saves. The requests
+// that ask while a read is in flight share the next one, which looks up all their keys.
 import { Pool } from 'pg';
 import type { AsyncStore } from '../async-store.js';
+import { KEYED_COLUMNS, keyedVersion, type KeyedRow, type KeyedVersion } from '../clients.js';
 import type { VersionStore } from '../store.js';
-import { row, type Queryable } from './query.js';
+import { rows, type Queryable } from './query.js';
+
+/** The version, and the keys with these hashes and their accounts: one row per hash (one row with no key when none is asked). */
+const KEYED_READ = `SELECT s.v, h.hash, ${KEYED_COLUMNS}
+  FROM (SELECT pg_current_snapshot()::text AS v) s
+  LEFT JOIN (unnest(?::text[]) AS h (hash) LEFT JOIN api_keys k ON k.key_hash = h.hash LEFT JOIN clients c ON c.id = k.client_id) ON true`;
+
+/** One read's answer: the version, and what it found for each hash asked. */
+interface Snapshot {
+  version: string;
+  keys: Map<string, KeyedVersion>;
+}
+
+async function readSnapshot(db: Queryable, hashes: readonly string[]): Promise<Snapshot> {
+  const found = await rows<KeyedRow & { hash: string | null }>(db, KEYED_READ, [hashes]);
+  const keys = new Map<string, KeyedVersion>();
+  for (const { hash, ...keyed } of found) if (hash !== null) keys.set(hash, keyedVersion(keyed));
+  return { version: found[0]!.v, keys };
+}
 
 export function versionMethods(db: Queryable): Pick<AsyncStore, keyof VersionStore> {
-  const read = async (): Promise<string> => (await row<{ v: string }>(db, 'SELECT pg_current_snapshot()::text AS v'))!.v;
-  return { dataVersion: db instanceof Pool ? sharedReads(read) : read };
+  const read = db instanceof Pool ? sharedReads((hashes) => readSnapshot(db, hashes)) : (hashes: readonly string[]) => readSnapshot(db, hashes);
+  return {
+    dataVersion: async () => (await read([])).version,
+    versionAndKey: async (keyHash) => {
+      const snapshot = await read([keyHash]);
+      return snapshot.keys.get(keyHash) ?? { version: snapshot.version };
+    },
+  };
 }
 
 /**
  * A call is answered by a read sent after it was made, so the answer shows every commit
  * that ended before the call (what the caches need). With no read in flight, the call sends
  * one; calls made while one is in flight wait for the next, sent when that one ends, which
- * answers them all: at most one read in flight and one waiting, however many requests ask.
+ * looks up every hash they asked for and answers them all: at most one read in flight and
+ * one waiting, however many requests ask.
  */
-export function sharedReads(read: () => Promise<string>): () => Promise<string> {
-  let inFlight: Promise<string> | undefined;
-  let waiting: Promise<string> | undefined;
-  const send = (): Promise<string> => {
-    const sent = read();
+export function sharedReads(read: (hashes: readonly string[]) => Promise<Snapshot>): (hashes: readonly string[]) => Promise<Snapshot> {
+  let inFlight: Promise<Snapshot> | undefined;
+  let waiting: { hashes: Set<string>; answer: Promise<Snapshot> } | undefined;
+  const send = (hashes: Set<string>): Promise<Snapshot> => {
+    const sent = read([...hashes]);
     inFlight = sent;
     const done = (): void => {
       if (inFlight === sent) inFlight = undefined;
@@ -47,14 +74,18 @@ export function sharedReads(read: () => Promise<string>): () => Promise<string> 
     sent.then(done, done);
     return sent;
   };
-  return () => {
-    if (waiting) return waiting;
-    if (!inFlight) return send();
-    const next = inFlight.then(() => undefined, () => undefined).then(() => {
+  return (hashes) => {
+    if (waiting) {
+      for (const hash of hashes) waiting.hashes.add(hash);
+      return waiting.answer;
+    }
+    if (!inFlight) return send(new Set(hashes));
+    const asked = new Set(hashes);
+    const answer = inFlight.then(() => undefined, () => undefined).then(() => {
       waiting = undefined;
-      return send();
+      return send(asked);
     });
-    waiting = next;
-    return next;
+    waiting = { hashes: asked, answer };
+    return answer;
   };
 }

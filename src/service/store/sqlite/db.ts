@@ -6,13 +6,19 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as sqlite from '../../../lib/sqlite.js';
+import { statementTally } from '../statement-count.js';
+import { countDbStatements } from './count-statements.js';
 
 export type { Db } from '../../../lib/sqlite.js';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 export function openDatabase(file: string): sqlite.Db {
-  return sqlite.openSqlite(file, MIGRATIONS_DIR);
+  const db = sqlite.openSqlite(file, MIGRATIONS_DIR);
+  // Only for a bench that asks (FERRY_STATEMENT_COUNTS): otherwise nothing is wrapped.
+  const tally = statementTally();
+  if (tally) countDbStatements(db, tally);
+  return db;
 }
 
 /** SQLite's default: a commit that leaves more than this many pages in the WAL checkpoints it. */
