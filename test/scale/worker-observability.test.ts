@@ -43,7 +43,9 @@ describePostgres('ferry worker for its operator', () => {
     expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const base = metricsUrl.replace(/\/metrics$/, '');
     expect(await getJson(`${base}/healthz`)).toMatchObject({ status: 200, body: { status: 'ok' } });
-    expect(await getJson(`${base}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready' } });
+    // Ready once its sync thread answers, which a loaded machine may take a few seconds to start.
+    const ready = await waitFor('the worker ready', async () => { const r = await getJson(`${base}/readyz`); return r.status === 200 && r; });
+    expect(ready).toMatchObject({ status: 200, body: { status: 'ready' } });
 
     const linked = await linkedCompany(apiClient(api.baseUrl, api.adminKey), sandbox.url, 'gbol', 5);
     expect((await api.call('POST', `/companies/${linked.companyId}/data/queue/invoices`)).status).toBe(200);

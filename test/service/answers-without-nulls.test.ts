@@ -177,6 +177,8 @@ describe('answers without nulls', () => {
     stream.close();
     called.add('GET /events/stream');
     await ask('DELETE', '/companies/:companyId', `/companies/${made.id}`);
+    await ask('GET', '/healthz', '/healthz');
+    await ask('GET', '/readyz', '/readyz');
 
     expect(nullsFound).toEqual([]);
     // The router keeps path words in lower case (they match in any case).
