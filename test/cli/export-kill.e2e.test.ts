@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, FERRY_BIN, runFerry } from '../helpers/cli.js';
 import { startPageProxy } from '../helpers/page-proxy.js';
-import { tempDir } from '../helpers/service.js';
 import { linkedCompany, readAll, waitFor, type Linked } from '../helpers/sync.js';
-import { type Harness, startTestStack } from '../helpers/stack.js';
+import type { Harness } from '../helpers/stack.js';
+import { startExportHarness } from './export-support.js';
 
 const INVOICES = 20_000;
 /** Pages of 100 answered at once before the proxy slows the rest (slowProxy), and by how much. */
@@ -27,11 +27,7 @@ describe('ferry export killed mid-way, then --resume', () => {
   let expected: string;
 
   beforeAll(async () => {
-    h = await startTestStack('fake-clocks');
-    work = tempDir('ferry-export-kill-');
-    const keyFile = join(work, 'admin.key');
-    writeFileSync(keyFile, h.adminKey, { mode: 0o600 });
-    remote = ['--base-url', h.baseUrl, '--api-key-file', keyFile];
+    ({ h, work, remote } = await startExportHarness('ferry-export-kill-'));
     company = await linkedCompany(h.api, h.sandboxUrl, 'gbol', INVOICES, { seed: 41 });
     expect((await h.api.call('POST', `/companies/${company.companyId}/data/queue/invoices`)).status).toBe(200);
     await h.drain();

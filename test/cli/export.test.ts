@@ -8,11 +8,9 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ferry } from '../helpers/in-process.js';
-import { tempDir } from '../helpers/service.js';
 import { linkedCompany, readAll, waitFor, type Linked } from '../helpers/sync.js';
-import { type Harness, startTestStack } from '../helpers/stack.js';
-
-const SMALL = 300;
+import type { Harness } from '../helpers/stack.js';
+import { exportCompanies, lines, SMALL, startExportHarness } from './export-support.js';
 
 /** The expected CSV cell of a record at a dotted path (undefined/null → empty, arrays as JSON). */
 function cell(record: any, path: string): string {
@@ -21,11 +19,6 @@ function cell(record: any, path: string): string {
   if (value === undefined || value === null) return '';
   if (Array.isArray(value)) return JSON.stringify(value);
   return String(value);
-}
-
-function lines(text: string): string[] {
-  expect(text.endsWith('\n')).toBe(true);
-  return text.slice(0, -1).split('\n');
 }
 
 async function queueAndDrain(h: Harness, companyId: string, dataType: string): Promise<void> {
@@ -46,20 +39,8 @@ describe('ferry export against a real service', () => {
   let smallRecords: any[];
 
   beforeAll(async () => {
-    h = await startTestStack('fake-clocks');
-    work = tempDir('ferry-export-');
-    const keyFile = join(work, 'admin.key');
-    writeFileSync(keyFile, h.adminKey, { mode: 0o600 });
-    remote = ['--base-url', h.baseUrl, '--api-key-file', keyFile];
-    small = await linkedCompany(h.api, h.sandboxUrl, 'gbol', SMALL, { seed: 12, name: 'Small Ltd' });
-    unsynced = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 5, { seed: 13, name: 'Unsynced Ltd' });
-    stripe = await linkedCompany(h.api, h.sandboxUrl, 'exgd', 5, { seed: 14, name: 'Shop Ltd' });
-    expect((await h.api.call('POST', `/companies/${small.companyId}/data/queue/invoices`)).status).toBe(200);
-    expect((await h.api.call('POST', `/companies/${small.companyId}/data/queue/chartOfAccounts`)).status).toBe(200);
-    expect((await h.api.call('POST', `/companies/${stripe.companyId}/data/all`)).status).toBe(204);
-    await h.drain();
-    smallRecords = await readAll(h.api, small.companyId, 'invoices', { pageSize: 5000 });
-    expect(smallRecords).toHaveLength(SMALL);
+    ({ h, work, remote } = await startExportHarness('ferry-export-'));
+    ({ small, unsynced, stripe, smallRecords } = await exportCompanies(h));
   }, 180_000);
   afterAll(async () => {
     await h?.stop();
@@ -240,11 +221,7 @@ describe('ferry export --state', () => {
   let company: Linked;
 
   beforeAll(async () => {
-    h = await startTestStack('fake-clocks');
-    work = tempDir('ferry-export-state-');
-    const keyFile = join(work, 'admin.key');
-    writeFileSync(keyFile, h.adminKey, { mode: 0o600 });
-    remote = ['--base-url', h.baseUrl, '--api-key-file', keyFile];
+    ({ h, work, remote } = await startExportHarness('ferry-export-state-'));
     company = await linkedCompany(h.api, h.sandboxUrl, 'gbol', 500, { seed: 31 });
     await queueAndDrain(h, company.companyId, 'invoices');
   }, 60_000);

@@ -1,6 +1,7 @@
-// Shared by the `ferry listen` tests: a receiver on 127.0.0.1 that verifies every request
-// with the `standardwebhooks` package (not ferry's own code), and `ferry listen` running
-// in this process or as a child, its stdout lines waited on with deadlines.
+// Shared by the `ferry listen` tests: the `ferry serve` they listen to, a receiver on
+// 127.0.0.1 that verifies every request with the `standardwebhooks` package (not ferry's
+// own code), and `ferry listen` running in this process or as a child, its stdout lines
+// waited on with deadlines.
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,8 +9,13 @@ import { createInterface } from 'node:readline';
 import { PassThrough, type Readable } from 'node:stream';
 import { Webhook } from 'standardwebhooks';
 import { runCli } from '../../src/cli/program.js';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { FERRY_BIN, cleanEnv } from '../helpers/cli.js';
 import { watchWarnings } from '../helpers/in-process.js';
+import { startTestStack, type ServeHandle } from '../helpers/stack.js';
+
+/** A warning Node printed on stderr: a real process shows it, and ferry must give it no cause. */
+export const NODE_WARNING = /\(node:\d+\) \w*Warning: .*/;
 
 export interface Delivery {
   headers: Record<string, string>;
@@ -61,6 +67,42 @@ export class Receiver {
   }
 }
 
+export interface ListenStack {
+  /** A `ferry serve` in this process (from the block's beforeAll on). */
+  readonly serve: ServeHandle;
+  receiver: Receiver;
+  /** A company made with the admin key, as the admin account's event; its id. */
+  createCompany(name: string): Promise<string>;
+}
+
+/** What the listen tests of a describe block run against: started before its tests, stopped after them. */
+export function useListenStack(): ListenStack {
+  let serve: ServeHandle | undefined;
+  const receiver = new Receiver();
+  beforeAll(async () => {
+    serve = await startTestStack('serve');
+    await receiver.start();
+  }, 60_000);
+  afterAll(async () => {
+    await receiver.stop();
+    await serve?.stop();
+  });
+  const started = (): ServeHandle => {
+    if (!serve) throw new Error('ferry serve starts in the describe block\'s beforeAll');
+    return serve;
+  };
+  return {
+    get serve() {
+      return started();
+    },
+    receiver,
+    async createCompany(name) {
+      const result = await started().api.call('POST', '/companies', { body: { name } });
+      expect(result.status).toBe(200);
+      return result.body.id as string;
+    },
+  };
+}
 
 export interface Listening {
   lines: string[];

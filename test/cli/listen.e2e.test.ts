@@ -3,33 +3,15 @@
 // verifies every signature with the `standardwebhooks` package. SIGINT stops it with exit
 // 130, and a real process prints no Node warning and never the secret on stderr. The rest
 // of `ferry listen` runs in this process in listen.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type ServeHandle } from '../helpers/stack.js';
-import { Receiver, startListen } from './listen-support.js';
-
-const NODE_WARNING = /\(node:\d+\) \w*Warning: .*/;
+import { describe, expect, it } from 'vitest';
+import { NODE_WARNING, startListen, useListenStack } from './listen-support.js';
 
 describe('ferry listen --forward-to', () => {
-  let serve: ServeHandle;
-  const receiver = new Receiver();
-
-  beforeAll(async () => {
-    serve = await startTestStack('serve');
-    await receiver.start();
-  }, 60_000);
-  afterAll(async () => {
-    await receiver.stop();
-    await serve?.stop();
-  });
-
-  const createCompany = async (name: string): Promise<string> => {
-    const result = await serve.api.call('POST', '/companies', { body: { name } });
-    expect(result.status).toBe(200);
-    return result.body.id as string;
-  };
+  const stack = useListenStack();
+  const { receiver, createCompany } = stack;
 
   it('--json: prints the session, then each event with the receiver\'s answer; the receiver verifies every signature; SIGINT exits 130', async () => {
-    const listen = startListen([...serve.target(), '--forward-to', receiver.url, '--events', 'company.created,company.deleted', '--json'], 'child');
+    const listen = startListen([...stack.serve.target(), '--forward-to', receiver.url, '--events', 'company.created,company.deleted', '--json'], 'child');
     try {
       const ready = JSON.parse(await listen.until('the ready line', () => listen.lines[0])) as Record<string, any>;
       expect(ready).toMatchObject({ type: 'ready', forwardTo: receiver.url, eventTypes: ['company.created', 'company.deleted'], companyId: null, after: expect.any(Number) });
@@ -48,7 +30,7 @@ describe('ferry listen --forward-to', () => {
       expect(delivery!.headers['webhook-id']).toBe(line!.event.id);
       expect(delivery!.headers['content-type']).toBe('application/json');
       // The body is the event as the service stored it, byte for byte.
-      const listed = await serve.api.call('GET', `/events?after=${line!.sequence - 1}&limit=1`);
+      const listed = await stack.serve.api.call('GET', `/events?after=${line!.sequence - 1}&limit=1`);
       expect(listed.text).toContain(delivery!.body.slice(1));
 
       // A receiver that fails: reported on the event's line, and listening goes on.
@@ -69,8 +51,8 @@ describe('ferry listen --forward-to', () => {
       receiver.status = () => 204;
       await receiver.start(port);
       const last = await createCompany('Back Again Ltd');
-      expect((await serve.api.call('PUT', `/companies/${last}/products/lending`)).status).toBeLessThan(300);
-      expect((await serve.api.call('DELETE', `/companies/${last}`)).status).toBe(204);
+      expect((await stack.serve.api.call('PUT', `/companies/${last}/products/lending`)).status).toBeLessThan(300);
+      expect((await stack.serve.api.call('DELETE', `/companies/${last}`)).status).toBe(204);
       await listen.until('two more events', () => (events().length >= 5 ? true : undefined));
       expect(events().slice(3).map((e) => [e.event.eventType, e.event.payload.id, e.forward.status])).toEqual([
         ['company.created', last, 204], ['company.deleted', last, 204],

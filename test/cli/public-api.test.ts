@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ferry as ferryInProcess } from '../helpers/in-process.js';
 import { startPublicApiProxy, type PublicApiProxy } from '../helpers/public-api-proxy.js';
-import { startTestStack, type ServeHandle } from '../helpers/stack.js';
-import { createClient, readAll, sampleInvoice } from '../helpers/sync.js';
-import { makeTenants, readResults, secretsOf, leakedSecrets, stopCleanly, tokensCsv, writeCsv } from '../migrate/support.js';
+import type { ServeHandle } from '../helpers/stack.js';
+import { readAll, sampleInvoice } from '../helpers/sync.js';
+import { makeTenants, readResults, secretsOf, leakedSecrets, tokensCsv, writeCsv } from '../migrate/support.js';
+import { startPublicApiTarget, stopPublicApiTarget } from './public-api-support.js';
 
 const COMPANIES = 4;
 let stack: ServeHandle;
@@ -19,16 +20,9 @@ let proxy: PublicApiProxy;
 let target: string[];
 
 beforeAll(async () => {
-  stack = await startTestStack('serve');
-  proxy = await startPublicApiProxy(stack.baseUrl, { latencyMs: 3 });
-  const key = await createClient(stack.api, stack.adminKey, 'Public Api Ltd', 'Paid');
-  target = ['--base-url', proxy.url, '--api-key-file', stack.keyFile('client.key', key)];
+  ({ stack, proxy, target } = await startPublicApiTarget());
 });
-
-afterAll(async () => {
-  await proxy?.close();
-  await stopCleanly(stack);
-});
+afterAll(() => stopPublicApiTarget(proxy, stack));
 
 const ferry = (...args: string[]) => ferryInProcess([...target, ...args]);
 const adminCalls = () => proxy.requests.filter((r) => r.path.startsWith('/admin'));

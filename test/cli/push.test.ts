@@ -9,16 +9,13 @@ import type { Stack } from '../../src/stack.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import {
-  apiClient, createClient, linkedCompany, patchSandbox, waitFor, type Api, type Linked,
+  linkedCompany, patchSandbox, waitFor, type Api, type Linked,
   sampleInvoice } from '../helpers/sync.js';
 import { type Harness, startTestStack } from '../helpers/stack.js';
+import { newClient, startClientStack, stopClientStack } from './client-stack-support.js';
 
 const PLATFORM = 'gbol';
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-
-function asClient(api: Api, apiKey: string): Api {
-  return { ...api, call: (method, path, options = {}) => api.call(method, path, { apiKey, ...options }) };
-}
 
 /** A customer id the platform knows, read with the tenant's own token. */
 async function platformCustomer(sandboxUrl: string, linked: Linked): Promise<string> {
@@ -57,10 +54,7 @@ describe('ferry push (harness, sync platform)', () => {
   beforeAll(async () => {
     h = await startTestStack('fake-clocks');
     work = tempDir('ferry-push-cli-');
-    const key = await createClient(h.api, h.adminKey, 'Push CLI Ltd', 'Paid');
-    api = asClient(h.api, key);
-    writeFileSync(join(work, 'key'), key, { mode: 0o600 });
-    remote = ['--base-url', h.baseUrl, '--api-key-file', join(work, 'key')];
+    ({ api, remote } = await newClient(h.api, h.adminKey, h.baseUrl, 'Push CLI Ltd', work));
     linked = await linkedCompany(api, h.sandboxUrl, PLATFORM, 10, { name: 'Push Target', seed: 51 });
     customerId = await platformCustomer(h.sandboxUrl, linked);
     target = ['--company', linked.companyId, '--connection', linked.connectionId];
@@ -209,19 +203,13 @@ describe('ferry push --wait with the real push worker (async platform)', () => {
   let args: string[];
 
   beforeAll(async () => {
-    stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
-    const admin = apiClient(stack.baseUrl, stack.adminKey);
-    const key = await createClient(admin, stack.adminKey, 'Async Push Ltd', 'Paid');
-    writeFileSync(join(work, 'key'), key, { mode: 0o600 });
-    linked = await linkedCompany(asClient(admin, key), stack.sandboxUrl, PLATFORM, 10, { name: 'Async Target', seed: 61 });
+    const client = await startClientStack('Async Push Ltd', dataDir, work);
+    stack = client.stack;
+    linked = await linkedCompany(client.api, stack.sandboxUrl, PLATFORM, 10, { name: 'Async Target', seed: 61 });
     customerId = await platformCustomer(stack.sandboxUrl, linked);
-    args = ['--base-url', stack.baseUrl, '--api-key-file', join(work, 'key'), 'push', 'invoices', '--company', linked.companyId, '--connection', linked.connectionId];
+    args = [...client.remote, 'push', 'invoices', '--company', linked.companyId, '--connection', linked.connectionId];
   });
-  afterAll(async () => {
-    await stack?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => stopClientStack(stack, dataDir, work));
 
   it('waits for Pending pushes to settle: Success and a later Failed make exit 3', async () => {
     await patchSandbox(stack.sandboxUrl, { pushMode: 'async', pushDelaySeconds: 1 });

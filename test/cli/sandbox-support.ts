@@ -1,9 +1,14 @@
 // Shared by the `ferry sandbox` tests: the tenants CSV read back, and a stand-in for the
-// sandbox that forwards or drops each tenants call.
+// sandbox that forwards or drops each tenants call, with a `ferry serve` that goes through it.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { basic } from '../helpers/service.js';
+import { startTestStack, type ServeHandle } from '../helpers/stack.js';
+
+/** Whether the tenants call numbered `call` (1, 2, …) goes through, now or once the promise settles. */
+export type Decide = (call: number) => 'forward' | 'drop' | Promise<'forward' | 'drop'>;
 
 /** The CSV's data rows as [companyName, externalId, …] (token values hold no commas or quotes). */
 export function csvRows(path: string): string[][] {
@@ -16,7 +21,7 @@ export function csvRows(path: string): string[][] {
  * number (1, 2, …). A `ferry serve --sandbox-url` pointed here makes every `ferry sandbox`
  * command use it.
  */
-export async function tenantsProxy(upstream: string, adminKey: string, decide: (call: number) => 'forward' | 'drop' | Promise<'forward' | 'drop'>) {
+async function tenantsProxy(upstream: string, adminKey: string, decide: Decide) {
   let calls = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -38,4 +43,38 @@ export async function tenantsProxy(upstream: string, adminKey: string, decide: (
       server.close(() => resolve());
     }),
   };
+}
+
+export type TenantsProxy = Awaited<ReturnType<typeof tenantsProxy>>;
+
+export interface ProxiedServe {
+  /** A second `ferry serve` whose `ferry sandbox` commands reach the sandbox through `proxy` (from the block's beforeAll on). */
+  readonly proxied: ServeHandle;
+  readonly proxy: TenantsProxy;
+  /** Whether each tenants call goes through: forwarded until a test says otherwise. */
+  decide: Decide;
+}
+
+/** For a describe block: the proxy in front of `serve()`'s sandbox and a `ferry serve` using it, started before its tests. */
+export function useProxiedServe(serve: () => ServeHandle): ProxiedServe {
+  let proxied: ServeHandle | undefined;
+  let proxy: TenantsProxy | undefined;
+  beforeAll(async () => {
+    proxy = await tenantsProxy(serve().sandboxUrl, serve().adminKey, (call) => fixture.decide(call));
+    proxied = await startTestStack('serve', { args: ['--sandbox-url', proxy.url] });
+  });
+  afterAll(async () => {
+    await proxied?.stop();
+    await proxy?.close();
+  });
+  const fixture: ProxiedServe = {
+    get proxied() {
+      return proxied!;
+    },
+    get proxy() {
+      return proxy!;
+    },
+    decide: () => 'forward',
+  };
+  return fixture;
 }

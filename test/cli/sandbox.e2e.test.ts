@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FERRY_BIN, cleanEnv, runFerry, type RunResult } from '../helpers/cli.js';
 import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 import { waitFor } from '../helpers/sync.js';
-import { csvRows, tenantsProxy } from './sandbox-support.js';
+import { csvRows, useProxiedServe } from './sandbox-support.js';
 
 describe('ferry sandbox tenants create, the binary', () => {
   let serve: ServeHandle;
@@ -62,30 +62,20 @@ describe('ferry sandbox tenants create, the binary', () => {
   });
 
   describe('stopped midway', () => {
-    let proxied: ServeHandle | undefined;
-    let proxy: Awaited<ReturnType<typeof tenantsProxy>> | undefined;
-    let decide: (call: number) => 'forward' | 'drop' | Promise<'forward' | 'drop'> = () => 'forward';
-    beforeAll(async () => {
-      proxy = await tenantsProxy(serve.sandboxUrl, serve.adminKey, (call) => decide(call));
-      proxied = await startTestStack('serve', { args: ['--sandbox-url', proxy.url] });
-    });
-    afterAll(async () => {
-      await proxied?.stop();
-      await proxy?.close();
-    });
+    const midway = useProxiedServe(() => serve);
 
     it('stops on Ctrl-C after the calls under way, with --out not written', async () => {
       const out = join(work, 'interrupted.csv');
-      const start = proxy!.calls();
+      const start = midway.proxy.calls();
       let release!: () => void;
       const released = new Promise<'forward'>((resolve) => (release = () => resolve('forward')));
       // The first two calls go through; the rest wait for the test's Ctrl-C.
-      decide = (call) => (call - start <= 2 ? 'forward' : released);
-      const child = spawn(process.execPath, [FERRY_BIN, ...proxied!.target(), 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--invoices', '0', '--count', '100000', '--out', out], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      midway.decide = (call) => (call - start <= 2 ? 'forward' : released);
+      const child = spawn(process.execPath, [FERRY_BIN, ...midway.proxied.target(), 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--invoices', '0', '--count', '100000', '--out', out], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-      await waitFor('a third call to the sandbox', async () => proxy!.calls() - start >= 3);
+      await waitFor('a third call to the sandbox', async () => midway.proxy.calls() - start >= 3);
       child.kill('SIGINT');
       release();
       expect(await exited).toBe(130);
@@ -94,7 +84,7 @@ describe('ferry sandbox tenants create, the binary', () => {
       expect(said, stderr).not.toBeNull();
       // Every call that reached the sandbox finished and is counted; none was started after the Ctrl-C was seen.
       const created = Number(said![1]!.replace(/,/g, ''));
-      expect(created).toBe((proxy!.calls() - start) * 1000);
+      expect(created).toBe((midway.proxy.calls() - start) * 1000);
       expect(created).toBeLessThan(100_000);
       expect(existsSync(out)).toBe(false);
       expect(readdirSync(work).filter((f) => f.endsWith('.tmp'))).toEqual([]);

@@ -8,7 +8,7 @@ import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { integrationByKey } from '../../src/platforms/registry.js';
 import { type ServeHandle, startTestStack } from '../helpers/stack.js';
-import { csvRows, tenantsProxy } from './sandbox-support.js';
+import { csvRows, useProxiedServe } from './sandbox-support.js';
 
 describe('ferry sandbox against a remote ferry serve', () => {
   const dataDir = tempDir();
@@ -156,25 +156,15 @@ describe('ferry sandbox tenants create in batches, up to 100,000', () => {
   });
 
   describe('stopped midway', () => {
-    let proxied: ServeHandle | undefined;
-    let proxy: Awaited<ReturnType<typeof tenantsProxy>> | undefined;
-    let decide: (call: number) => 'forward' | 'drop' | Promise<'forward' | 'drop'> = () => 'forward';
-    beforeAll(async () => {
-      proxy = await tenantsProxy(serve.sandboxUrl, serve.adminKey, (call) => decide(call));
-      proxied = await startTestStack('serve', { args: ['--sandbox-url', proxy.url] });
-    });
-    afterAll(async () => {
-      await proxied?.stop();
-      await proxy?.close();
-    });
+    const midway = useProxiedServe(() => serve);
 
     it('leaves --out as it was when the sandbox stops answering, and says how many exist', async () => {
       const out = join(work, 'kept.csv');
       writeFileSync(out, 'the old file\n', { mode: 0o600 });
       const before = await tenantCount();
-      const start = proxy!.calls();
-      decide = (call) => (call - start <= 2 ? 'forward' : 'drop');
-      const failed = await ferry([...proxied!.target(), 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--invoices', '1', '--count', '5000', '--out', out, '--force']);
+      const start = midway.proxy.calls();
+      midway.decide = (call) => (call - start <= 2 ? 'forward' : 'drop');
+      const failed = await ferry([...midway.proxied.target(), 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--invoices', '1', '--count', '5000', '--out', out, '--force']);
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain('Could not reach the sandbox platforms');
       expect(failed.stderr).toContain(`2,000 of 5,000 tenants were created (they exist in the sandbox, unused); ${out} was not written.`);

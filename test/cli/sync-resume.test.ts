@@ -3,7 +3,7 @@
 // for a company that completed since the run began; a results file's time counts the same
 // way; --force queues anew; the timeout's report is short at any count (one JSON line with
 // --json). On the real stack (startStack: the worker thread syncs as it does for users).
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOURNAL_SUFFIX, runFiles, syncStateDir, targetOf } from '../../src/cli/sync/run-files.js';
@@ -13,8 +13,8 @@ import type { Stack } from '../../src/stack.js';
 import { scratchStateHome } from '../helpers/cli.js';
 import { ferry, type InProcessResult } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
-import { apiClient, createClient, linkedCompany, patchSandbox, waitFor, type Api } from '../helpers/sync.js';
-import { startTestStack } from '../helpers/stack.js';
+import { linkedCompany, patchSandbox, waitFor, type Api } from '../helpers/sync.js';
+import { startClientStack, stopClientStack } from './client-stack-support.js';
 
 const PLATFORM = 'gbol';
 
@@ -44,18 +44,9 @@ describe('sync --wait resumed after a stop (real worker)', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
-    const admin = apiClient(stack.baseUrl, stack.adminKey);
-    const key = await createClient(admin, stack.adminKey, 'Resume Ltd', 'Paid');
-    api = { ...admin, call: (method, path, options = {}) => admin.call(method, path, { apiKey: key, ...options }) };
-    writeFileSync(join(work, 'key'), key, { mode: 0o600 });
-    remote = ['--base-url', stack.baseUrl, '--api-key-file', join(work, 'key')];
+    ({ stack, api, remote } = await startClientStack('Resume Ltd', dataDir, work));
   });
-  afterAll(async () => {
-    await stack?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => stopClientStack(stack, dataDir, work));
 
   it('a timeout prints counts per state and the command that resumes; the rerun queues nothing again and ends once all is complete', async () => {
     const a = await linkedCompany(api, stack.sandboxUrl, PLATFORM, 5, { name: 'Resume A', seed: 71 });

@@ -13,15 +13,12 @@ import { parseDuration } from '../../src/lib/duration.js';
 import { ferry, type InProcessResult } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import {
-  apiClient, createClient, linkedCompany, sandboxCall, waitFor, type Api } from '../helpers/sync.js';
+  apiClient, linkedCompany, sandboxCall, waitFor, type Api } from '../helpers/sync.js';
 import { type Harness, type ServeHandle, startTestStack } from '../helpers/stack.js';
+import { newClient, startClientStack, stopClientStack } from './client-stack-support.js';
 
 const PLATFORM = 'gbol';
 const SUPPORTED = integrationByKey(PLATFORM)!.dataTypes;
-
-function asClient(api: Api, apiKey: string): Api {
-  return { ...api, call: (method, path, options = {}) => api.call(method, path, { apiKey, ...options }) };
-}
 
 /** Runs ferry in-process while the test plays the worker: a pass every few ms until the command ends. */
 async function whileSyncing(h: Harness, run: Promise<InProcessResult>): Promise<InProcessResult> {
@@ -63,10 +60,7 @@ describe('ferry sync on the harness (fake clocks, worker driven by the test)', (
   beforeAll(async () => {
     h = await startTestStack('fake-clocks');
     work = tempDir('ferry-sync-cli-');
-    const key = await createClient(h.api, h.adminKey, 'Sync CLI Ltd', 'Paid');
-    api = asClient(h.api, key);
-    writeFileSync(join(work, 'key'), key, { mode: 0o600 });
-    remote = ['--base-url', h.baseUrl, '--api-key-file', join(work, 'key')];
+    ({ api, remote } = await newClient(h.api, h.adminKey, h.baseUrl, 'Sync CLI Ltd', work));
   });
   afterAll(async () => {
     await h?.stop();
@@ -239,18 +233,9 @@ describe('ferry sync --wait with the real worker (startStack)', () => {
   let remote: string[];
 
   beforeAll(async () => {
-    stack = await startTestStack('threads', { dataDir, rateLimit: 0 });
-    const admin = apiClient(stack.baseUrl, stack.adminKey);
-    const key = await createClient(admin, stack.adminKey, 'Stack Sync Ltd', 'Paid');
-    api = asClient(admin, key);
-    writeFileSync(join(work, 'key'), key, { mode: 0o600 });
-    remote = ['--base-url', stack.baseUrl, '--api-key-file', join(work, 'key')];
+    ({ stack, api, remote } = await startClientStack('Stack Sync Ltd', dataDir, work));
   });
-  afterAll(async () => {
-    await stack?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => stopClientStack(stack, dataDir, work));
 
   it('waits for two companies to sync every data type (exit 0)', async () => {
     const a = await linkedCompany(api, stack.sandboxUrl, PLATFORM, 50, { name: 'Stack A', seed: 31 });
@@ -302,11 +287,7 @@ describe('ferry sync against ferry serve', () => {
   beforeAll(async () => {
     serve = await startTestStack('serve', { dataDir });
     const adminKey = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
-    const admin = apiClient(serve.listening.baseUrl!, adminKey);
-    const key = await createClient(admin, adminKey, 'Serve Sync Ltd', 'Paid');
-    api = asClient(admin, key);
-    writeFileSync(join(work, 'key'), key, { mode: 0o600 });
-    remote = ['--base-url', serve.listening.baseUrl!, '--api-key-file', join(work, 'key')];
+    ({ api, remote } = await newClient(apiClient(serve.listening.baseUrl!, adminKey), adminKey, serve.listening.baseUrl!, 'Serve Sync Ltd', work));
   });
   afterAll(async () => {
     await serve?.stop();
