@@ -267,7 +267,7 @@ describe('a stop', () => {
       const ready = await getJson(`${serve.baseUrl}/readyz`);
       return ready.status === 503 && ready;
     });
-    expect(draining.body).toEqual({ status: 'not ready', reasons: ['shutting down: finishing the requests in flight'] });
+    expect(draining.body).toEqual({ status: 'not ready', reasons: ['shutting down: finishing the work in flight'] });
     // Still alive, and still serving what comes while it drains.
     expect((await getJson(`${serve.baseUrl}/healthz`)).status).toBe(200);
     socket.write(body.slice(10));
