@@ -16,6 +16,7 @@ import { startMetricsServer, type MetricsServer } from './service/observability/
 export { startWorker, type RunningWorker, type WorkerProcessOptions } from './service/worker.js';
 export { SecretKeyError } from './service/secrets.js';
 export { DATABASE_UNAVAILABLE, describeTarget, parseTarget } from './service/store/pg/unavailable.js';
+export { backupSqlite, BackupRefused, type SqliteBackup } from './service/store/sqlite/backup.js';
 export { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from './service/observability/logger.js';
 
 export interface StackOptions extends Omit<ServiceOptions, 'platformUrl'> {

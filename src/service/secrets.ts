@@ -1,6 +1,7 @@
 // Tokens at rest: AES-256-GCM with a random 96-bit IV per seal. The key comes, first found,
 // from a key file (`ferry serve --secret-key-file`), FERRY_SECRET_KEY or <data-dir>/secret.key,
-// the last created 0600 on first start; the first two take 64 hex chars or base64 of 32
+// the last created 0600 on first start (and never beside a database that has none: its
+// tokens would not open); the first two take 64 hex chars or base64 of 32
 // bytes. The connection id is bound in as associated data, so a sealed blob copied onto
 // another connection's row does not open.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
@@ -70,6 +71,15 @@ export function loadSecretKey(dataDir: string, env: NodeJS.ProcessEnv = process.
   }
   if (fromEnv) return fromEnv;
   if (existsSync(file)) return parseSecretKey(readFileSync(file, 'utf8'));
+  // A database without its key: restored from a backup without the key, or the key removed.
+  // A new key would open none of its tokens, and nothing would say so until they were used.
+  if (existsSync(join(dataDir, 'ferry.db'))) {
+    throw new SecretKeyError(
+      `${join(dataDir, 'ferry.db')} is there but ${file} is not: the database's tokens were sealed with a key this data dir no longer holds. ` +
+      `Put that key back as ${file} (from where it was kept with the backups), or give it with --secret-key-file PATH or FERRY_SECRET_KEY.`,
+      'unusable',
+    );
+  }
   const key = randomBytes(32);
   // 'wx' fails if another process created it first; then read theirs.
   try {

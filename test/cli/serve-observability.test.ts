@@ -5,14 +5,15 @@
 // is one JSON object a line, a line per request whose correlation id is the answer's
 // header and its error body's, and a line per failure; and no secret that went through
 // the service appears in any line.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logFormatOf } from '../../src/cli/serve/observe.js';
 import type { IO } from '../../src/cli/io.js';
-import { basic } from '../helpers/service.js';
+import { closeServer, listenOn } from '../helpers/processes.js';
+import { basic, tempDir } from '../helpers/service.js';
 import { startTestStack, type ServeHandle } from '../helpers/stack.js';
 import { linkedCompany, sampleInvoice, waitFor, type Api } from '../helpers/sync.js';
 import { getJson, jsonLines, scrape, total } from '../helpers/observability.js';
@@ -226,6 +227,27 @@ describe('the log format', () => {
   });
 });
 
+describe('the metrics port flags', () => {
+  it('refuses a port that is not one (exit 2) and names the metrics port when it is taken (exit 1)', async () => {
+    const { ferry } = await import('../helpers/in-process.js');
+    const bad = await ferry(['serve', '--metrics-port', 'ninety']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--metrics-port must be a whole number from 0 to 65535.');
+    const taken = await listenOn(0);
+    const { port } = taken.address() as { port: number };
+    const dataDir = tempDir('ferry-metrics-port-');
+    try {
+      const refused = await ferry(['serve', '--port', '0', '--metrics-port', String(port), '--data-dir', dataDir, '--log-format', 'off']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use.`);
+      expect(refused.stderr).toContain('--metrics-port');
+    } finally {
+      await closeServer(taken);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a stop', () => {
   it('answers /readyz 503 from SIGTERM while a request in flight finishes, then exits 0', async () => {
     const serve = await startTestStack('serve', { args: ['--log-format', 'off'] });
@@ -245,7 +267,7 @@ describe('a stop', () => {
       const ready = await getJson(`${serve.baseUrl}/readyz`);
       return ready.status === 503 && ready;
     });
-    expect(draining.body).toEqual({ status: 'not ready', reasons: ['shutting down: finishing the requests in flight'] });
+    expect(draining.body).toEqual({ status: 'not ready', reasons: ['shutting down: finishing the work in flight'] });
     // Still alive, and still serving what comes while it drains.
     expect((await getJson(`${serve.baseUrl}/healthz`)).status).toBe(200);
     socket.write(body.slice(10));

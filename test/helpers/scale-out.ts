@@ -15,6 +15,9 @@ export interface ScaleOutOptions {
   workers: number;
   /** The workers' --lease, in seconds: short, for a killed worker's pulls to be taken over within a test. */
   lease: number;
+  /** More flags for every instance, and for every worker (--metrics-port 0, say). */
+  instanceArgs?: string[];
+  workerArgs?: string[];
 }
 
 export interface ScaleOut {
@@ -56,7 +59,7 @@ export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut>
     // Started together, as instances come up in a deployment; all settle before a failure
     // is thrown, so none is left running past stopAll.
     const settled = await Promise.allSettled(Array.from({ length: options.instances }, (_, i) => start(
-      ['serve', '--port', String(i === 0 ? firstPort : 0), '--no-worker', '--sandbox-url', sandbox.url, ...shared, '--data-dir', join(root, `api-${i}`)],
+      ['serve', '--port', String(i === 0 ? firstPort : 0), '--no-worker', '--sandbox-url', sandbox.url, ...shared, '--data-dir', join(root, `api-${i}`), ...(options.instanceArgs ?? [])],
     )));
     const instances = settled.map((s) => {
       if (s.status === 'rejected') throw s.reason;
@@ -64,7 +67,7 @@ export async function startScaleOut(options: ScaleOutOptions): Promise<ScaleOut>
     });
     const workers: FerryProcess[] = [];
     const startWorker = async (i: number) => (workers[i] = await start(
-      ['worker', '--sandbox-url', sandbox.url, '--lease', String(options.lease), ...shared, '--data-dir', join(root, `worker-${i + 1}`)],
+      ['worker', '--sandbox-url', sandbox.url, '--lease', String(options.lease), ...shared, '--data-dir', join(root, `worker-${i + 1}`), ...(options.workerArgs ?? [])],
     ));
     for (let i = 0; i < options.workers; i++) await startWorker(i);
     return {

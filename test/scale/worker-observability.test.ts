@@ -1,7 +1,8 @@
 // `ferry worker --metrics-port 0` (run in this process, as the binary runs it) on
 // PostgreSQL beside an API instance: its working line names the metrics URL; that port
 // serves /healthz, /readyz and /metrics with the worker's pulls and the database's
-// backlog; its log is JSON lines; and it answers ready while it runs.
+// backlog; its log is JSON lines; and it answers ready while it runs, and 503 from SIGTERM
+// until it exits while its work in flight reaches a safe point.
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,7 +66,17 @@ describePostgres('ferry worker for its operator', () => {
     expect(total(samples, 'ferry_store_operation_duration_seconds_count', { operation: 'claimPulls' })).toBeGreaterThan(0);
     expect(total(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
 
-    const stopped = await worker.stop();
+    // A stop while a pull is in flight (each platform page takes 2 s): not ready until it exits.
+    expect((await sandbox.call('PATCH', '/admin/settings', { body: { latencyMs: 2000 } })).status).toBe(200);
+    const queued = await api.call('POST', `/companies/${linked.companyId}/data/queue/invoices`);
+    await waitFor('the pull in flight', async () => (await api.call('GET', `/companies/${linked.companyId}/data/history/${queued.body.id}`)).body.status === 'Fetching', 30_000, 100);
+    const stopping = worker.stop();
+    const draining = await waitFor('readyz to say so', async () => {
+      const ready = await getJson(`${base}/readyz`).catch(() => undefined);
+      return ready?.status === 503 && ready;
+    }, 10_000, 50);
+    expect(draining.body).toEqual({ status: 'not ready', reasons: ['shutting down: finishing the work in flight'] });
+    const stopped = await stopping;
     expect(stopped.code).toBe(0);
     const lines = jsonLines(stopped.stderr);
     expect(lines.map((l) => l.event)).toContain('stopping');

@@ -2,6 +2,7 @@
 // dependencies lazily inside its run function, so `ferry --help` stays fast.
 import type { Command } from 'commander';
 import type { Registrar } from '../command.js';
+import * as adminBackup from './admin/backup.js';
 import * as clientsCreate from './admin/clients/create.js';
 import * as clientsList from './admin/clients/list.js';
 import * as keysCreate from './admin/keys/create.js';
@@ -67,6 +68,7 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   keysCreate.register,
   keysList.register,
   keysRevoke.register,
+  adminBackup.register,
   tenantsCreate.register,
   tenantsList.register,
   legacyRefresh.register,

@@ -47,7 +47,7 @@ export class Readiness {
   private async reasons(): Promise<string[]> {
     const { checks } = this;
     const reasons = [
-      ...(this.draining ? ['shutting down: finishing the requests in flight'] : []),
+      ...(this.draining ? ['shutting down: finishing the work in flight'] : []),
       ...(checks.maintenance?.() ? ['maintenance mode: every request answers 503'] : []),
     ];
     const [store, background] = await Promise.all([this.storeReasons(), checks.background?.() ?? []]);
