@@ -3,6 +3,7 @@
 // record_edits by id and laid over the record wherever it is read. A deleted record
 // stays listed, marked metadata.isDeleted, as platforms report deletions to a sync.
 import { isoSeconds } from '../lib/clock.js';
+import { withRequiredFields } from '../platforms/record-defaults.js';
 import type { SandboxContext } from './context.js';
 import { fail, type FieldError } from './errors.js';
 import { generateRecords, generatedCount } from './generate/records.js';
@@ -76,7 +77,7 @@ function stamp(ctx: SandboxContext): string {
 export function applyUpdate(ctx: SandboxContext, tenant: TenantRow, dataType: string, id: string, payload: Json): Json {
   const now = stamp(ctx);
   const { id: _id, modifiedDate: _m, sourceModifiedDate: _s, ...fields } = payload;
-  const record = { id, ...fields, metadata: { isDeleted: false }, modifiedDate: now, sourceModifiedDate: now };
+  const record = withRequiredFields(dataType, { id, ...fields, metadata: { isDeleted: false }, modifiedDate: now, sourceModifiedDate: now });
   ctx.store.putEdit(tenant.id, dataType, record);
   return record;
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { isoSeconds } from '../lib/clock.js';
 import type { DataTypeKey } from '../platforms/data-types.js';
+import { withRequiredFields } from '../platforms/record-defaults.js';
 import type { SandboxContext } from './context.js';
 import { applyDelete, applyUpdate, editable, staleCopy } from './edits.js';
 import { fail, SandboxError, type FieldError } from './errors.js';
@@ -126,7 +127,8 @@ function journalErrors(lines: unknown): FieldError[] {
 function createRecord(ctx: SandboxContext, tenant: TenantRow, dataType: string, payload: Json): { record: Json; seq: number } {
   const stamp = isoSeconds(ctx.clock.now());
   const { id: _clientId, modifiedDate: _m, sourceModifiedDate: _s, ...fields } = payload;
-  const record = { id: randomUUID(), ...fields, metadata: fields.metadata ?? { isDeleted: false }, modifiedDate: stamp, sourceModifiedDate: stamp };
+  // The platform holds a record whole: every field its type requires, defaulted where the writer left it out.
+  const record = withRequiredFields(dataType, { id: randomUUID(), ...fields, metadata: fields.metadata ?? { isDeleted: false }, modifiedDate: stamp, sourceModifiedDate: stamp });
   return { record, seq: ctx.store.insertRecord(tenant.id, dataType, record) };
 }
 

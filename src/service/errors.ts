@@ -149,6 +149,9 @@ export const errors = {
   unlinkNotLinked: (status: string) => new ApiError(400, `Only a Linked connection can be unlinked; this one is ${status}.`, {
     validation: item('status', `The connection is ${status}, not Linked.`, 'Connection'),
   }),
+  connectionInfoNotObject: () => new ApiError(400, 'connectionInfo must be an object of the integration\'s token fields.', {
+    validation: item('connectionInfo', 'connectionInfo must be an object of token fields (GET /integrations/{platformKey} lists them).', 'Connection'),
+  }),
   tokensNotInSchema: (platformName: string, validation: ValidationItem[]) => new ApiError(400, `The tokens do not match the ${platformName} token schema.`, { validation }),
   /** `reason`: the platform's own words (never the tokens). */
   tokensRejected: (platformName: string, reason: string) => new ApiError(400, `${platformName} rejected the tokens.`, {

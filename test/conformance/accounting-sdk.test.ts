@@ -2,10 +2,12 @@
 // `ferry serve` on 127.0.0.1: every operation in scope (docs/api.md lists them) succeeds
 // through it, or answers the status the public API documents for the case. This SDK has no
 // response schemas of its own to check against, so each answer is also checked here for
-// the fields the public document requires of its data type.
+// the fields the public document requires of its data type: every record read, and the
+// record every push answers with (test/helpers/record-shapes.ts).
 import { CodatAccounting } from '@codat/accounting';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type ServeHandle } from '../helpers/stack.js';
+import { expectRequiredFields } from '../helpers/record-shapes.js';
 import { createClient, linkedCompany, readAll, sampleInvoice, waitFor, type Api, type Linked } from '../helpers/sync.js';
 
 type Json = Record<string, any>;
@@ -59,22 +61,6 @@ function ok(res: Json, what: string): any {
   return wire(res);
 }
 
-// Fields the public document requires of each data type's records.
-const REQUIRED: Record<string, string[]> = {
-  accounts: ['isBankAccount', 'status', 'type'],
-  billCreditNotes: ['discountPercentage', 'remainingCredit', 'status', 'subTotal', 'totalAmount', 'totalDiscount', 'totalTaxAmount'],
-  billPayments: ['date'],
-  bills: ['issueDate', 'status', 'subTotal', 'taxAmount', 'totalAmount'],
-  creditNotes: ['discountPercentage', 'remainingCredit', 'status', 'subTotal', 'totalAmount', 'totalDiscount', 'totalTaxAmount'],
-  customers: ['status'],
-  directCosts: ['currency', 'issueDate', 'lineItems', 'paymentAllocations', 'subTotal', 'taxAmount', 'totalAmount'],
-  directIncomes: ['currency', 'issueDate', 'lineItems', 'paymentAllocations', 'subTotal', 'taxAmount', 'totalAmount'],
-  invoices: ['amountDue', 'issueDate', 'status', 'totalAmount', 'totalTaxAmount'],
-  items: ['isBillItem', 'isInvoiceItem', 'itemStatus', 'type'],
-  payments: ['date'],
-  suppliers: ['status'],
-};
-
 // Every data set the SDK reads: its resource, where it lives (per company or per
 // connection), and the name of its id parameter.
 const READS: Array<{ resource: string; path: string; id: string; perConnection?: boolean }> = [
@@ -109,7 +95,7 @@ describe('reads: list and get of every data type', () => {
     expect(list.pageNumber).toBe(1);
     expect(list.results.length).toBeGreaterThan(0);
     for (const record of list.results) {
-      for (const field of REQUIRED[path] ?? []) expect(record, `${name} ${record.id} lacks ${field}`).toHaveProperty(field);
+      expectRequiredFields(path === 'accounts' ? 'chartOfAccounts' : path, record, name);
       const one = ok(await call(name, 'get', { ...scope, [id]: record.id }), `${name}.get`);
       expect(one).toEqual(record);
     }
@@ -191,8 +177,15 @@ describe('pushes: create, update and delete through the SDK', () => {
       expect(answer, name).toMatchObject({ status: 'Success', statusCode: 200, dataType, companyId: linked.companyId, dataConnectionKey: linked.connectionId });
       expect(answer.changes[0], name).toMatchObject({ type: 'Created', recordRef: { dataType } });
       expect(answer.data.id, name).toBe(answer.changes[0].recordRef.id);
+      expectRequiredFields(dataType, answer.data, `${name}.create`);
       created.set(name, answer.data.id);
     }
+  });
+
+  it('create: a record with only the fields a push requires is answered whole (the issue of POST …/push/accounts without isBankAccount)', async () => {
+    const answer = ok(await sdk.accounts.create({ ...ids(), account: { name: 'SDK Bare account', type: 'Expense' } as never }), 'accounts.create');
+    expect(answer.data).toMatchObject({ name: 'SDK Bare account', type: 'Expense', isBankAccount: false, status: 'Active' });
+    expectRequiredFields('chartOfAccounts', answer.data);
   });
 
   it('create: a record the service refuses is a documented 400 with the fields named', async () => {
@@ -221,6 +214,7 @@ describe('pushes: create, update and delete through the SDK', () => {
       expect(answer, name).toMatchObject({ status: 'Success', statusCode: 200 });
       expect(answer.changes, name).toEqual([{ type: 'Modified', recordRef: { id, dataType: expect.any(String) } }]);
       expect(answer.data.id, name).toBe(id);
+      expectRequiredFields(answer.dataType, answer.data, `${name}.update`);
     }
   });
 

@@ -10,6 +10,7 @@ import { tempDir } from '../helpers/service.js';
 import {
   DATA_STATUS_KEYS, ISO_Z, PULL_KEYS, PUSH_KEYS, apiClient, keysWithValues, createClient, linkedCompany, readAll, waitFor, type Api, type Linked } from '../helpers/sync.js';
 import { startTestStack } from '../helpers/stack.js';
+import { expectRequiredFields } from '../helpers/record-shapes.js';
 
 const PLATFORM = 'gbol'; // Xero: every data type
 const INVOICES = 1234; // two platform pages of 1000
@@ -157,6 +158,7 @@ describe('sync full loop (real worker thread)', () => {
     expect(change).toMatchObject({ type: 'Created', recordRef: { dataType: 'invoices' } });
     pushedId = change.recordRef.id;
     expect(push.body.data).toMatchObject({ id: pushedId, invoiceNumber: invoice.invoiceNumber });
+    expectRequiredFields('invoices', push.body.data);
     expect(invoices.map((i) => i.id)).not.toContain(pushedId);
   });
 

@@ -8,6 +8,7 @@ import { DEFAULT_ACCESS_TOKEN_TTL_SECONDS as TTL } from '../../src/sandbox/index
 import { DATA_TYPES } from '../../src/platforms/data-types.js';
 import { resetScheduleCheck } from '../../src/service/sync/schedule.js';
 import { readTokens } from '../../src/service/tokens.js';
+import { expectRequiredFields } from '../helpers/record-shapes.js';
 import {
   ISO_Z, PUSH_KEYS, createClient, keysWithValues, linkedCompany, patchSandbox, type Api, type Linked,
   sampleInvoice,
@@ -39,6 +40,7 @@ describe('push operations', () => {
   const expectPushRecord = (push: Record<string, unknown>, answer = false) => {
     const keys = keysWithValues(push, answer ? [...PUSH_KEYS, 'data'] : PUSH_KEYS, ['completedOnUtc', 'timeoutInMinutes', 'errorMessage', 'changes']);
     expect(Object.keys(push).sort()).toEqual(keys);
+    if (answer) expectRequiredFields(String(push.dataType), push.data as Record<string, unknown>);
     expect('completedOnUtc' in push).toBe(push.status !== 'Pending');
     expect(push.requestedOnUtc).toMatch(ISO_Z);
     expect(push).toMatchObject({ companyId: linked.companyId, dataConnectionKey: linked.connectionId, dataType: 'invoices' });
@@ -82,8 +84,8 @@ describe('push operations', () => {
     expect(result.body).toMatchObject({ status: 'Failed', statusCode: 400 });
     expect(result.body).not.toHaveProperty('changes');
     expect(result.body).not.toHaveProperty('timeoutInMinutes');
-    // A record the platform did not take is answered as it was sent.
-    expect(result.body.data).toEqual(JSON.parse(JSON.stringify(body())));
+    // A record the platform did not take is answered as it was sent, with the fields its type requires.
+    expect(result.body.data).toMatchObject(JSON.parse(JSON.stringify(body())));
     expect(result.body.completedOnUtc).toBe(result.body.requestedOnUtc);
     expect(result.body.validation).toEqual({ errors: [{ itemId, message: expect.stringContaining(says), validatorName: 'Platform' }], warnings: [] });
     expect(result.body.errorMessage).toContain(itemId);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, linkedCompany, patchSandbox, readAll, sampleInvoice, type Api, type Linked } from '../helpers/sync.js';
 import { startTestStack, type Harness } from '../helpers/stack.js';
+import { expectRequiredFields } from '../helpers/record-shapes.js';
 
 const PLATFORM = 'gbol';
 const INVOICES = 12;
@@ -57,6 +58,7 @@ describe('push operations that update and delete', () => {
     expect(result.body).not.toHaveProperty('errorMessage');
     expect(result.body.changes).toEqual([{ type: 'Modified', recordRef: { id: target.id, dataType: 'invoices' } }]);
     expect(result.body.data).toMatchObject({ id: target.id, invoiceNumber: `${target.invoiceNumber}-R` });
+    expectRequiredFields('invoices', result.body.data);
     const { record, total } = await onPlatform(target.id);
     expect(record).toMatchObject({ id: target.id, invoiceNumber: `${target.invoiceNumber}-R`, totalAmount: 120 });
     expect(total).toBe(INVOICES);

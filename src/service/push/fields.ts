@@ -125,15 +125,16 @@ export const PUSH_FIELDS: Readonly<Record<string, Record<string, PushField>>> = 
     totalAmount: amount('Total amount', 'What the order comes to, with tax.', true),
     currency: text('Currency', 'ISO 4217 currency code.'),
   },
+  // The document requires a direct cost's currency, and no default would be right.
   directCosts: {
     issueDate: date('Issue date', 'When the money was spent', true),
     totalAmount: amount('Total amount', 'What was spent, with tax.', true),
-    currency: text('Currency', 'ISO 4217 currency code.'),
+    currency: text('Currency', 'ISO 4217 currency code.', true),
   },
   directIncomes: {
     issueDate: date('Issue date', 'When the money was received', true),
     totalAmount: amount('Total amount', 'What was received, with tax.', true),
-    currency: text('Currency', 'ISO 4217 currency code.'),
+    currency: text('Currency', 'ISO 4217 currency code.', true),
   },
   journalEntries: {
     postedOn: date('Posted on', 'When the entry is posted to the ledger', true),

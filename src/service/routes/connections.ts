@@ -1,5 +1,6 @@
-// /companies/{companyId}/connections: create, list, get, unlink, delete, and token
-// migration through PUT .../authorization.
+// /companies/{companyId}/connections: create (with the tokens in connectionInfo, the public
+// API's earlier self-service migration), list, get, unlink, delete, and token migration
+// through PUT .../authorization (connection-tokens.ts holds the steps both share).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { isoSeconds } from '../../lib/clock.js';
@@ -7,18 +8,18 @@ import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { connectionPayload } from '../events/payloads.js';
 import { eventsOf, recordEvent } from '../events/record.js';
-import { baseUrlOf, failIfAny, objectBody, params, queryOf } from '../http/body.js';
+import type { VerifyResult } from '../adapters/verifier.js';
+import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
 import { refuseUnknownFields } from '../http/known-fields.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { connectionRecord } from '../wire/records.js';
 import { defineRoute } from '../http/route.js';
 import { integrationByKey } from '../../platforms/registry.js';
-import { tokenFieldProblems } from '../../platforms/token-fields.js';
 import type { Integration } from '../../platforms/types.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
-import { writeTokens } from '../tokens.js';
 import { ownedCompany } from './companies.js';
+import { linkWithTokens, verifyTokens } from './connection-tokens.js';
 
 export async function ownedConnection(ctx: ServiceContext, request: FastifyRequest): Promise<ConnectionRow> {
   return (await ownedCompanyConnection(ctx, request)).connection;
@@ -40,7 +41,7 @@ function integrationOf(connection: ConnectionRow): Integration {
 }
 
 export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const { store, clock } = ctx;
+  const { store } = ctx;
 
   defineRoute(app, '/companies/:companyId/connections', {
     GET: async (request) => {
@@ -50,23 +51,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       const base = baseUrlOf(request);
       return envelope(rows.map((row) => connectionRecord(row, base)), total, page, request.url);
     },
-    // The company is looked up in the transaction that adds its connection, so it cannot go in between.
-    POST: async (request) => store.transaction(async (tx) => {
-      const company = await ownedCompany(ctx, request);
-      const body = objectBody(request);
-      refuseUnknownFields(body, ['platformKey']);
-      const { platformKey } = body;
-      if (typeof platformKey !== 'string' || platformKey.trim() === '') {
-        throw errors.platformKeyRequired();
-      }
-      const integration = integrationByKey(platformKey.trim().toLowerCase());
-      if (!integration) {
-        throw errors.unknownPlatformKey(platformKey);
-      }
-      const created = await tx.insertConnection(company.id, integration.key, randomUUID(), isoSeconds(clock.now()));
-      await recordConnectionEvent(ctx, request, company, created, 'connection.created');
-      return connectionRecord(created, baseUrlOf(request));
-    }),
+    POST: async (request) => createConnection(ctx, request),
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId', {
@@ -110,21 +95,50 @@ async function recordConnectionEvent(ctx: ServiceContext, request: FastifyReques
 }
 
 /**
+ * POST …/connections: a PendingAuth connection; with tokens in `connectionInfo`, a Linked
+ * one, the tokens taken as PUT …/authorization takes them. Tokens the checks or the platform
+ * refuse leave no connection behind (nothing is written before they pass), and the
+ * connection, its tokens and its events are one transaction.
+ */
+async function createConnection(ctx: ServiceContext, request: FastifyRequest) {
+  const { store, clock } = ctx;
+  await ownedCompany(ctx, request);
+  const body = objectBody(request);
+  refuseUnknownFields(body, ['platformKey', 'connectionInfo']);
+  const { platformKey, connectionInfo } = body;
+  if (typeof platformKey !== 'string' || platformKey.trim() === '') throw errors.platformKeyRequired();
+  const integration = integrationByKey(platformKey.trim().toLowerCase());
+  if (!integration) throw errors.unknownPlatformKey(platformKey);
+  let verdict: VerifyResult | undefined;
+  if (connectionInfo !== undefined && connectionInfo !== null) {
+    if (typeof connectionInfo !== 'object' || Array.isArray(connectionInfo)) throw errors.connectionInfoNotObject();
+    verdict = await verifyTokens(ctx, request, integration, connectionInfo as Record<string, unknown>, 'connectionInfo.');
+    if (!verdict.ok) throw errors.tokensRejected(integration.name, verdict.message);
+  }
+  // The company is looked up again in the transaction that adds its connection, so it cannot go in between.
+  const row = await store.transaction(async (tx) => {
+    const company = await ownedCompany(ctx, request);
+    const now = isoSeconds(clock.now());
+    const created = await tx.insertConnection(company.id, integration.key, randomUUID(), now);
+    await recordConnectionEvent(ctx, request, company, created, 'connection.created');
+    if (!verdict?.ok) return created;
+    const linked = await linkWithTokens(tx, ctx, created.id, verdict, now);
+    await recordConnectionEvent(ctx, request, company, linked, 'connection.connected');
+    return linked;
+  });
+  return connectionRecord(row, baseUrlOf(request));
+}
+
+/**
  * PUT …/authorization, the token migration: the tokens checked against the platform's
  * schema, then verified (with the platform, when there is one), then stored and the
  * connection Linked.
  */
 async function authorize(ctx: ServiceContext, request: FastifyRequest) {
-  const { store, clock, sealer, verifier } = ctx;
+  const { store, clock } = ctx;
   const connection = await ownedConnection(ctx, request);
   const integration = integrationOf(connection);
-  if (integration.migrationRoute === 'managed' && !request.auth.caller.is_admin) throw errors.managedOnly(integration.name);
-  const payload = objectBody(request);
-  const problems = tokenFieldProblems(integration.tokenFields, integration.name, payload);
-  const items = problems.map(({ field, message }) => ({ itemId: field, message, validatorName: 'TokenSchema' }));
-  failIfAny(items, (validation) => errors.tokensNotInSchema(integration.name, validation));
-  const tokens = Object.fromEntries(Object.entries(payload).filter(([, v]) => typeof v === 'string' && v !== '')) as Record<string, string>;
-  const verdict = await verifier.verify(integration, tokens);
+  const verdict = await verifyTokens(ctx, request, integration, objectBody(request));
   if (!verdict.ok) {
     await store.transaction(async () => recordConnectionEvent(ctx, request, await companyOfConnection(ctx, connection), connection, 'connection.failed'));
     throw errors.tokensRejected(integration.name, verdict.message);
@@ -137,9 +151,7 @@ async function authorize(ctx: ServiceContext, request: FastifyRequest) {
     const company = await companyOfConnection(ctx, connection);
     const before = await tx.getConnection(connection.company_id, connection.id);
     if (!before) throw errors.connectionNotFound(connection.company_id, connection.id);
-    await writeTokens(tx, sealer, connection.id, verdict.tokens, now);
-    // The row as written (markLinked returns it): found under the company's lock just above.
-    const row = (await tx.markLinked(connection.id, verdict.connectionInfo))!;
+    const row = await linkWithTokens(tx, ctx, connection.id, verdict, now);
     // Linked for the first time, or again after it was unlinked or deauthorized.
     await recordConnectionEvent(ctx, request, company, row, before.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');
     return row;

@@ -11,6 +11,7 @@ import { defineRoute } from '../http/route.js';
 import { pushRecord } from '../wire/sync-records.js';
 import { PlatformAuthError, PlatformRateLimitError } from '../adapters/adapter.js';
 import { dataTypeByKey, dataTypeByPath } from '../../platforms/data-types.js';
+import { withRequiredFields } from '../../platforms/record-defaults.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import { pushOption } from '../push/fields.js';
 import { validatePush } from '../push/validate.js';
@@ -178,5 +179,10 @@ async function writeToPlatform(
   }
 }
 
-/** A create or update answers the push operation with the record: the platform's when it took it, else the one sent. */
-const withData = (sent: Record<string, unknown>, result: { push: PushRow; record?: Record<string, unknown> }) => ({ ...pushRecord(result.push), data: result.record ?? sent });
+/**
+ * A create or update answers the push operation with the record: the platform's when it
+ * took it, else the one sent (still Pending), with every field its type requires.
+ */
+const withData = (sent: Record<string, unknown>, result: { push: PushRow; record?: Record<string, unknown> }) => ({
+  ...pushRecord(result.push), data: withRequiredFields(result.push.data_type, result.record ?? sent),
+});
