@@ -65,7 +65,8 @@ describe('the probes', () => {
 });
 
 /** The build's last migration, and the one before it (the same number and name on both stores). */
-const [BEFORE_LAST, LAST_MIGRATION] = listMigrations().slice(-2) as [{ version: number; name: string }, { version: number; name: string }];
+const BEFORE_LAST = listMigrations().at(-2)!;
+const LAST_MIGRATION = listMigrations().at(-1)!;
 
 /** As a database restored from an older build: its last migration not recorded. Returns the undoing. */
 async function forgetLastMigration(t: TestService): Promise<() => Promise<void>> {
