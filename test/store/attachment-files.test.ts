@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, w
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createService } from '../../src/service/app.js';
+import { loadSecretKey } from '../../src/service/secrets.js';
 import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
 import type { AsyncStore } from '../../src/service/store/async-store.js';
 import type { AttachmentInput } from '../../src/service/store/attachments.js';
@@ -107,6 +108,8 @@ describe('attachment files on SQLite', () => {
 
   it('the service\'s start removes files without a row, and staged uploads older than any upload could be', async () => {
     const dataDir = tempDir();
+    // The data dir's key first, as the service makes it: a database without one is refused (secrets.ts).
+    loadSecretKey(dataDir);
     const first = await openStore({ dataDir, keyCheck: 'unused on SQLite' });
     const o = await owned(first.store);
     await first.store.insertAttachment(row(o, 'live', 4), stage(dataDir, Buffer.from('live')), LIMITS);
