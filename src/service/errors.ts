@@ -60,6 +60,8 @@ export const errors = {
   badRequest: () => new ApiError(400, 'Bad request.'),
   malformedJson: () => new ApiError(400, 'The request body is not valid JSON.'),
   bodyNotObject: () => new ApiError(400, 'The request body must be a JSON object.'),
+  /** A write route that takes no body was sent one that is not empty (http/route.ts). */
+  bodyNotTaken: () => new ApiError(400, 'This route takes no request body; send none (or an empty JSON object).'),
   bodyTooLarge: (limit: number) => new ApiError(400, `The request body is larger than the limit of ${limit} bytes.`),
   bodyTooDeep: (limit: number) => new ApiError(400, `The request body nests objects and arrays more than ${limit} levels deep.`),
   /** Neither store can hold U+0000 in text (PostgreSQL refuses it), and no id or value needs it. */

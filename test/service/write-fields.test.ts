@@ -78,6 +78,56 @@ describe('a field a write route does not take', () => {
   });
 });
 
+/** Every write route that takes no body: fields sent anyway are refused, not dropped unread. */
+const BODYLESS: Array<{ route: string; method: string; path: () => string; admin?: boolean }> = [
+  { route: 'queue every data type', method: 'POST', path: () => `/companies/${companyId}/data/all` },
+  { route: 'queue one data type', method: 'POST', path: () => `/companies/${companyId}/data/queue/invoices` },
+  { route: 'refresh company info', method: 'POST', path: () => `/companies/${companyId}/data/info` },
+  { route: 'add a product', method: 'PUT', path: () => `/companies/${companyId}/products/lending` },
+  { route: 'remove a product', method: 'DELETE', path: () => `/companies/${companyId}/products/lending` },
+  { route: 'refresh a product', method: 'POST', path: () => `/companies/${companyId}/products/lending/refresh` },
+  { route: 'delete a connection', method: 'DELETE', path: () => `/companies/${companyId}/connections/${connectionId}` },
+  { route: 'delete a company', method: 'DELETE', path: () => `/companies/${companyId}` },
+  { route: 'revoke an API key', method: 'DELETE', path: () => `/apiKeys/${spareKeyId}` },
+  { route: 'send a test event', method: 'POST', path: () => `/webhooks/${webhookId}/test` },
+  { route: 'delete a webhook consumer', method: 'DELETE', path: () => `/webhooks/${webhookId}` },
+  { route: 'make a client\'s key (admin)', method: 'POST', path: () => `/admin/clients/${clientId}/apiKeys`, admin: true },
+  { route: 'revoke a client\'s key (admin)', method: 'DELETE', path: () => `/admin/clients/${clientId}/apiKeys/${spareKeyId}`, admin: true },
+];
+
+let spareKeyId: string;
+let webhookId: string;
+let clientId: string;
+
+describe('a write route that takes no body', () => {
+  beforeAll(async () => {
+    clientId = (await call('GET', '/profile')).body.clientId ?? (await call('GET', '/admin/clients?pageSize=5000', undefined, t.adminKey)).body.results.find((c: { name: string }) => c.name === 'Fields Ltd').id;
+    spareKeyId = (await call('POST', '/apiKeys', { name: 'spare' })).body.id;
+    webhookId = (await call('POST', '/webhooks', { url: 'https://example.com/hooks', eventTypes: ['company.created'] })).body.id;
+  });
+
+  it.each(BODYLESS)('$route: a field sent anyway is a 400 naming it, and nothing changed', async ({ method, path, admin }) => {
+    const apiKey = admin ? t.adminKey : key;
+    const before = [await state(), await history()];
+    const refused = await call(method, path(), { surprise: true, companyId: 'x' }, apiKey);
+    expect(refused.status, refused.text).toBe(400);
+    expect(itemIds(refused)).toEqual(['surprise', 'companyId']);
+    expect(refused.body.validation.errors[0].message).toContain('it takes no body');
+    expect([await state(), await history()]).toEqual(before);
+  });
+
+  it('an empty body is no body: {} revokes as none does', async () => {
+    const revoked = await call('DELETE', `/apiKeys/${spareKeyId}`, {});
+    expect(revoked.status, revoked.text).toBe(204);
+    expect((await call('GET', '/apiKeys')).body.results.find((k: { id: string }) => k.id === spareKeyId)).toBeUndefined();
+  });
+});
+
+/** The pulls queued for the company (the sync routes above would add one). */
+async function history(): Promise<unknown> {
+  return (await call('GET', `/companies/${companyId}/data/history?pageSize=5000`)).body.totalResults;
+}
+
 /** What the writes above could change. */
 async function state(): Promise<unknown> {
   const read = async (path: string, apiKey = key) => (await call('GET', path, undefined, apiKey)).body;

@@ -7,8 +7,9 @@ import { failIfAny } from './body.js';
 
 /** One validation item per field of `body` outside `known`; `at` prefixes nested objects' names (`settings[0].`). */
 export function unknownFieldItems(body: Record<string, unknown>, known: readonly string[], at = ''): ValidationItem[] {
+  const takes = known.length > 0 ? `it takes ${known.join(', ')}` : 'it takes no body';
   return Object.keys(body).filter((field) => !known.includes(field)).map((field) => ({
-    itemId: `${at}${field}`, message: `${at}${field} is not a field this request takes (it takes ${known.join(', ')}).`, validatorName: 'RequestFields',
+    itemId: `${at}${field}`, message: `${at}${field} is not a field this request takes (${takes}).`, validatorName: 'RequestFields',
   }));
 }
 

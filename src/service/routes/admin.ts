@@ -8,7 +8,7 @@ import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { refuseUnknownFields } from '../http/known-fields.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { clientRecord } from '../wire/records.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import type { ClientRow, Plan } from '../store/clients.js';
 
 function clientInput(body: Record<string, unknown>, now: Date): { name: string; plan: Plan; created: string } {
@@ -45,7 +45,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
       const { rows, total } = await store.listClients(page);
       return envelope(rows.map(clientRecord), total, page, request.url);
     },
-    POST: async (request, reply) => {
+    POST: withBody(async (request, reply) => {
       requireAdmin(request.auth);
       const input = clientInput(objectBody(request), clock.now());
       const result = await store.transaction(async (tx) => {
@@ -53,7 +53,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext): 
         return { ...clientRecord(client), apiKey: (await tx.insertApiKey(client.id, isoSeconds(clock.now()))).apiKey };
       });
       return reply.code(201).send(result);
-    },
+    }),
   });
 
   // Where this service's third-party platforms (the sandbox) are, for `ferry sandbox …`.

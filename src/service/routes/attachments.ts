@@ -17,7 +17,7 @@ import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { params } from '../http/body.js';
 import { contentDisposition, wantsOctetStream } from '../http/download.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import { discardStaged } from '../uploads/staged-upload.js';
 import { declaredFileSize, readUpload, registerUploadParsers } from '../uploads/upload-body.js';
 import type { AttachmentBody, AttachmentRow, RecordRef } from '../store/attachments.js';
@@ -73,7 +73,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, ctx: ServiceConte
   // Its own scope: the multipart and raw-file parsers apply to these two paths and no others.
   void app.register(async (scope) => {
     await registerUploadParsers(scope);
-    const upload = async (request: FastifyRequest) => uploadAttachment(ctx, request);
+    const upload = withBody(async (request: FastifyRequest) => uploadAttachment(ctx, request));
     defineRoute(scope, `${PUSH_BASE}/attachment`, { POST: upload });
     defineRoute(scope, `${PUSH_BASE}/attachments`, { POST: upload });
   });

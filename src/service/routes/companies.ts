@@ -10,7 +10,7 @@ import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
 import { companyInput, companyPatch } from '../http/company-input.js';
 import { envelope, linkedParams, parsePageRequest } from '../http/paging.js';
 import { companyRecord } from '../wire/records.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import { FILTERABLE_TAG_KEY, FREE_PLAN_COMPANY_LIMIT } from '../../platforms/limits.js';
 import type { CompanyInput, CompanyRow } from '../store/companies.js';
 
@@ -64,7 +64,7 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
       });
       return reply.type('application/json; charset=utf-8').send(body);
     },
-    POST: async (request) => {
+    POST: withBody(async (request) => {
       const input = companyInput(objectBody(request));
       const client = request.auth.client;
       // Count and insert in one transaction so concurrent creates cannot pass the limit together.
@@ -75,20 +75,20 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
         return company;
       });
       return present(request, row);
-    },
+    }),
   });
 
   defineRoute(app, '/companies/:companyId', {
     GET: async (request) => present(request, await ownedCompany(ctx, request)),
     // Read, check and write in one transaction: a concurrent change cannot come in between.
-    PATCH: async (request) => store.transaction(async (tx) => {
+    PATCH: withBody(async (request) => store.transaction(async (tx) => {
       const company = await ownedCompany(ctx, request);
       return present(request, await tx.replaceCompany(company.id, companyPatch(objectBody(request), currentInput(company))));
-    }),
-    PUT: async (request) => store.transaction(async (tx) => {
+    })),
+    PUT: withBody(async (request) => store.transaction(async (tx) => {
       const company = await ownedCompany(ctx, request);
       return present(request, await tx.replaceCompany(company.id, companyInput(objectBody(request))));
-    }),
+    })),
     DELETE: async (request, reply) => {
       await store.transaction(async (tx) => {
         const company = await ownedCompany(ctx, request);

@@ -13,7 +13,7 @@ import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
 import { refuseUnknownFields } from '../http/known-fields.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
 import { connectionRecord } from '../wire/records.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import { integrationByKey } from '../../platforms/registry.js';
 import type { Integration } from '../../platforms/types.js';
 import type { CompanyRow } from '../store/companies.js';
@@ -51,13 +51,13 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       const base = baseUrlOf(request);
       return envelope(rows.map((row) => connectionRecord(row, base)), total, page, request.url);
     },
-    POST: async (request) => createConnection(ctx, request),
+    POST: withBody(async (request) => createConnection(ctx, request)),
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId', {
     GET: async (request) => connectionRecord(await ownedConnection(ctx, request), baseUrlOf(request)),
     // Check and change in one transaction: of two concurrent unlinks or deletes, one finds nothing left to do.
-    PATCH: async (request) => store.transaction(async (tx) => {
+    PATCH: withBody(async (request) => store.transaction(async (tx) => {
       const connection = await ownedConnection(ctx, request);
       const body = objectBody(request);
       refuseUnknownFields(body, ['status']);
@@ -71,7 +71,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
       await tx.setConnectionStatus(connection.id, 'Unlinked');
       await recordConnectionEvent(ctx, request, await companyOfConnection(ctx, connection), { ...connection, status: 'Unlinked' }, 'connection.disconnected');
       return connectionRecord({ ...connection, status: 'Unlinked' }, baseUrlOf(request));
-    }),
+    })),
     DELETE: async (request, reply) => {
       await store.transaction(async (tx) => {
         const connection = await ownedConnection(ctx, request);
@@ -83,7 +83,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/authorization', {
-    PUT: async (request) => authorize(ctx, request),
+    PUT: withBody(async (request) => authorize(ctx, request)),
   });
 }
 

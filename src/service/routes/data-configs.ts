@@ -8,7 +8,7 @@ import { errors, type Validation } from '../errors.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest, sendRecordPage } from '../http/paging.js';
 import { pullRecord } from '../wire/sync-records.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import { NAME, SUPPLEMENTAL_DATA_TYPES, checkCustom, checkSupplemental } from '../data-configs/validate-config.js';
 import { queuePull } from '../sync/enqueue.js';
 import type { RecordBytes } from '../store/datasets.js';
@@ -45,14 +45,14 @@ function registerConfigs(app: FastifyInstance, ctx: ServiceContext): void {
       const config = await store.readDataConfig('supplemental', request.auth.client.id, integration.key, supplementalType(request));
       return config ?? { supplementalDataConfig: {} };
     },
-    PUT: async (request, reply) => {
+    PUT: withBody(async (request, reply) => {
       const integration = integrationOf(request);
       const dataType = supplementalType(request);
       const body = objectBody(request);
       failIfAny(checkSupplemental(body), errors.invalidSupplementalConfig);
       await store.writeDataConfig('supplemental', request.auth.client.id, integration.key, dataType, { supplementalDataConfig: body.supplementalDataConfig });
       return reply.code(200).send();
-    },
+    }),
   });
 
   defineRoute(app, '/integrations/:platformKey/dataTypes/custom/:customDataIdentifier', {
@@ -63,7 +63,7 @@ function registerConfigs(app: FastifyInstance, ctx: ServiceContext): void {
       if (!config) throw errors.customDataTypeNotFound(identifier, integration.name);
       return config;
     },
-    PUT: async (request) => {
+    PUT: withBody(async (request) => {
       const integration = integrationOf(request);
       const identifier = customIdentifier(request);
       const body = objectBody(request);
@@ -76,7 +76,7 @@ function registerConfigs(app: FastifyInstance, ctx: ServiceContext): void {
       };
       await store.writeDataConfig('custom', request.auth.client.id, integration.key, identifier, config);
       return config;
-    },
+    }),
   });
 }
 

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { baseUrlOf, failIfAny, objectBody, params } from '../http/body.js';
 import { refuseUnknownFields } from '../http/known-fields.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import type { ValidationItem } from '../errors.js';
 import { compact } from '../wire/compact.js';
 
@@ -111,17 +111,17 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   defineRoute(app, '/profile', {
     GET: async (request) => profileOf(request),
-    PUT: async (request) => {
+    PUT: withBody(async (request) => {
       const profile = parseProfile(objectBody(request));
       const { allowedOrigins } = storedOf(request);
       await save(request, { ...profile, ...(allowedOrigins ? { allowedOrigins } : {}) });
       return profileOf(request);
-    },
+    }),
   });
 
   const cors = {
     GET: async (request: FastifyRequest) => ({ allowedOrigins: storedOf(request).allowedOrigins ?? [] }),
-    POST: async (request: FastifyRequest) => {
+    POST: withBody(async (request: FastifyRequest) => {
       const body = objectBody(request);
       refuseUnknownFields(body, ['allowedOrigins']);
       const { allowedOrigins } = body;
@@ -130,7 +130,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
       }
       await save(request, { ...storedOf(request), allowedOrigins: allowedOrigins as string[] });
       return { allowedOrigins };
-    },
+    }),
   };
   defineRoute(app, '/corsSettings', cors);
   // Deprecated in the public API in favour of /corsSettings; it answers the same here.
@@ -143,7 +143,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
       const keys = (await store.listApiKeys(request.auth.client.id, { page: 1, pageSize: 5000 })).rows.filter((k) => !k.revoked);
       return { results: keys.map(keyRecord) };
     },
-    POST: async (request, reply) => {
+    POST: withBody(async (request, reply) => {
       const body = request.body === undefined || request.body === null ? {} : objectBody(request);
       refuseUnknownFields(body, ['name']);
       const name = body.name === undefined || body.name === null ? null : body.name;
@@ -153,7 +153,7 @@ export function registerProfileRoutes(app: FastifyInstance, ctx: ServiceContext)
       const created = isoSeconds(clock.now());
       const key = await store.insertApiKey(request.auth.client.id, created, name);
       return reply.code(201).send(compact({ id: key.id, name, apiKey: key.apiKey, createdDate: created }));
-    },
+    }),
   });
 
   defineRoute(app, '/apiKeys/:apiKeyId', {

@@ -7,7 +7,7 @@ import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { failIfAny, objectBody, params, queryOf } from '../http/body.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import { pushRecord } from '../wire/sync-records.js';
 import { PlatformAuthError, PlatformRateLimitError } from '../adapters/adapter.js';
 import { dataTypeByKey, dataTypeByPath } from '../../platforms/data-types.js';
@@ -62,19 +62,19 @@ export function registerPushRoutes(app: FastifyInstance, ctx: ServiceContext): v
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/push/:dataType', {
-    POST: async (request) => {
+    POST: withBody(async (request) => {
       const record = objectBody(request);
       return withData(record, await sendPush(ctx, request, { changeType: 'Created', record }));
-    },
+    }),
   });
 
   defineRoute(app, '/companies/:companyId/connections/:connectionId/push/:dataType/:recordId', {
-    PUT: async (request) => {
+    PUT: withBody(async (request) => {
       const { recordId = '' } = params(request);
       const record = objectBody(request);
       const force = booleanParam(queryOf(request).forceUpdate, 'forceUpdate');
       return withData(record, await sendPush(ctx, request, { changeType: 'Modified', recordId, record, force }));
-    },
+    }),
     DELETE: async (request) => {
       const { recordId = '' } = params(request);
       return pushRecord((await sendPush(ctx, request, { changeType: 'Deleted', recordId })).push);

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
 import { objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import type { ConsumerRow } from '../store/events.js';
 import { createConsumer } from '../webhooks/create-consumer.js';
 import { parseRuleInput } from '../webhooks/rule-input.js';
@@ -40,11 +40,11 @@ export function registerRuleRoutes(app: FastifyInstance, ctx: ServiceContext): v
   defineRoute(app, '/rules', {
     GET: async (request) => rulesPage(request, await ctx.store.listConsumers(request.auth.client.id)),
     // As the legacy document: 200 with the rule. Its signing secret is not shown (the rule has no field for it).
-    POST: async (request) => {
+    POST: withBody(async (request) => {
       const input = parseRuleInput(objectBody(request), ctx.webhookTargets);
       const { row } = await createConsumer(ctx, request.auth.client.id, input, errors.invalidRule);
       return ruleRecord(row);
-    },
+    }),
   });
 
   defineRoute(app, '/rules/:ruleId', {

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../context.js';
 import { errors, type ValidationItem } from '../errors.js';
 import { failIfAny, objectBody } from '../http/body.js';
 import { refuseUnknownFields, unknownFieldItems } from '../http/known-fields.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import { dataTypeByKey } from '../../platforms/data-types.js';
 import type { ClientRow } from '../store/clients.js';
 import type { SyncSetting } from '../store/sync-settings.js';
@@ -96,16 +96,16 @@ export function registerSyncSettingsRoutes(app: FastifyInstance, ctx: ServiceCon
   defineRoute(app, '/profile/syncSettings', {
     GET: async (request) => ({ clientId: request.auth.client.id, ...(await effectiveSettings(store, request.auth.client.id)) }),
     // As the public API: 204 and no body; GET reads the settings back.
-    POST: async (request, reply) => {
+    POST: withBody(async (request, reply) => {
       const client = request.auth.client;
       await store.writeSettings(client.id, '', parseSettings(objectBody(request), client, 'clientId'));
       return reply.code(204).send();
-    },
+    }),
   });
 
   defineRoute(app, '/companies/:companyId/syncSettings', {
     GET: async (request) => companyView(request),
-    POST: async (request, reply) => {
+    POST: withBody(async (request, reply) => {
       // The company is checked in the transaction that writes its settings, so it cannot go in between.
       await store.transaction(async (tx) => {
         const company = await ownedCompany(ctx, request);
@@ -113,6 +113,6 @@ export function registerSyncSettingsRoutes(app: FastifyInstance, ctx: ServiceCon
         await tx.writeSettings(company.client_id, company.id, parseSettings(objectBody(request), (await tx.getClient(company.client_id))!, 'companyId'));
       });
       return reply.code(204).send();
-    },
+    }),
   });
 }

@@ -13,7 +13,7 @@ import { FERRY_EVENTS } from '../events/catalogue.js';
 import { eventsOf, recordEvent } from '../events/record.js';
 import { objectBody, params, queryOf } from '../http/body.js';
 import { envelope, parsePageRequest } from '../http/paging.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, withBody } from '../http/route.js';
 import type { ConsumerRow } from '../store/events.js';
 import type { AttemptRow, DeliveryRow } from '../store/webhook-deliveries.js';
 import { parseConsumerInput, targetProblem } from '../webhooks/consumer-input.js';
@@ -102,11 +102,11 @@ function registerConsumerRoutes(app: FastifyInstance, ctx: ServiceContext): void
 
   defineRoute(app, '/webhooks', {
     GET: async (request) => ({ results: (await store.listConsumers(request.auth.client.id)).map(consumerRecord) }),
-    POST: async (request, reply) => {
+    POST: withBody(async (request, reply) => {
       const input = parseConsumerInput(objectBody(request), ctx.webhookTargets);
       const { row, secret } = await createConsumer(ctx, request.auth.client.id, input, errors.invalidWebhookConsumer);
       return reply.code(201).send({ ...consumerRecord(row), secret });
-    },
+    }),
   });
 
   defineRoute(app, '/webhooks/:webhookId', {
