@@ -74,7 +74,8 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
         await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.created', payload: companyPayload(company, [], baseUrlOf(request)) });
         return company;
       });
-      return present(request, row);
+      // A company just made has no connections yet: no read for them.
+      return companyRecord(row, [], baseUrlOf(request));
     }),
   });
 

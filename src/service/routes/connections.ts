@@ -18,6 +18,7 @@ import { integrationByKey } from '../../platforms/registry.js';
 import type { Integration } from '../../platforms/types.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionRow } from '../store/connections.js';
+import { assertOwns } from '../http/auth.js';
 import { ownedCompany } from './companies.js';
 import { linkWithTokens, verifyTokens } from './connection-tokens.js';
 
@@ -27,11 +28,13 @@ export async function ownedConnection(ctx: ServiceContext, request: FastifyReque
 
 /** The caller's connection and its company: 404 for an unknown one, 403 for another client's. */
 export async function ownedCompanyConnection(ctx: ServiceContext, request: FastifyRequest): Promise<{ company: CompanyRow; connection: ConnectionRow }> {
-  const company = await ownedCompany(ctx, request);
-  const { connectionId = '' } = params(request);
-  const connection = await ctx.store.getConnection(company.id, connectionId);
-  if (!connection) throw errors.connectionNotFound(company.id, connectionId);
-  return { company, connection };
+  const { companyId = '', connectionId = '' } = params(request);
+  // One read for both (in a transaction, it locks the company as getCompany does).
+  const found = await ctx.store.getCompanyConnection(companyId, connectionId);
+  if (!found) throw errors.companyNotFound(companyId);
+  assertOwns(request.auth, found.company.client_id);
+  if (!found.connection) throw errors.connectionNotFound(companyId, connectionId);
+  return { company: found.company, connection: found.connection };
 }
 
 function integrationOf(connection: ConnectionRow): Integration {
@@ -58,7 +61,7 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
     GET: async (request) => connectionRecord(await ownedConnection(ctx, request), baseUrlOf(request)),
     // Check and change in one transaction: of two concurrent unlinks or deletes, one finds nothing left to do.
     PATCH: withBody(async (request) => store.transaction(async (tx) => {
-      const connection = await ownedConnection(ctx, request);
+      const { company, connection } = await ownedCompanyConnection(ctx, request);
       const body = objectBody(request);
       refuseUnknownFields(body, ['status']);
       const { status } = body;
@@ -69,14 +72,14 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
         throw errors.unlinkNotLinked(connection.status);
       }
       await tx.setConnectionStatus(connection.id, 'Unlinked');
-      await recordConnectionEvent(ctx, request, await companyOfConnection(ctx, connection), { ...connection, status: 'Unlinked' }, 'connection.disconnected');
+      await recordConnectionEvent(ctx, request, company, { ...connection, status: 'Unlinked' }, 'connection.disconnected');
       return connectionRecord({ ...connection, status: 'Unlinked' }, baseUrlOf(request));
     })),
     DELETE: async (request, reply) => {
       await store.transaction(async (tx) => {
-        const connection = await ownedConnection(ctx, request);
+        const { company, connection } = await ownedCompanyConnection(ctx, request);
         await tx.deleteConnection(connection.id);
-        await recordConnectionEvent(ctx, request, await companyOfConnection(ctx, connection), connection, 'connection.deleted');
+        await recordConnectionEvent(ctx, request, company, connection, 'connection.deleted');
       });
       return reply.code(200).send();
     },
@@ -86,8 +89,6 @@ export function registerConnectionRoutes(app: FastifyInstance, ctx: ServiceConte
     PUT: withBody(async (request) => authorize(ctx, request)),
   });
 }
-
-const companyOfConnection = async (ctx: ServiceContext, connection: ConnectionRow): Promise<CompanyRow> => (await ctx.store.getCompany(connection.company_id))!;
 
 /** Records a connection event in the caller's transaction. */
 async function recordConnectionEvent(ctx: ServiceContext, request: FastifyRequest, company: CompanyRow, connection: ConnectionRow, eventType: string): Promise<void> {
@@ -102,22 +103,23 @@ async function recordConnectionEvent(ctx: ServiceContext, request: FastifyReques
  */
 async function createConnection(ctx: ServiceContext, request: FastifyRequest) {
   const { store, clock } = ctx;
-  await ownedCompany(ctx, request);
   const body = objectBody(request);
   refuseUnknownFields(body, ['platformKey', 'connectionInfo']);
-  const { platformKey, connectionInfo } = body;
-  if (typeof platformKey !== 'string' || platformKey.trim() === '') throw errors.platformKeyRequired();
-  const integration = integrationByKey(platformKey.trim().toLowerCase());
-  if (!integration) throw errors.unknownPlatformKey(platformKey);
+  const { connectionInfo } = body;
+  const withTokens = connectionInfo !== undefined && connectionInfo !== null;
   let verdict: VerifyResult | undefined;
-  if (connectionInfo !== undefined && connectionInfo !== null) {
+  if (withTokens) {
+    // The platform is asked outside the transaction: the company is checked first, so a client never has its tokens verified for another's company.
+    await ownedCompany(ctx, request);
+    const integration = integrationNamed(body.platformKey);
     if (typeof connectionInfo !== 'object' || Array.isArray(connectionInfo)) throw errors.connectionInfoNotObject();
     verdict = await verifyTokens(ctx, request, integration, connectionInfo as Record<string, unknown>, 'connectionInfo.');
     if (!verdict.ok) throw errors.tokensRejected(integration.name, verdict.message);
   }
-  // The company is looked up again in the transaction that adds its connection, so it cannot go in between.
+  // The company is looked up (again) in the transaction that adds its connection, so it cannot go in between.
   const row = await store.transaction(async (tx) => {
     const company = await ownedCompany(ctx, request);
+    const integration = integrationNamed(body.platformKey);
     const now = isoSeconds(clock.now());
     const created = await tx.insertConnection(company.id, integration.key, randomUUID(), now);
     await recordConnectionEvent(ctx, request, company, created, 'connection.created');
@@ -129,6 +131,14 @@ async function createConnection(ctx: ServiceContext, request: FastifyRequest) {
   return connectionRecord(row, baseUrlOf(request));
 }
 
+/** The integration a create names: 400 for none or an unknown one. */
+function integrationNamed(platformKey: unknown): Integration {
+  if (typeof platformKey !== 'string' || platformKey.trim() === '') throw errors.platformKeyRequired();
+  const integration = integrationByKey(platformKey.trim().toLowerCase());
+  if (!integration) throw errors.unknownPlatformKey(platformKey);
+  return integration;
+}
+
 /**
  * PUT …/authorization, the token migration: the tokens checked against the platform's
  * schema, then verified (with the platform, when there is one), then stored and the
@@ -136,21 +146,21 @@ async function createConnection(ctx: ServiceContext, request: FastifyRequest) {
  */
 async function authorize(ctx: ServiceContext, request: FastifyRequest) {
   const { store, clock } = ctx;
-  const connection = await ownedConnection(ctx, request);
+  const { company: owner, connection } = await ownedCompanyConnection(ctx, request);
   const integration = integrationOf(connection);
   const verdict = await verifyTokens(ctx, request, integration, objectBody(request));
   if (!verdict.ok) {
-    await store.transaction(async () => recordConnectionEvent(ctx, request, await companyOfConnection(ctx, connection), connection, 'connection.failed'));
+    await store.transaction(async () => recordConnectionEvent(ctx, request, owner, connection, 'connection.failed'));
     throw errors.tokensRejected(integration.name, verdict.message);
   }
   const now = isoSeconds(clock.now());
   const linked = await store.transaction(async (tx) => {
-    // The company first (reading it locks it on PostgreSQL, as every transaction writing
-    // both does), then the connection as it is now: of two authorizations at once, the
-    // second reconnects; one deleted meanwhile is not found.
-    const company = await companyOfConnection(ctx, connection);
-    const before = await tx.getConnection(connection.company_id, connection.id);
-    if (!before) throw errors.connectionNotFound(connection.company_id, connection.id);
+    // The company and the connection as they are now, in one read that locks the company
+    // on PostgreSQL (as every transaction writing both does): of two authorizations at once,
+    // the second reconnects; one deleted meanwhile is not found.
+    const found = await tx.getCompanyConnection(connection.company_id, connection.id);
+    if (!found?.connection) throw errors.connectionNotFound(connection.company_id, connection.id);
+    const { company, connection: before } = found;
     const row = await linkWithTokens(tx, ctx, connection.id, verdict, now);
     // Linked for the first time, or again after it was unlinked or deauthorized.
     await recordConnectionEvent(ctx, request, company, row, before.status === 'PendingAuth' ? 'connection.connected' : 'connection.reconnected');

@@ -1,5 +1,7 @@
-// Data connections as both stores keep them, and the one statement both run for what a
-// pull reads of its connection (SQL of the rest in sqlite/connections.ts and pg/connections.ts).
+// Data connections as both stores keep them, and the statements both run for what a pull
+// reads of its connection and for a company with one of its connections (SQL of the rest in
+// sqlite/connections.ts and pg/connections.ts).
+import type { CompanyRow } from './companies.js';
 
 export type ConnectionStatus = 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized';
 
@@ -37,6 +39,35 @@ export function splitPullConnection(row: (ConnectionRow & { ferry_sealed: Buffer
   if (!row) return undefined;
   const { ferry_client_id: clientId, ferry_sealed: sealed, ...connection } = row;
   return { connection, sealed: sealed ?? undefined, clientId };
+}
+
+/** Every column of connections, as `SELECT *` reads them (the contract test compares the two reads). */
+const CONNECTION_COLUMNS = ['seq', 'id', 'company_id', 'integration_key', 'source_id', 'status', 'created', 'last_sync', 'errors', 'connection_info', 'refresh_lock_until'] as const;
+
+/**
+ * A company and one of its connections in one read (both stores; `?` the connection id, then
+ * the company id): the routes under a connection check both, and a round trip each was a
+ * statement per request on PostgreSQL. The connection's columns come back prefixed.
+ */
+export const COMPANY_CONNECTION = `SELECT co.*, ${CONNECTION_COLUMNS.map((c) => `n.${c} AS ferry_n_${c}`).join(', ')}
+  FROM companies co LEFT JOIN connections n ON n.id = ? AND n.company_id = co.id WHERE co.id = ?`;
+
+export interface CompanyConnection {
+  company: CompanyRow;
+  /** Undefined when the company has no connection of that id. */
+  connection: ConnectionRow | undefined;
+}
+
+/** A row of COMPANY_CONNECTION as getCompanyConnection answers it. */
+export function splitCompanyConnection(row: Record<string, unknown> | undefined): CompanyConnection | undefined {
+  if (!row) return undefined;
+  const company: Record<string, unknown> = {};
+  const connection: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith('ferry_n_')) connection[column.slice('ferry_n_'.length)] = value;
+    else company[column] = value;
+  }
+  return { company: company as unknown as CompanyRow, connection: connection.id == null ? undefined : connection as unknown as ConnectionRow };
 }
 
 export interface ConnectionError {

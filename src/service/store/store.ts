@@ -9,7 +9,7 @@ import type { ApiKeyRow, ClientRow, KeyedVersion, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { ConsumerRow, EventInput, EventRow } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
-import type { ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
+import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { PullBacklogRow } from './monitoring.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
@@ -49,6 +49,8 @@ export interface CompanyStore {
 export interface ConnectionStore {
   insertConnection(companyId: string, integrationKey: string, sourceId: string, created: string): ConnectionRow;
   getConnection(companyId: string, id: string): ConnectionRow | undefined;
+  /** The company and its connection `id` in one read; undefined when there is no such company. */
+  getCompanyConnection(companyId: string, id: string): CompanyConnection | undefined;
   listConnections(companyId: string, request: PageRequest): Page<ConnectionRow>;
   /** Connections of many companies in one query, grouped by company id (for company records). */
   connectionsByCompany(companyIds: string[]): Map<string, ConnectionRow[]>;

@@ -62,6 +62,10 @@ describePostgres('connection store contract', () => {
         inserted,
         wrongCompany: await store.getConnection(b, c.a1!),
         missing: await store.getConnection(a, 'missing'),
+        withCompany: await store.getCompanyConnection(a, c.a1!),
+        withCompanyWrong: await store.getCompanyConnection(b, c.a1!),
+        withCompanyNoConnection: await store.getCompanyConnection(a, 'missing'),
+        withCompanyNone: await store.getCompanyConnection('missing', c.a1!),
         byId: await store.getConnectionById(c.a2!),
         byIdMissing: await store.getConnectionById('missing'),
         badStatus,
@@ -78,6 +82,9 @@ describePostgres('connection store contract', () => {
     });
     expect(postgres).toEqual(sqlite);
     expect(sqlite.inserted?.status).toBe('PendingAuth');
+    expect([sqlite.withCompany?.company.id, sqlite.withCompany?.company.name, sqlite.withCompany?.connection]).toEqual(['<a>', 'A', sqlite.inserted]);
+    expect([sqlite.withCompanyWrong?.company.name, sqlite.withCompanyWrong?.connection, sqlite.withCompanyNoConnection?.connection]).toEqual(['B', undefined, undefined]);
+    expect(sqlite.withCompanyNone).toBeUndefined();
     expect([...sqlite.grouped.keys()]).toEqual(['<a>', '<b>']);
     expect(sqlite.badStatus).toBe('rejected');
     expect(sqlite.noCompany).toBe('rejected');

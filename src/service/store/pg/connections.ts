@@ -6,7 +6,7 @@ import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
 import type { ConnectionStore } from '../store.js';
-import { PULL_CONNECTION, splitPullConnection, type ConnectionRow } from '../connections.js';
+import { COMPANY_CONNECTION, PULL_CONNECTION, splitCompanyConnection, splitPullConnection, type ConnectionRow } from '../connections.js';
 import type { PagePlan, PageRequest } from '../paging.js';
 import { planPgPage, runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
@@ -45,6 +45,7 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
       (id, company_id, integration_key, source_id, status, created) VALUES (?, ?, ?, ?, 'PendingAuth', ?) RETURNING *`,
     [randomUUID(), companyId, integrationKey, sourceId, created]))!,
     getConnection: (companyId, id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ? AND company_id = ?', [id, companyId]),
+    getCompanyConnection: async (companyId, id) => splitCompanyConnection(await row<Record<string, unknown>>(db, COMPANY_CONNECTION, [id, companyId])),
     listConnections: async (companyId, request) => runPgPagePlan<ConnectionRow>(db, connectionsPage(companyId, request)),
     connectionsByCompany: async (companyIds) => {
       const grouped = new Map<string, ConnectionRow[]>();

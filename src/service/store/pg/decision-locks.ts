@@ -18,17 +18,23 @@
 // set that has no open pull, so never one an ending pull holds.
 import type { AsyncStore } from '../async-store.js';
 import type { CompanyRow } from '../companies.js';
+import type { ConnectionRow } from '../connections.js';
 import { row, run, type Queryable } from './query.js';
 
-type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'openPull' | 'openPulls' | 'listConsumers'>;
+type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'getCompanyConnection' | 'openPull' | 'openPulls' | 'listConsumers'>;
 
 /** `plain`'s reads, each after locking what it decides on; for a transaction's client only. */
-export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany'>): Decisions {
+export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany' | 'getCompanyConnection'>): Decisions {
   const locked = new Set<string>();
   const lock = async (table: 'clients' | 'companies', id: string): Promise<void> => {
     if (locked.has(`${table}:${id}`)) return;
     await run(tx, `SELECT 1 FROM ${table} WHERE id = ? FOR NO KEY UPDATE`, [id]);
     locked.add(`${table}:${id}`);
+  };
+  const lockedCompany = async (id: string): Promise<CompanyRow | undefined> => {
+    const company = await row<CompanyRow>(tx, 'SELECT * FROM companies WHERE id = ? FOR NO KEY UPDATE', [id]);
+    if (company) locked.add(`companies:${id}`);
+    return company;
   };
   return {
     // The Free plan's company limit.
@@ -37,10 +43,14 @@ export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany'
       return plain.countCompanies(clientId);
     },
     // What a transaction does with a company it read (its products, its fields, its connections) rests on it as read.
-    getCompany: async (id) => {
-      const company = await row<CompanyRow>(tx, 'SELECT * FROM companies WHERE id = ? FOR NO KEY UPDATE', [id]);
-      if (company) locked.add(`companies:${id}`);
-      return company;
+    getCompany: lockedCompany,
+    // Two statements here, not the one read outside: a statement sees the rows as they were
+    // when it started, so a connection read in the statement that waited for the company's
+    // lock could be what another transaction has since changed (two unlinks would both act).
+    getCompanyConnection: async (companyId, id) => {
+      const company = await lockedCompany(companyId);
+      if (!company) return undefined;
+      return { company, connection: await row<ConnectionRow>(tx, 'SELECT * FROM connections WHERE id = ? AND company_id = ?', [id, companyId]) };
     },
     // One open pull per data set, and read.completed once the company's last one ends.
     openPull: async (companyId, dataType) => {

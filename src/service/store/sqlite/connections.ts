@@ -6,7 +6,10 @@ import type { Db } from './db.js';
 import { planPage, type Page, type PagePlan, type PageRequest } from '../paging.js';
 import { runPagePlan } from './paging.js';
 import { prepared } from './statements.js';
-import { type ConnectionStatus, type ConnectionRow, type PullConnection, PULL_CONNECTION, splitPullConnection, type ConnectionError } from '../connections.js';
+import {
+  type CompanyConnection, COMPANY_CONNECTION, type ConnectionStatus, type ConnectionRow, type PullConnection, PULL_CONNECTION, splitCompanyConnection,
+  splitPullConnection, type ConnectionError,
+} from '../connections.js';
 
 const connectionFields: FieldResolver = (path) => {
   switch (path) {
@@ -29,6 +32,10 @@ export function insertConnection(db: Db, companyId: string, integrationKey: stri
 
 export function getConnection(db: Db, companyId: string, id: string): ConnectionRow | undefined {
   return prepared(db, 'SELECT * FROM connections WHERE id = ? AND company_id = ?').get(id, companyId) as ConnectionRow | undefined;
+}
+
+export function getCompanyConnection(db: Db, companyId: string, id: string): CompanyConnection | undefined {
+  return splitCompanyConnection(prepared(db, COMPANY_CONNECTION).get(id, companyId) as Record<string, unknown> | undefined);
 }
 
 export function connectionsPage(companyId: string, request: PageRequest): PagePlan {
