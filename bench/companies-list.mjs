@@ -9,11 +9,29 @@
 // so other databases' commits on the same server move it too) and how many pages were built.
 // --breakdown adds two fastify servers (same bytes; same envelope serialised per request)
 // to show what the framework and the JSON serialisation alone cost.
-// Usage: npm run build && node bench/companies-list.mjs [--store=sqlite|postgres|both] [--rounds=3] [--duration=5] [--connections=16] [--breakdown]
+// --observed adds, per store, the same service with Prometheus metrics on and a JSON log line
+// per request (written to a file, as a shipper would read it), and prints its throughput
+// against the plain one's. Target: within 5% (>= 95% of the plain service's requests/s).
+// Usage: npm run build && node bench/companies-list.mjs [--store=sqlite|postgres|both] [--rounds=3] [--duration=5] [--connections=16] [--breakdown] [--observed]
 import { request } from 'undici';
-import { STORE_NAMES, median, option, runLoad, startBareServer, startFastifyServer, startSeededService, storesOption, warnIfBusy } from './lib.mjs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { pino } from 'pino';
+import { STORE_NAMES, distDir, median, option, runLoad, startBareServer, startFastifyServer, startSeededService, storesOption, warnIfBusy } from './lib.mjs';
 
 const TARGET = 0.6;
+const OBSERVED_TARGET = 0.95;
+const observed = process.argv.includes('--observed');
+const { createLogger } = await import(pathToFileURL(join(distDir, 'service', 'observability', 'logger.js')).href);
+const logDir = observed ? mkdtempSync(join(tmpdir(), 'ferry-bench-logs-')) : undefined;
+
+/** Metrics on and one JSON line per request into a file of its own, written as `ferry serve 2> file` writes its stderr (logger.ts). */
+function observedOptions(store) {
+  const stream = pino.destination({ dest: join(logDir, `${store}.log`), sync: false });
+  return { metrics: true, logger: createLogger({ format: 'json', level: 'info', stream, name: 'ferry-serve' }) };
+}
 const PATH = '/companies?pageSize=100';
 const rounds = option('rounds', 3);
 const load = { connections: option('connections', 16), warmup: option('warmup', 1), duration: option('duration', 5) };
@@ -38,7 +56,10 @@ function watchCaches(svc) {
 const services = [];
 const servers = [];
 try {
-  for (const store of storesOption()) services.push(await startSeededService({ companies: 10_000, store }));
+  for (const store of storesOption()) {
+    services.push(await startSeededService({ companies: 10_000, store }));
+    if (observed) services.push({ ...(await startSeededService({ companies: 10_000, store, serviceOptions: observedOptions(store) })), observed: true });
+  }
   // Capture one real response per store so the baselines send the same status, headers and
   // bytes; the stores hold the same rows, so their pages must be the same size.
   const samples = [];
@@ -64,7 +85,8 @@ try {
   ];
   servers.push(...targets.map((t) => t.server));
   for (const svc of services) {
-    targets.push({ name: `ferry service, ${STORE_NAMES[svc.store]}`, server: svc, service: true, ...(svc.store === 'postgres' ? { watch: watchCaches(svc) } : {}) });
+    const name = `ferry service, ${STORE_NAMES[svc.store]}${svc.observed ? ', metrics + JSON logs' : ''}`;
+    targets.push({ name, server: svc, service: true, store: svc.store, observed: svc.observed, ...(svc.store === 'postgres' ? { watch: watchCaches(svc) } : {}) });
   }
 
   console.log(`GET ${PATH} over 10,000 companies: ${body.length} bytes/response, ${load.connections} connections, ${rounds} rounds x ${load.duration}s`);
@@ -90,7 +112,13 @@ try {
     const ratio = median(target.rps) / bare;
     console.log(`  ${target.name}: service/bare ${(ratio * 100).toFixed(1)}% (target >= ${TARGET * 100}%): ${ratio >= TARGET ? 'OK' : 'BELOW TARGET'}`);
   }
+  for (const target of targets.filter((t) => t.observed)) {
+    const plain = targets.find((t) => t.service && !t.observed && t.store === target.store);
+    const ratio = median(target.rps) / median(plain.rps);
+    console.log(`  ${target.name}: observed/plain ${(ratio * 100).toFixed(1)}% (target >= ${OBSERVED_TARGET * 100}%): ${ratio >= OBSERVED_TARGET ? 'OK' : 'BELOW TARGET'}`);
+  }
 } finally {
   for (const server of servers) await server.stop();
   for (const svc of services) await svc.stop();
+  if (logDir) rmSync(logDir, { recursive: true, force: true });
 }

@@ -103,9 +103,9 @@ function ended(request: FastifyRequest, reply: FastifyReply, metrics: HttpMetric
   const status = reply.statusCode;
   const seconds = reply.elapsedTime / 1000;
   if (metrics) {
-    const labels = { route, method, status: String(status) };
-    metrics.requests.inc(labels);
-    metrics.duration.observe(labels, seconds);
+    const series = metrics.series(route, method, status);
+    series.requests.inc();
+    series.duration.observe(seconds);
     if (status === 429) metrics.refused.inc({ reason: request.seen?.refusal ?? 'rate_limit' });
   }
   if (!logger) return;
