@@ -24,12 +24,12 @@ import { STORE_NAMES, distDir, median, option, runLoad, startBareServer, startFa
 const TARGET = 0.6;
 const OBSERVED_TARGET = 0.95;
 const observed = process.argv.includes('--observed');
-const { createLogger } = await import(pathToFileURL(join(distDir, 'service', 'observability', 'logger.js')).href);
+const { LOG_BATCH_BYTES, createLogger } = await import(pathToFileURL(join(distDir, 'service', 'observability', 'logger.js')).href);
 const logDir = observed ? mkdtempSync(join(tmpdir(), 'ferry-bench-logs-')) : undefined;
 
 /** Metrics on and one JSON line per request into a file of its own, written as `ferry serve 2> file` writes its stderr (logger.ts). */
 function observedOptions(store) {
-  const stream = pino.destination({ dest: join(logDir, `${store}.log`), sync: false });
+  const stream = pino.destination({ dest: join(logDir, `${store}.log`), sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: 200 });
   return { metrics: true, logger: createLogger({ format: 'json', level: 'info', stream, name: 'ferry-serve' }) };
 }
 const PATH = '/companies?pageSize=100';
