@@ -3,7 +3,7 @@
 // for a company that completed since the run began; a results file's time counts the same
 // way; --force queues anew; the timeout's report is short at any count (one JSON line with
 // --json). On the real stack (startStack: the worker thread syncs as it does for users).
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOURNAL_SUFFIX, runFiles, syncStateDir, targetOf } from '../../src/cli/sync/run-files.js';
@@ -125,7 +125,7 @@ describe('sync --wait resumed after a stop (real worker)', () => {
 
     const run = await ferry([...remote, 'sync', '--from-results', file, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`1 of 2 companies still to finish; 1 already complete (read since ${file} was written) (0 already queued or running, 1 queued now). --force queues them again.`);
+    expect(run.stderr).toContain(`1 of 2 companies still to finish; 1 already complete (read since ${file} was begun) (0 already queued or running, 1 queued now). --force queues them again.`);
     expect(await pulls(fresh.companyId)).toHaveLength(1);
     expect(await pulls(stale.companyId)).toHaveLength(2);
     expect(existsSync(`${file}${JOURNAL_SUFFIX}`)).toBe(false);
@@ -134,6 +134,24 @@ describe('sync --wait resumed after a stop (real worker)', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(await pulls(fresh.companyId)).toHaveLength(2);
     expect(await pulls(stale.companyId)).toHaveLength(3);
+  });
+
+  it('--from-results: a company migrated early whose sync ended before the file was finished is done, not queued again', async () => {
+    const early = await linkedCompany(api, stack.sandboxUrl, PLATFORM, 5, { name: 'Migrated Early', seed: 77 });
+    // The results file is begun when its migration begins, and finished (last changed) when it ends.
+    const file = join(work, 'early.results.csv');
+    writeFileSync(file, 'row,companyId,status\n');
+    const begun = statSync(file).birthtimeMs;
+    expect(begun, 'this file system keeps creation times').toBeGreaterThan(0);
+    await waitFor('a clear second after the file was begun', async () => Date.now() > begun + 1100, 5000, 20);
+    const synced = await ferry([...remote, 'sync', early.companyId, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
+    expect(synced.code, synced.stderr).toBe(0);
+    appendFileSync(file, `2,${early.companyId},migrated\n`);
+
+    const run = await ferry([...remote, 'sync', '--from-results', file, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`0 of 1 company still to finish; 1 already complete (read since ${file} was begun)`);
+    expect(await pulls(early.companyId)).toHaveLength(1);
   });
 
   it('with --json a timeout is one JSON error line holding the counts and the command that resumes', async () => {

@@ -38,7 +38,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--data-type <type>', 'sync only this data type (e.g. invoices) instead of every supported one')
     .option('--wait', 'wait until every data type is Complete or errored, then print a per-company summary')
     .option('--timeout <duration>', 'with --wait: stop waiting after this long, e.g. 90s, 10m, 1h (default 10m + 0.5s a company)', durationArg('--timeout'))
-    .option('--force', 'queue a sync for every company anew: do not resume a stopped run, nor take as done companies synced since the results file was written')
+    .option('--force', 'queue a sync for every company anew: do not resume a stopped run, nor take as done companies synced since the results file was begun')
     .option('--concurrency <n>', 'companies started (and read while waiting) at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
     .option('--max-rate <r>', 'at most R requests a second', positiveNumber('--max-rate'))
     .addOption(noEventsOption())
@@ -81,8 +81,7 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const timeoutMs = options.timeout ?? defaultSyncTimeoutMs(unique.length);
   const deadline = wait ? Date.now() + timeoutMs : Infinity;
   if (wait) log(waitLine(unique.length, timeoutMs, options.timeout !== undefined));
-  // A results file's time: companies synced since it was written are done (unless --force).
-  const doneSince = options.fromResults !== undefined ? statSync(options.fromResults).mtimeMs : undefined;
+  const doneSince = options.fromResults !== undefined ? resultsBegun(options.fromResults) : undefined;
   const connection = await ctx.connect();
   const [{ runSyncs }, report, files] = await Promise.all([
     import('../../ops/sync/engine.js'), import('../sync/report.js'), import('../sync/run-files.js'),
@@ -104,7 +103,7 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
     signal, ...shown, ...(changes ? { changes } : {}),
     onJournal: (found) => log(report.journalLine(found)),
     onStarted: (counts) => {
-      const line = report.startedLine(counts, options.fromResults !== undefined ? `${options.fromResults} was written` : undefined);
+      const line = report.startedLine(counts, options.fromResults !== undefined ? `${options.fromResults} was begun` : undefined);
       if (line) log(line);
     },
   }).finally(() => changes?.close());
@@ -137,4 +136,16 @@ async function dataTypeKey(text: string): Promise<string> {
   const type = dataTypeByKey(text) ?? dataTypeByPath(text);
   if (!type) throw new UsageError(`Unknown data type ${text}.`, `One of: ${DATA_TYPES.map((t) => t.key).join(', ')}.`);
   return type.key;
+}
+
+/**
+ * When the migration that wrote a results file began: companies synced since are done
+ * (unless --force). The file is streamed from the run's start and renamed into place at
+ * its end, so its creation time is the start; its last change (the end) would count the
+ * syncs of rows migrated early, finished before the run ended, as not done, and queue them
+ * again. Where the file system keeps no creation time, the last change it is.
+ */
+function resultsBegun(path: string): number {
+  const stat = statSync(path);
+  return stat.birthtimeMs > 0 ? Math.min(stat.birthtimeMs, stat.mtimeMs) : stat.mtimeMs;
 }
