@@ -192,12 +192,14 @@ describePostgres('Prometheus scraping two API instances and a worker', () => {
     const requests = await counted();
     expect(requests).toBeGreaterThan(ROWS * 3);
     await waitFor('Prometheus to have scraped the last of it', async () => {
-      const [scrapedRequests, pulls, deliveries] = await Promise.all([
+      const [scrapedRequests, pulls, deliveries, queued] = await Promise.all([
         prometheus!.value('sum(ferry_http_requests_total{job="ferry-api"})'),
         prometheus!.value('sum(ferry_pulls_completed_total)'),
         prometheus!.value('sum(ferry_webhook_deliveries_total{outcome="delivered"})'),
+        // The database's figure as of the last scrape, which may be a moment before the last pull ended.
+        prometheus!.value('max(ferry_pulls_queued)'),
       ]);
-      return scrapedRequests === requests && pulls === complete && deliveries === ROWS;
+      return scrapedRequests === requests && pulls === complete && deliveries === ROWS && queued === 0;
     }, 30_000, 500);
     // Each instance answered some of it, and the worker ran every pull.
     expect(await prometheus.value('count(sum by (instance) (ferry_http_requests_total{job="ferry-api"}) > 0)')).toBe(2);

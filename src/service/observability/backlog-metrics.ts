@@ -11,8 +11,8 @@ import { METRICS } from './metric-names.js';
 
 type BacklogStore = Pick<AsyncStore, 'pullBacklog' | 'pendingDeliveryCount'>;
 
-/** One read serves the queued and running gauges of a scrape. */
-const SHARED_READ_MS = 1000;
+/** One read serves the queued and running gauges of a scrape (collected within milliseconds), never the next scrape's. */
+const SHARED_READ_MS = 200;
 
 export function backlogGauges(registry: Registry, store: BacklogStore, clock: Clock): void {
   let read: { at: number; rows: Promise<PullBacklogRow[]> } | undefined;
