@@ -90,6 +90,9 @@ export const errors = {
   invalidApiKeyName: (maxLength: number) => new ApiError(400, 'The API key is not valid.', {
     validation: item('name', `name must be text of at most ${maxLength} characters.`, 'ApiKey'),
   }),
+  invalidSyncPriority: (value: string) => new ApiError(400, `The Ferry-Sync-Priority header must be "interactive" or left out; got ${JSON.stringify(value.slice(0, 40))}.`, {
+    validation: item('Ferry-Sync-Priority', 'Ferry-Sync-Priority must be "interactive" or left out.', 'Headers'),
+  }),
   invalidSyncSettings: (validation: ValidationItem[]) => new ApiError(400, 'The sync settings are not valid.', { validation }),
   syncSettingsNotArray: () => new ApiError(400, 'settings must be an array.', {
     validation: item('settings', 'settings must be an array of {dataType, syncSchedule, …}.', 'SyncSettings'),

@@ -16,7 +16,7 @@ const dataset = (fields: Partial<DatasetRow> = {}): DatasetRow => ({
 
 const pull = (fields: Partial<PullRow>): PullRow => ({
   seq: 2, id: 'second', company_id: 'c', connection_id: 'k', data_type: 'invoices', status: 'Fetching', status_description: null, error_message: null,
-  requested: T2, completed: null, progress: 50, generation: 2, cursor: null, fetched: 0, attempts: 0, not_before: null, lease_until: null, validation: null,
+  requested: T2, completed: null, progress: 50, generation: 2, cursor: null, fetched: 0, attempts: 0, not_before: null, lease_until: null, validation: null, priority: 0,
   ...fields,
 });
 

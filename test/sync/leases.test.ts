@@ -203,14 +203,15 @@ function scenarios(name: string, open: Open): void {
     expect(await first.countRecords(companyId, 'invoices', pull!.generation)).toBe(RECORDS);
   });
 
-  it(`${name}: the heartbeat renews only the pulls this worker still holds, and stops with the last`, async () => {
+  it(`${name}: the heartbeat renews a job's pulls in one statement, only those this worker still holds, and stops with the last job`, async () => {
     const { stores: [first, second], clock } = await setup();
     const { pulls } = await queued(first, clock, ['customers', 'payments']);
     const [mine, takenOver, ended] = pulls.map((p) => p.id) as [string, string, string];
     const claimedUntil = leaseUntil(clock, 30);
     for (const id of [mine, takenOver, ended]) expect(await first.leasePull(id, isoNow(clock), claimedUntil)).toBe(true);
     const heartbeat = new LeaseHeartbeat({ store: first, clock }, 30);
-    const held = [mine, takenOver, ended].map((id) => heartbeat.hold(id, claimedUntil));
+    const job = heartbeat.hold(claimedUntil);
+    const held = [mine, takenOver, ended].map((id) => job.pull(id));
     expect(heartbeat.beating).toBe(true);
 
     // Another worker takes one over (its lease ran out meanwhile); another pull ended.
@@ -225,7 +226,8 @@ function scenarios(name: string, open: Open): void {
     expect((await pullOf(second, ended)).lease_until).toBeNull();
     expect(held.map((h) => h.lost)).toEqual([false, true, true]);
 
-    for (const h of held) heartbeat.drop(h);
+    expect([...job.open.keys()]).toEqual([mine]);
+    heartbeat.drop(job);
     expect(heartbeat.beating).toBe(false);
   });
 

@@ -16,6 +16,7 @@ import type { AsyncStore } from '../store/async-store.js';
 import type { PullRow } from '../store/pulls.js';
 import { queueAll, queuePull } from '../sync/enqueue.js';
 import { CUSTOM_PREFIX } from '../sync/pull-source.js';
+import { asksInteractive, lanePriority } from '../sync/lanes.js';
 import { companyPull, operationsPage } from './company-operations.js';
 import { ownedCompany } from './companies.js';
 import { ownedConnection } from './connections.js';
@@ -63,10 +64,13 @@ function registerSyncRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 
   defineRoute(app, '/companies/:companyId/data/all', {
     POST: async (request, reply) => {
+      const interactive = asksInteractive(request);
       // The company and its connections as they are when the pulls are queued.
       const pulls = await store.transaction(async (tx) => {
         const company = await ownedCompany(ctx, request);
-        return queueAll(tx, clock, await companyConnections(tx, company.id));
+        const connections = await companyConnections(tx, company.id);
+        const priority = connections.some((c) => c.status === 'Linked') ? await lanePriority(tx, company.client_id, company.id, interactive) : 0;
+        return queueAll(tx, clock, connections, priority);
       });
       if (pulls.length > 0) ctx.wakeWorker();
       return reply.code(204).send();
@@ -107,6 +111,7 @@ function registerSyncRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 /** Queues a pull of one data type on a Linked connection that has it (or the one the caller names). */
 async function queueOne(ctx: ServiceContext, request: FastifyRequest, dataType: DataType) {
   const { store, clock } = ctx;
+  const interactive = asksInteractive(request);
   // The connection is chosen and its pull queued in one transaction: it is still Linked when queued.
   const pull = await store.transaction(async (tx) => {
     const company = await ownedCompany(ctx, request);
@@ -117,7 +122,7 @@ async function queueOne(ctx: ServiceContext, request: FastifyRequest, dataType: 
     if (!connection) {
       throw wanted ? errors.notALinkedConnection(String(wanted), company.id) : errors.noLinkedConnection(company.id);
     }
-    return queuePull(tx, clock, connection, dataType.key);
+    return queuePull(tx, clock, connection, dataType.key, await lanePriority(tx, company.client_id, company.id, interactive));
   });
   ctx.wakeWorker();
   return pullRecord(pull);

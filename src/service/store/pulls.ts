@@ -21,6 +21,8 @@ export interface PullRow {
   attempts: number;
   not_before: string | null;
   lease_until: string | null;
+  /** 1 in the interactive lane (a sync asked for one company, sync/lanes.ts), else 0: claimed first. */
+  priority: number;
   /** The checks run over the records read (JSON: { errors, warnings }); null until the pull completes. */
   validation: string | null;
 }
@@ -50,6 +52,15 @@ export interface NewPull {
   status: PullStatus;
   requested: string;
   statusDescription?: string;
+  /** 1: the interactive lane. */
+  priority?: number;
+}
+
+/** A company's claimable pulls, leased together by one worker: `lease` is their token (each pull's lease_until). */
+export interface PullJob {
+  companyId: string;
+  lease: string;
+  pulls: PullRow[];
 }
 
 /**

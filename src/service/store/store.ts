@@ -13,7 +13,7 @@ import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatu
 import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { PullBacklogRow } from './monitoring.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
-import type { NewPull, PullFields, PullRow } from './pulls.js';
+import type { NewPull, PullFields, PullJob, PullRow } from './pulls.js';
 import type { PushRow } from './pushes.js';
 import type { SyncSetting } from './sync-settings.js';
 import type { ClaimRequest } from './delivery-turns.js';
@@ -129,14 +129,9 @@ export interface PullStore {
    */
   queuePulls(pulls: NewPull[]): PullRow[];
   /**
-   * Leases up to `limit` open pulls whose lease is free at `now` and whose retry time has
-   * come, oldest first, until `until`, in one commit (none when there is nothing to
-   * claim); returns them as leased. Workers claiming at once each get other pulls.
-   */
-  claimPulls(now: string, until: string, limit: number): PullRow[];
-  /**
-   * Takes the lease if it is still free (false when another worker got there first); a
-   * queued pull becomes Fetching in the same write, one commit fewer per pull.
+   * Takes one pull's lease if it is still free (false when another worker got there first);
+   * a queued pull becomes Fetching in the same write. Workers claim jobs (claimJobs); this is
+   * a takeover of one pull, as the lease tests make one.
    */
   leasePull(id: string, now: string, until: string): boolean;
   /**
@@ -154,6 +149,26 @@ export interface PullStore {
   releaseOpenPullLeases(): void;
   /** The connection the latest pull of a company's data type used. */
   latestPullConnectionId(companyId: string, dataType: string): string | undefined;
+}
+
+/** Jobs: a company's pulls claimed, renewed and freed together (sync/job.ts), and the interactive lane (sync/lanes.ts). */
+export interface JobStore {
+  /**
+   * Leases up to `limit` jobs, one company each, in one commit (none when there is nothing
+   * to claim): the company of the first claimable pull (open, lease free at `now`, retry
+   * time come), the interactive lane first, then the oldest; and every claimable pull of
+   * it, until `until`, which is the job's lease. Queued pulls become Fetching. Workers
+   * claiming at once each get other pulls.
+   */
+  claimJobs(now: string, until: string, limit: number): PullJob[];
+  /** Moves the lease of those of `ids` still held by `lease` to `until`; answers the ids renewed (the others were lost or ended). */
+  renewPullLeases(ids: string[], lease: string, until: string): string[];
+  /** Frees the lease of those of `ids` still held by `lease`. */
+  releasePullLeases(ids: string[], lease: string): void;
+  /** The account's companies with an open pull in the interactive lane. Inside a transaction on PostgreSQL it takes turns per account. */
+  interactiveCompanies(clientId: string): string[];
+  /** Moves the company's open pulls into the interactive lane. */
+  raisePullPriority(companyId: string): void;
 }
 
 /** Push operations. */
@@ -268,7 +283,7 @@ export interface PagePlanner {
 }
 
 export interface Store
-  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, PushStore, AttachmentStore, DataConfigStore, EventStore, WebhookDeliveryStore, SyncSettingStore, VersionStore, MonitoringStore,
+  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, JobStore, PushStore, AttachmentStore, DataConfigStore, EventStore, WebhookDeliveryStore, SyncSettingStore, VersionStore, MonitoringStore,
     PagePlanner {
   /** Runs `work` as one transaction that takes the write lock before it reads. */
   transaction<T>(work: () => T): T;

@@ -9,7 +9,7 @@ import type { NewPull, PullRow } from '../store/pulls.js';
 import { CUSTOM_PREFIX } from './pull-source.js';
 
 /** A new pull of the data set, for queuePulls; the caller holds the transaction and has checked for an open one. */
-function newPull(requested: string, connection: ConnectionRow, dataType: string): NewPull {
+function newPull(requested: string, connection: ConnectionRow, dataType: string, priority: number): NewPull {
   const integration = integrationByKey(connection.integration_key);
   // A custom data type's source is checked when its pull runs (its configuration may change until then).
   const supported = dataType.startsWith(CUSTOM_PREFIX) || (integration?.dataTypes.includes(dataType) ?? false);
@@ -20,13 +20,15 @@ function newPull(requested: string, connection: ConnectionRow, dataType: string)
     dataType,
     status: supported ? 'Queued' : 'NotSupported',
     requested,
+    priority,
     ...(supported ? {} : { statusDescription: `Datatype ${dataType} is not supported by ${integration?.name ?? connection.integration_key}` }),
   };
 }
 
-export function queuePull(store: AsyncStore, clock: Clock, connection: ConnectionRow, dataType: string): Promise<PullRow> {
+/** `priority`: the lane's (lanes.ts), decided in the caller's transaction. */
+export function queuePull(store: AsyncStore, clock: Clock, connection: ConnectionRow, dataType: string, priority = 0): Promise<PullRow> {
   return store.transaction(async (tx) => (await tx.openPull(connection.company_id, dataType))
-    ?? (await tx.queuePulls([newPull(isoSeconds(clock.now()), connection, dataType)]))[0]!);
+    ?? (await tx.queuePulls([newPull(isoSeconds(clock.now()), connection, dataType, priority)]))[0]!);
 }
 
 /**
@@ -35,7 +37,7 @@ export function queuePull(store: AsyncStore, clock: Clock, connection: Connectio
  * company costs one commit and a few round trips whatever its number of data types.
  * A data type two connections serve gets one pull, listed for each.
  */
-export async function queueAll(store: AsyncStore, clock: Clock, connections: ConnectionRow[]): Promise<PullRow[]> {
+export async function queueAll(store: AsyncStore, clock: Clock, connections: ConnectionRow[], priority = 0): Promise<PullRow[]> {
   const linked = connections.filter((c) => c.status === 'Linked');
   if (linked.length === 0) return [];
   return store.transaction(async (tx) => {
@@ -46,7 +48,7 @@ export async function queueAll(store: AsyncStore, clock: Clock, connections: Con
     for (const connection of linked) {
       for (const dataType of integrationByKey(connection.integration_key)?.dataTypes ?? []) {
         listed.push(dataType);
-        if (!open.has(dataType) && !added.has(dataType)) added.set(dataType, newPull(requested, connection, dataType));
+        if (!open.has(dataType) && !added.has(dataType)) added.set(dataType, newPull(requested, connection, dataType, priority));
       }
     }
     for (const pull of await tx.queuePulls([...added.values()])) open.set(pull.data_type, pull);

@@ -1,5 +1,6 @@
-// The start/stop loop of the background work. It keeps up to `concurrency` pulls running,
-// claiming more as each ends (a long pull never holds up the others' successors), queues
+// The start/stop loop of the background work. It keeps up to `concurrency` jobs (a
+// company's pulls each, job.ts) running, claiming more as each ends (a long one never holds
+// up the others' successors), queues
 // scheduled syncs and polls pending pushes between claims, and idles (until woken or the
 // poll interval passes) when nothing is due. While the request thread is busy it runs one
 // pull at a time, pausing after each. On stop it waits for the pulls in flight, so a pull
@@ -9,7 +10,7 @@ import type { SyncDeps } from './deps.js';
 import { DEFAULT_LEASE_SECONDS, LeaseHeartbeat, MIN_LEASE_SECONDS } from './pull-lease.js';
 import { pollPendingPushes } from './push-poll.js';
 import { queueScheduledSyncs } from './schedule.js';
-import { DEFAULT_CONCURRENCY, startPulls } from './sync-once.js';
+import { DEFAULT_CONCURRENCY, startJobs } from './sync-once.js';
 
 /** The pause after a pull started while the request thread is busy (request-load.ts). */
 const YIELD_MS = 20;
@@ -74,9 +75,9 @@ export class SyncLoop {
         yielded = deps.busy?.() ?? false;
         const slots = yielded ? (this.inFlight.size === 0 ? 1 : 0) : concurrency - this.inFlight.size;
         if (slots > 0) {
-          const runs = await startPulls(deps, heartbeat, slots);
-          claimed = runs.length;
-          for (const run of runs) this.track(run);
+          const jobs = await startJobs(deps, heartbeat, slots);
+          claimed = jobs.length;
+          for (const job of jobs) this.track(job.run);
         }
       } catch (err) {
         failed = true;

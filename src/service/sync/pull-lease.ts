@@ -1,9 +1,10 @@
-// A pull's lease while this worker runs it. The value of lease_until this worker last wrote
-// is its token (store/sqlite/pulls.ts, store/pg/pulls.ts): every write of the running pull
-// is conditional on it, so a worker that lost the pull (paused past its lease, and another
-// worker took it) writes nothing more and stops. A heartbeat renews each lease held every
-// third of its length, so a slow platform page never lets it lapse, and a worker killed
-// mid-pull holds its pulls for one lease length at most.
+// A job's lease while this worker runs it: a company's pulls, claimed together under one
+// lease_until. The value this worker last wrote is its token (store/sqlite/pulls.ts,
+// store/pg/pulls.ts): every write of a running pull is conditional on it, so a worker that
+// lost a pull (paused past its lease, and another worker took it) writes nothing more of it
+// and stops it. A heartbeat renews each job's leases in one statement every third of their
+// length, so a slow platform page never lets them lapse, and a worker killed mid-job holds
+// its pulls for one lease length at most.
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { PullFields, PullRow } from '../store/pulls.js';
@@ -30,30 +31,66 @@ export class LeaseLost extends Error {
 
 export const leaseUntil = (clock: Clock, seconds: number): string => isoSeconds(new Date(clock.now().getTime() + seconds * 1000));
 
-/** A pull this worker holds, and its token. */
-export class HeldPull {
-  /** A write found the lease gone: another worker has the pull, or it ended. */
-  lost = false;
+/**
+ * A job this worker holds: a company's pulls under one lease token. Its writes take turns
+ * (hold), so the token never moves under a transaction, which would then find it gone.
+ */
+export class HeldJob {
   private turn: Promise<unknown> = Promise.resolve();
+  /** The job's pulls still held: not ended here, not lost to another worker. */
+  readonly open = new Map<string, HeldPull>();
 
-  constructor(readonly id: string, private lease: string) {}
+  constructor(public lease: string) {}
 
-  /**
-   * Runs `work` after this pull's earlier writes and renewals: the token never moves under
-   * a page's transaction, which would then find the lease gone.
-   */
+  /** A pull of the job, held from now until it ends. */
+  pull(id: string): HeldPull {
+    const held = new HeldPull(id, this);
+    this.open.set(id, held);
+    return held;
+  }
+
+  /** Runs `work` after the job's earlier writes and renewals. */
   hold<T>(work: () => Promise<T>): Promise<T> {
     const run = this.turn.then(() => work());
     this.turn = run.catch(() => undefined);
     return run;
   }
 
+  /** One statement for all the job's open pulls; a pull not renewed is lost (taken over, or ended elsewhere). */
+  renew(store: AsyncStore, until: string): Promise<void> {
+    return this.hold(async () => {
+      if (this.open.size === 0) return;
+      const renewed = new Set(await store.renewPullLeases([...this.open.keys()], this.lease, until));
+      for (const [id, held] of this.open) if (!renewed.has(id)) held.lose();
+      this.lease = until;
+    });
+  }
+}
+
+/** A pull of a job this worker holds. */
+export class HeldPull {
+  /** A write found the lease gone: another worker has the pull, or it ended. */
+  lost = false;
+
+  constructor(readonly id: string, private readonly job: HeldJob) {}
+
+  /** Runs `work` after the job's earlier writes and renewals. */
+  hold<T>(work: () => Promise<T>): Promise<T> {
+    return this.job.hold(work);
+  }
+
+  lose(): void {
+    this.lost = true;
+    this.job.open.delete(this.id);
+  }
+
   /** Sets `fields` if this worker still holds the pull, else LeaseLost with nothing written. Call inside hold(). */
   async update(store: AsyncStore, fields: PullFields): Promise<void> {
-    if (this.lost || !(await store.updatePull(this.id, fields, this.lease))) {
-      this.lost = true;
+    if (this.lost || !(await store.updatePull(this.id, fields, this.job.lease))) {
+      this.lose();
       throw new LeaseLost(this.id);
     }
+    if (fields.lease_until === null) this.job.open.delete(this.id);
   }
 
   /**
@@ -61,44 +98,38 @@ export class HeldPull {
    * report its end need not read it again. Call inside hold().
    */
   async end(store: AsyncStore, fields: PullFields): Promise<PullRow> {
-    const written = this.lost ? undefined : await store.updatePullReturning(this.id, fields, this.lease);
+    const written = this.lost ? undefined : await store.updatePullReturning(this.id, fields, this.job.lease);
     if (!written) {
-      this.lost = true;
+      this.lose();
       throw new LeaseLost(this.id);
     }
+    this.job.open.delete(this.id);
     return written;
-  }
-
-  renew(store: AsyncStore, until: string): Promise<void> {
-    return this.hold(async () => {
-      await this.update(store, { lease_until: until });
-      this.lease = until;
-    });
   }
 }
 
-/** The leases of one pass's pulls, renewed every third of their length until each pull ends. */
+/** The leases of the jobs this worker runs, renewed every third of their length until each job ends. */
 export class LeaseHeartbeat {
-  private readonly held = new Set<HeldPull>();
-  private readonly renewing = new Set<HeldPull>();
+  private readonly held = new Set<HeldJob>();
+  private readonly renewing = new Set<HeldJob>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: Pick<SyncDeps, 'store' | 'clock' | 'onError'>, readonly seconds: number) {}
 
-  /** A pull just leased until `until`: renewed from now on, until dropped. */
-  hold(id: string, until: string): HeldPull {
-    const pull = new HeldPull(id, until);
-    this.held.add(pull);
+  /** A job just leased until `lease`: renewed from now on, until dropped. */
+  hold(lease: string): HeldJob {
+    const job = new HeldJob(lease);
+    this.held.add(job);
     if (!this.timer) {
       this.timer = setInterval(() => void this.beat(), (this.seconds * 1000) / 3);
       this.timer.unref();
     }
-    return pull;
+    return job;
   }
 
-  /** The pull ended (or was lost): no more renewals; the timer stops with the last. */
-  drop(pull: HeldPull): void {
-    this.held.delete(pull);
+  /** The job ended: no more renewals; the timer stops with the last. */
+  drop(job: HeldJob): void {
+    this.held.delete(job);
     if (this.held.size > 0 || !this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
@@ -108,18 +139,18 @@ export class LeaseHeartbeat {
     return this.timer !== undefined;
   }
 
-  /** One renewal of every lease held and not being renewed already (the timer's; tests call it). */
+  /** One renewal of every job held and not being renewed already (the timer's; tests call it). */
   async beat(): Promise<void> {
     const until = leaseUntil(this.deps.clock, this.seconds);
-    await Promise.all([...this.held].filter((pull) => !pull.lost && !this.renewing.has(pull)).map(async (pull) => {
-      this.renewing.add(pull);
+    await Promise.all([...this.held].filter((job) => !this.renewing.has(job)).map(async (job) => {
+      this.renewing.add(job);
       try {
-        await pull.renew(this.deps.store, until);
+        await job.renew(this.deps.store, until);
       } catch (err) {
-        // Lost: the pull's next write says so and stops it. Anything else: the next beat tries again.
-        if (!(err instanceof LeaseLost)) this.deps.onError?.(err, `pull ${pull.id} lease`);
+        // The next beat tries again.
+        this.deps.onError?.(err, 'pull leases');
       } finally {
-        this.renewing.delete(pull);
+        this.renewing.delete(job);
       }
     }));
   }

@@ -1,5 +1,6 @@
-// Runs one claimed pull: fetch the platform's pages into a new generation of records,
-// one transaction per page (with the cursor), the last of which publishes the generation. Crash-only:
+// Runs one pull of a job (job.ts): fetch the platform's pages into a new generation of
+// records, each page (with the cursor) written in a transaction the job's writer may share
+// with other data types' writes (job-writes.ts), the last page publishing the generation. Crash-only:
 // a pull killed at any point resumes at its cursor, and upserts make a repeated page
 // harmless. Rate limits and platform faults reschedule the pull (not_before) rather
 // than sleeping, so the clock drives retries and nothing waits in memory. Every write is
@@ -9,12 +10,10 @@ import { isoSeconds } from '../../lib/clock.js';
 import type { Validation } from '../errors.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../adapters/adapter.js';
 import type { AsyncStore } from '../store/async-store.js';
-import type { CompanyRow } from '../store/companies.js';
 import type { RecordInput } from '../store/datasets.js';
 import type { PullRow } from '../store/pulls.js';
 import type { PullStatus } from '../store/pull-status.js';
 import type { FieldType } from '../query/types.js';
-import { freshTokens, openTokens } from '../tokens.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';
 import type { SyncDeps } from './deps.js';
 import { collectFields } from './fields.js';
@@ -22,6 +21,23 @@ import { pullSource, recordRow, type PullSource } from './pull-source.js';
 import { checkPage } from './read-validation.js';
 import { backgroundEvents as eventsOf, deauthorized, pullEnded } from './events.js';
 import { LeaseLost, type HeldPull, type PullFields } from './pull-lease.js';
+import type { ConnectionAccess, PullConnection } from './connection-access.js';
+import type { GroupTx, JobWriter } from './job-writes.js';
+
+/** What the job hands each of its pulls: the connections read once, the writer, and a turn to fetch. */
+export interface JobShare {
+  access: ConnectionAccess;
+  writer: JobWriter;
+  /** Runs a platform fetch when one of the job's few fetch slots is free. */
+  fetchSlot<T>(fetch: () => Promise<T>): Promise<T>;
+}
+
+/** One pull of a job, and what it shares with the others. */
+export interface JobPull extends JobShare {
+  deps: SyncDeps;
+  pull: PullRow;
+  held: HeldPull;
+}
 
 const MAX_RATE_LIMIT_RETRIES = 10;
 const MAX_FETCH_RETRIES = 3;
@@ -32,43 +48,43 @@ const FIELD_SAMPLE = 50;
 /** 'LeaseLost': another worker took the pull over; this one wrote nothing since. */
 export type PullOutcome = PullStatus | 'LeaseLost';
 
-export async function runPull(deps: SyncDeps, pull: PullRow, held: HeldPull): Promise<PullOutcome> {
+export async function runPull(run: JobPull): Promise<PullOutcome> {
   try {
-    return await fetchPages(deps, pull, held);
+    return await fetchPages(run);
   } catch (err) {
     if (err instanceof LeaseLost) return 'LeaseLost';
     throw err;
   }
 }
 
-async function fetchPages(deps: SyncDeps, pull: PullRow, held: HeldPull): Promise<PullStatus> {
-  const ready = await prerequisites(deps, pull, held);
+async function fetchPages(run: JobPull): Promise<PullStatus> {
+  const ready = await prerequisites(run);
   if (typeof ready === 'string') return ready;
   try {
-    return await writePages(deps, pull, held, ready);
+    return await writePages(run, ready);
   } catch (err) {
     // The database gone is no fault of the pull: it stays as it is (nothing of the failed
     // page was written), and once its lease runs out a worker resumes it from its last page.
     if (err instanceof LeaseLost || isDatabaseLost(err)) throw err;
-    return handleFailure(deps, pull, held, ready.connection.id, err);
+    return handleFailure(run, ready.connection.id, err);
   }
 }
 
 /** What a pull needs before its first page: a Linked connection, its tokens, and where on the platform the data type is read. */
 interface Ready {
-  connection: NonNullable<Awaited<ReturnType<AsyncStore['getPullConnection']>>>['connection'];
-  tokensRead: NonNullable<ReturnType<typeof openTokens>>;
+  connection: PullConnection['connection'];
+  tokensRead: NonNullable<ReturnType<ConnectionAccess['stored']>>;
   source: PullSource;
   validation: Validation;
 }
 
 /** The pull's connection, tokens and source; or, when one is missing, the status the pull ended with. */
-async function prerequisites(deps: SyncDeps, pull: PullRow, held: HeldPull): Promise<Ready | PullStatus> {
-  const { store, clock, sealer } = deps;
-  const finish = (status: PullStatus, fields?: PullFields) => endBeforeFirstPage(deps, pull, held, status, fields);
-  // The connection, its tokens and its company's client id in one read; the tokens are opened
-  // only for a Linked connection. A connection goes with its company, so none found covers both.
-  const found = await store.getPullConnection(pull.connection_id);
+async function prerequisites(run: JobPull): Promise<Ready | PullStatus> {
+  const { deps: { store, clock }, pull, access } = run;
+  const finish = (status: PullStatus, fields?: PullFields) => endBeforeFirstPage(run, status, fields);
+  // The connection, its tokens and its company's client id in one read for the job; the tokens
+  // are opened only for a Linked connection. A connection goes with its company, so none found covers both.
+  const found = await access.connection(pull.connection_id);
   if (!found) return finish('Cancelled', { status_description: 'The connection was deleted.' });
   const { connection } = found;
   if (connection.status === 'Deauthorized') {
@@ -77,7 +93,7 @@ async function prerequisites(deps: SyncDeps, pull: PullRow, held: HeldPull): Pro
   if (connection.status !== 'Linked') {
     return finish('PrerequisiteNotMet', { status_description: `The connection is ${connection.status}, not Linked.` });
   }
-  const tokensRead = openTokens(sealer, connection.id, found.sealed);
+  const tokensRead = access.stored(found);
   if (!tokensRead) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
   const source = await pullSource(store, clock, found.clientId, connection.integration_key, pull.data_type);
@@ -87,12 +103,11 @@ async function prerequisites(deps: SyncDeps, pull: PullRow, held: HeldPull): Pro
 }
 
 /** The pull ended before its first page: its final state and its events, in one transaction. */
-async function endBeforeFirstPage(deps: SyncDeps, pull: PullRow, held: HeldPull, status: PullStatus, fields: PullFields = {}): Promise<PullStatus> {
-  await held.hold(() => deps.store.transaction(async (tx) => {
-    const company = await lockCompany(tx, pull);
+async function endBeforeFirstPage({ deps, held, writer }: JobPull, status: PullStatus, fields: PullFields = {}): Promise<PullStatus> {
+  await writer.write(0, async ({ tx, company }) => {
     const ended = await held.end(tx, { status, completed: isoSeconds(deps.clock.now()), lease_until: null, ...fields });
     if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records: null });
-  }));
+  });
   return status;
 }
 
@@ -105,21 +120,22 @@ interface Progress {
 }
 
 /** Fetches and writes the pull's pages from its cursor, one transaction a page, until the last one publishes the generation. */
-async function writePages(deps: SyncDeps, pull: PullRow, held: HeldPull, { connection, tokensRead, source, validation }: Ready): Promise<PullStatus> {
-  const { store, clock, sealer, adapter } = deps;
+async function writePages(run: JobPull, { connection, tokensRead, source, validation }: Ready): Promise<PullStatus> {
+  const { deps, pull, held, access, writer } = run;
+  const { store, clock, adapter } = deps;
   const now = () => isoSeconds(clock.now());
   const state: Progress = { cursor: pull.cursor ?? undefined, fetched: pull.fetched, progress: pull.progress, fields: new Map() };
-  let tokens = await freshTokens(store, sealer, adapter, connection, now, { stored: tokensRead });
-  const fetchPage = async (at: string | undefined) => {
+  let tokens = await access.tokens(connection, tokensRead);
+  const fetchPage = (at: string | undefined) => run.fetchSlot(async () => {
     try {
       return await adapter.fetchPage(connection.integration_key, tokens, source.platformType, at, deps.pageSize ?? 1000);
     } catch (err) {
-      // An access token that expired mid-sync (not a revoked grant): refresh once and go on.
+      // An access token that expired mid-sync (not a revoked grant): refreshed once for the job, and on.
       if (!(err instanceof PlatformAuthError) || err.revoked) throw err;
-      tokens = await freshTokens(store, sealer, adapter, connection, now, { refused: tokens });
+      tokens = await access.refused(connection, tokens);
       return adapter.fetchPage(connection.integration_key, tokens, source.platformType, at, deps.pageSize ?? 1000);
     }
-  };
+  });
   // One page in flight ahead: the platform prepares page N+1 while page N is written. Its
   // result (or failure) is only looked at after page N's transaction, so what is written
   // and in what order is as if the pages were fetched one after the other.
@@ -146,11 +162,8 @@ async function writePages(deps: SyncDeps, pull: PullRow, held: HeldPull, { conne
     const completed = state.cursor ? undefined : now();
     // Store calls only: the next page's fetch was started above and is awaited after the commit.
     // The lease is checked first: a page of a pull this worker lost is not written at all.
-    const replaced = await held.hold(() => store.transaction(async (tx) => {
-      const write = { connectionId: connection.id, rows, state, validation };
-      if (!completed) return writePage(tx, pull, held, write);
-      return writeLastPage(tx, deps, pull, held, write, completed);
-    }));
+    const write = { connectionId: connection.id, rows, state: { ...state }, validation };
+    const replaced = await writer.write(rows.length, (group) => (completed ? writeLastPage(group, run, write, completed) : writePage(group.tx, pull, held, write)));
     deps.signals?.recordsWritten(pull.data_type, rows.length);
     if (!completed) continue;
     // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
@@ -181,9 +194,8 @@ async function writePage(tx: AsyncStore, pull: PullRow, held: HeldPull, { connec
  * generation published and the events, in one commit (one commit a page, the last one
  * included). Returns what completeGeneration does: the generation this one replaced.
  */
-async function writeLastPage(tx: AsyncStore, deps: SyncDeps, pull: PullRow, held: HeldPull, { connectionId, rows, state, validation }: PageWrite, completed: string) {
+async function writeLastPage({ tx, company }: GroupTx, { deps, pull, held }: JobPull, { connectionId, rows, state, validation }: PageWrite, completed: string) {
   const { fetched, fields } = state;
-  const company = await lockCompany(tx, pull);
   const ended = await held.end(tx, {
     status: 'Complete', cursor: null, fetched, progress: 100, attempts: 0, validation: JSON.stringify(validation), completed, lease_until: null,
   });
@@ -197,35 +209,23 @@ async function writeLastPage(tx: AsyncStore, deps: SyncDeps, pull: PullRow, held
   return previous;
 }
 
-/**
- * A pull's ending transaction takes its company's lock before anything else (getCompany does,
- * inside a PostgreSQL transaction), in the order every writer of a company takes them, so
- * it never deadlocks with the company being deleted or another pull of it ending. The
- * company as read is what the pull's events report; undefined once it was deleted (the
- * pull went with it, so the pull's write then finds its lease gone).
- */
-function lockCompany(tx: AsyncStore, pull: PullRow): Promise<CompanyRow | undefined> {
-  return tx.getCompany(pull.company_id);
-}
-
-async function handleFailure(deps: SyncDeps, pull: PullRow, held: HeldPull, connectionId: string, err: unknown): Promise<PullStatus> {
-  const { store, clock } = deps;
+async function handleFailure({ deps, pull, held, writer }: JobPull, connectionId: string, err: unknown): Promise<PullStatus> {
+  const { clock } = deps;
   const now = clock.now();
   const later = (seconds: number) => isoSeconds(new Date(now.getTime() + seconds * 1000));
   const attempts = pull.attempts + 1;
   /** The pull's final state (this worker's to write, or nothing is), then what `also` records, then its events: one transaction. */
   const ended = async (status: PullStatus, fields: PullFields, also?: () => Promise<void>): Promise<PullStatus> => {
-    await held.hold(() => store.transaction(async (tx) => {
-      const company = await lockCompany(tx, pull);
+    await writer.write(0, async ({ tx, company }) => {
       const ended = await held.end(tx, { status, completed: isoSeconds(now), lease_until: null, ...fields });
       await also?.();
       if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records: null });
-    }));
+    });
     return status;
   };
   /** Back in the queue until `notBefore`, for any worker. */
   const retry = async (notBefore: string, description: string): Promise<PullStatus> => {
-    await held.hold(() => held.update(store, { attempts, not_before: notBefore, lease_until: null, status_description: description }));
+    await writer.write(0, ({ tx }) => held.update(tx, { attempts, not_before: notBefore, lease_until: null, status_description: description }));
     return 'Fetching';
   };
   if (err instanceof PlatformAuthError && err.revoked) {

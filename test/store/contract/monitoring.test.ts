@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { monitoringMethods } from '../../../src/service/store/pg/monitoring.js';
+import { jobMethods } from '../../../src/service/store/pg/jobs.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { listMigrations, openDatabase } from '../../../src/service/store/sqlite/db.js';
@@ -18,7 +19,7 @@ import { freshPostgres, onBoth } from './stores.js';
 const T0 = '2024-03-01T10:00:00Z';
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString().replace('.000Z', 'Z');
 
-const pullStore = (db: Queryable) => ({ ...pullMethods(db), ...pgOwners(db), ...monitoringMethods(db) });
+const pullStore = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db), ...pgOwners(db), ...monitoringMethods(db) });
 const deliveryStore = (db: Queryable) => ({ ...outboxMethods(db), ...monitoringMethods(db) });
 
 describePostgres('monitoring reads', () => {
@@ -32,7 +33,7 @@ describePostgres('monitoring reads', () => {
       await store.insertPull({ ...pull, id: 'p3', companyId: o.b, connectionId: o.b1, dataType: 'invoices', status: 'Queued' });
       await store.insertPull({ ...pull, id: 'p4', companyId: o.b, connectionId: o.b1, dataType: 'bills', status: 'Complete' });
       answers.push(await store.pullBacklog(T0));
-      await store.claimPulls(T0, at(5), 2); // p1 and p2, leased until at(5)
+      await store.claimJobs(T0, at(5), 1); // company a's job: p1 and p2, leased until at(5)
       answers.push(await store.pullBacklog(at(1)));
       // Past the lease, a running pull is queued again: a worker may take it over.
       answers.push(await store.pullBacklog(at(6)));

@@ -1,13 +1,14 @@
 // A pull's final write answering its row (updatePullReturning) and many pulls read at once
 // (getPulls) answer on PostgreSQL as on SQLite, and as updatePull and getPull do.
 import { describe, expect, it } from 'vitest';
+import { jobMethods } from '../../../src/service/store/pg/jobs.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, pgOwners, relabel, secondPool, type Owners } from './owners.js';
 import { freshPostgres, onBoth } from './stores.js';
 
-const methods = (db: Queryable) => ({ ...pullMethods(db), ...pgOwners(db) });
+const methods = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db), ...pgOwners(db) });
 type Store = ReturnType<typeof methods>;
 
 const T0 = '2024-03-01T10:00:00Z';
@@ -26,7 +27,7 @@ describePostgres('pull rows', () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
       await seed(store, o);
-      const [leased] = await store.claimPulls(at(1), at(5), 1); // p1, leased until at(5)
+      const leased = (await store.claimJobs(at(1), at(5), 1))[0]!.pulls[0]; // company a's job, p1 first, leased until at(5)
       const answers: unknown[] = [leased];
       answers.push(await store.updatePullReturning('p1', {}, at(5))); // nothing to set
       answers.push(await store.updatePullReturning('p1', { cursor: 'c', fetched: 3 }, at(4))); // not its lease
@@ -44,7 +45,7 @@ describePostgres('pull rows', () => {
     expect(sqlite[3]).toEqual(sqlite[4]);
     expect(sqlite[3]).toMatchObject({ id: 'p1', status: 'Complete', fetched: 7, progress: 100, cursor: null, lease_until: null });
     expect(sqlite[5]).toBeUndefined();
-    expect(sqlite[6]).toMatchObject({ id: 'p2', status: 'Queued', status_description: 'no lease asked' });
+    expect(sqlite[6]).toMatchObject({ id: 'p2', status: 'Fetching', status_description: 'no lease asked' }); // leased with p1, in its company's job
     expect(sqlite[7]).toBeUndefined();
   });
 
@@ -76,7 +77,7 @@ describePostgres('pull rows', () => {
         const [holder, taker] = [methods(pool), methods(other)];
         const ids = Array.from({ length: 20 }, (_, i) => `r${i}`);
         for (const [i, id] of ids.entries()) await holder.insertPull({ id, companyId: o.a, connectionId: o.a1, dataType: `type${i}`, status: 'Queued', generation: 1, requested: T0 });
-        await holder.claimPulls(at(0), at(5), ids.length);
+        await holder.claimJobs(at(0), at(5), 1);
         const results = await Promise.all(ids.map((id) => Promise.all([
           holder.updatePullReturning(id, { status: 'Complete', completed: at(6), progress: 100, lease_until: null }, at(5)),
           taker.leasePull(id, at(6), at(9)),

@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import type { PagePlan } from '../../../src/service/store/paging.js';
 import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';
+import { jobMethods } from '../../../src/service/store/pg/jobs.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
-import type { PullRow } from '../../../src/service/store/pulls.js';
+import type { PullJob, PullRow } from '../../../src/service/store/pulls.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
 import { freshPostgres, onBoth } from './stores.js';
 
-const methods = (db: Queryable) => ({ ...pullMethods(db), ...pgOwners(db), runPage: <Row>(plan: PagePlan) => runPgPagePlan<Row>(db, plan) });
+const methods = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db), ...pgOwners(db), runPage: <Row>(plan: PagePlan) => runPgPagePlan<Row>(db, plan) });
 type Store = ReturnType<typeof methods> & Pick<AsyncStore, 'runPage'>;
 
 const T0 = '2024-03-01T10:00:00Z';
@@ -70,16 +71,16 @@ describePostgres('pull store contract', () => {
     expect(postgres).toEqual(sqlite);
   });
 
-  it('claims pulls oldest first, leases each to one worker, and releases open leases', async () => {
+  it('claims jobs oldest first, a company\'s claimable pulls each under one lease, and releases open leases', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
       await seedPulls(store as Store, o);
       await store.updatePull('p3', { not_before: at(20) });
       const answers: unknown[] = [];
-      answers.push(await store.claimPulls(at(10), at(15), 0));
-      answers.push(await store.claimPulls(at(10), at(15), 2)); // p1 and p2, the oldest: leased, and Fetching
-      answers.push(await store.claimPulls(at(11), at(16), 10)); // p5: p3 waits for its retry time, p1 and p2 are held
-      answers.push(await store.claimPulls(at(12), at(17), 10)); // nothing left
+      answers.push(await store.claimJobs(at(10), at(15), 0));
+      answers.push(await store.claimJobs(at(10), at(15), 1)); // company a: p1 and p2, leased, and Fetching; p3 waits for its retry time
+      answers.push(await store.claimJobs(at(11), at(16), 10)); // company b: p5; p1 and p2 are held
+      answers.push(await store.claimJobs(at(12), at(17), 10)); // nothing left
       answers.push(await store.leasePull('p1', at(11), at(16))); // still held
       answers.push(await store.leasePull('p1', at(15), at(25))); // expired at 15: taken again, stays Fetching
       answers.push(await store.getPull('p1'));
@@ -87,20 +88,20 @@ describePostgres('pull store contract', () => {
       answers.push(await store.leasePull('p7', at(10), at(15))); // Initial is not open
       answers.push(await store.leasePull('missing', at(10), at(15)));
       await store.updatePull('p2', { status: 'Mapping' });
-      answers.push(await store.claimPulls(at(20), at(30), 10)); // p2 and p5 ran out (Mapping stays Mapping), p3's retry time has come; p1 held
+      answers.push(await store.claimJobs(at(20), at(30), 10)); // p2 and p5 ran out (Mapping stays Mapping), p3's retry time has come; p1 held
       await store.updatePull('p4', { lease_until: at(99) });
       await store.releaseOpenPullLeases();
-      answers.push(await store.claimPulls(at(20), at(30), 10), await store.getPull('p4'));
+      answers.push(await store.claimJobs(at(20), at(30), 10), await store.getPull('p4'));
       return relabel(answers, o.names);
     });
     expect(postgres).toEqual(sqlite);
-    const ids = (answer: unknown) => (answer as PullRow[]).map((pull) => pull.id);
-    expect(sqlite.slice(0, 4).map(ids)).toEqual([[], ['p1', 'p2'], ['p5'], []]);
-    expect(sqlite[1]).toMatchObject([{ status: 'Fetching', lease_until: at(15) }, { status: 'Fetching', lease_until: at(15) }]);
+    const ids = (answer: unknown) => (answer as PullJob[]).map((job) => [job.companyId, job.lease, ...job.pulls.map((pull) => pull.id)]);
+    expect(sqlite.slice(0, 4).map(ids)).toEqual([[], [['<a>', at(15), 'p1', 'p2']], [['<b>', at(16), 'p5']], []]);
+    expect((sqlite[1] as PullJob[])[0]!.pulls).toMatchObject([{ status: 'Fetching', lease_until: at(15) }, { status: 'Fetching', lease_until: at(15) }]);
     expect(sqlite.slice(4, 6)).toEqual([false, true]);
-    expect(ids(sqlite[10])).toEqual(['p2', 'p3', 'p5']);
-    expect((sqlite[10] as PullRow[])[0]).toMatchObject({ status: 'Mapping', lease_until: at(30) });
-    expect(ids(sqlite[11])).toEqual(['p1', 'p2', 'p3', 'p5']);
+    expect(ids(sqlite[10])).toEqual([['<a>', at(30), 'p2', 'p3'], ['<b>', at(30), 'p5']]);
+    expect((sqlite[10] as PullJob[])[0]!.pulls[0]).toMatchObject({ status: 'Mapping', lease_until: at(30) });
+    expect(ids(sqlite[11])).toEqual([['<a>', at(30), 'p1', 'p2', 'p3'], ['<b>', at(30), 'p5']]);
   });
 
   it('writes a running pull only for the worker holding its lease: a write or renewal with a lease taken over, or of an ended pull, changes nothing', async () => {
@@ -188,25 +189,34 @@ describePostgres('pull store contract', () => {
       }
     });
 
-    it('gives processes claiming at once other pulls each, never one pull twice', async () => {
+    it('gives processes claiming at once other companies each, never one pull twice', async () => {
       const pool = await freshPostgres();
       const others = [secondPool(pool), secondPool(pool)];
       try {
         const store = methods(pool);
         const o = await makeOwners(store);
-        const claimers = [pool, ...others].map((db) => pullMethods(db));
+        const claimers = [pool, ...others].map((db) => ({ ...pullMethods(db), ...jobMethods(db) }));
+        const companies: Array<[string, string]> = [];
+        for (let i = 0; i < 12; i++) {
+          const company = (await store.insertCompany(o.client, { name: `C${i}`, tags: {} }, T0)).id;
+          companies.push([company, (await store.insertConnection(company, 'gbol', 'xero', T0)).id]);
+        }
         const claimed: string[] = [];
         for (let round = 0; round < 5; round++) {
-          for (let i = 0; i < 12; i++) {
-            await store.insertPull({ id: `r${round}-${i}`, companyId: o.a, connectionId: o.a1, dataType: `type${i}`, status: 'Queued', generation: 1, requested: T0 });
+          for (const [i, [companyId, connectionId]] of companies.entries()) {
+            for (const type of ['invoices', 'bills']) {
+              await store.insertPull({ id: `r${round}-${i}-${type}`, companyId, connectionId, dataType: type, status: 'Queued', generation: 1, requested: T0 });
+            }
           }
-          // Three workers' passes at once, four pulls each: every one gets its four.
-          const passes = await Promise.all(claimers.map((claimer) => claimer.claimPulls(at(1), at(5), 4)));
+          // Three workers' passes at once, four jobs each: every one gets its four companies, both pulls of each.
+          const passes = await Promise.all(claimers.map((claimer) => claimer.claimJobs(at(1), at(5), 4)));
           expect(passes.map((pass) => pass.length)).toEqual([4, 4, 4]);
-          claimed.push(...passes.flat().map((pull) => pull.id));
-          for (const pull of passes.flat()) await store.updatePull(pull.id, { status: 'Complete', lease_until: null });
+          const pulls = passes.flat().flatMap((job) => job.pulls);
+          expect(pulls).toHaveLength(24);
+          claimed.push(...pulls.map((pull) => pull.id));
+          for (const pull of pulls) await store.updatePull(pull.id, { status: 'Complete', lease_until: null });
         }
-        expect(new Set(claimed).size).toBe(60);
+        expect(new Set(claimed).size).toBe(120);
       } finally {
         for (const other of others) await other.end();
         await pool.end();

@@ -21,7 +21,7 @@ import type { CompanyRow } from '../companies.js';
 import type { ConnectionRow } from '../connections.js';
 import { row, run, type Queryable } from './query.js';
 
-type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'getCompanyConnection' | 'openPull' | 'openPulls' | 'listConsumers'>;
+type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'getCompanyConnection' | 'openPull' | 'openPulls' | 'listConsumers' | 'interactiveCompanies'>;
 
 /** `plain`'s reads, each after locking what it decides on; for a transaction's client only. */
 export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany' | 'getCompanyConnection'>): Decisions {
@@ -60,6 +60,15 @@ export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany'
     openPulls: async (companyId) => {
       await lock('companies', companyId);
       return plain.openPulls(companyId);
+    },
+    // The interactive lane's companies per account (sync/lanes.ts): an advisory lock of its
+    // own, so it has no place in the order of row locks above.
+    interactiveCompanies: async (clientId) => {
+      if (!locked.has(`lane:${clientId}`)) {
+        await run(tx, "SELECT pg_advisory_xact_lock(hashtextextended('ferry.lane:' || ?, 0))", [clientId]);
+        locked.add(`lane:${clientId}`);
+      }
+      return plain.interactiveCompanies(clientId);
     },
     // The account's webhook consumer limit.
     listConsumers: async (clientId) => {

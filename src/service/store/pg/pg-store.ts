@@ -17,6 +17,7 @@ import { companyMethods } from './companies.js';
 import { connectionMethods } from './connections.js';
 import { datasetMethods } from './datasets.js';
 import { decisionLocks } from './decision-locks.js';
+import { jobMethods } from './jobs.js';
 import { deliveryMethods } from './deliveries.js';
 import { eventMethods } from './events.js';
 import { monitoringMethods } from './monitoring.js';
@@ -58,12 +59,13 @@ export function createPgStore(pool: Pool): AsyncStore {
       ...monitoringMethods(db),
       ...datasetMethods(db),
       ...pulls,
+      ...jobMethods(db),
       ...pushMethods(db),
       ...attachmentMethods(db),
       ...events,
       ...deliveryMethods(db),
       // Inside a transaction, the reads a decision rests on lock what they decide on (decision-locks.ts).
-      ...(inTransaction ? decisionLocks(db, { ...companies, ...pulls, ...events }) : {}),
+      ...(inTransaction ? decisionLocks(db, { ...companies, ...pulls, ...events, ...jobMethods(db) }) : {}),
       runPage: (plan) => runPgPagePlan(db, plan),
       // Nested: the work joins the transaction it is already in.
       transaction: inTransaction ? (work) => work(store) : (work) => transaction(work),

@@ -6,12 +6,12 @@ import { postgresDate } from '../../query/json-fields.js';
 import type { FieldResolver } from '../../query/types.js';
 import { isFinished } from '../pull-status.js';
 import type { AsyncStore } from '../async-store.js';
-import type { PullStore } from '../store.js';
+import type { JobStore, PullStore } from '../store.js';
 import { planPage } from '../paging.js';
 import { checkDistinctDataSets, pullFields, type PullFields, type PullRow } from '../pulls.js';
 import { row, rows, run, type Queryable } from './query.js';
 
-type PullMethods = Pick<AsyncStore, keyof PullStore | 'pullsPage'>;
+type PullMethods = Pick<AsyncStore, Exclude<keyof PullStore, keyof JobStore> | 'pullsPage'>;
 
 /**
  * A resolver of text columns for PostgreSQL: date columns hold ISO text, which the query
@@ -43,27 +43,12 @@ function pullUpdate(id: string, fields: PullFields, lease: string | undefined): 
 }
 
 /**
- * Select and lease in one statement. The pulls another claim has locked are skipped, not
- * waited for: workers claiming at once each lease other pulls, where a plain read would
- * give them all the same oldest ones and every claim but one would come back empty.
- */
-const CLAIM = `WITH free AS (
-    SELECT id FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping')
-    AND (lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)
-    ORDER BY seq LIMIT ? FOR NO KEY UPDATE SKIP LOCKED
-  ), leased AS (
-    UPDATE pull_operations p SET lease_until = ?, status = CASE p.status WHEN 'Queued' THEN 'Fetching' ELSE p.status END
-    FROM free WHERE p.id = free.id RETURNING p.*
-  )
-  SELECT * FROM leased ORDER BY seq`;
-
-/**
  * reserveGeneration and insertPull for a whole list in one statement: the data sets' rows
  * are upserted in the list's order, and each pull takes the generation its upsert reserved.
  */
 const QUEUE = `WITH input AS (
-    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[])
-      WITH ORDINALITY AS x (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, n)
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::int[])
+      WITH ORDINALITY AS x (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, priority, n)
   ), reserved AS (
     INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested)
     SELECT company_id, data_type, 2, id, requested FROM input ORDER BY n
@@ -71,8 +56,8 @@ const QUEUE = `WITH input AS (
     latest_sync_id = excluded.latest_sync_id, last_requested = excluded.last_requested
     RETURNING company_id, data_type, next_generation
   )
-  INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
-  SELECT i.id, i.company_id, i.connection_id, i.data_type, i.status, i.status_description, i.requested, i.completed, i.progress, r.next_generation - 1
+  INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation, priority)
+  SELECT i.id, i.company_id, i.connection_id, i.data_type, i.status, i.status_description, i.requested, i.completed, i.progress, r.next_generation - 1, i.priority
   FROM input i JOIN reserved r ON r.company_id = i.company_id AND r.data_type = i.data_type ORDER BY i.n
   RETURNING *`;
 
@@ -90,9 +75,9 @@ export function pullMethods(db: Queryable): PullMethods {
       AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq LIMIT 1`, [companyId, dataType]),
     insertPull: async (pull) => {
       const finished = isFinished(pull.status);
-      return (await row<PullRow>(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`, [pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status,
-        pull.statusDescription ?? null, pull.requested, finished ? pull.requested : null, finished ? 100 : 0, pull.generation]))!;
+      return (await row<PullRow>(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation, priority)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`, [pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status,
+        pull.statusDescription ?? null, pull.requested, finished ? pull.requested : null, finished ? 100 : 0, pull.generation, pull.priority ?? 0]))!;
     },
     queuePulls: async (pulls) => {
       checkDistinctDataSets(pulls);
@@ -101,14 +86,13 @@ export function pullMethods(db: Queryable): PullMethods {
       const finished = pulls.map((pull) => isFinished(pull.status));
       const inserted = await rows<PullRow>(db, QUEUE, [column((p) => p.id), column((p) => p.companyId), column((p) => p.connectionId), column((p) => p.dataType),
         column((p) => p.status), column((p) => p.statusDescription ?? null), column((p) => p.requested),
-        pulls.map((p, i) => (finished[i] ? p.requested : null)), finished.map((done) => (done ? 100 : 0))]);
+        pulls.map((p, i) => (finished[i] ? p.requested : null)), finished.map((done) => (done ? 100 : 0)), column((p) => p.priority ?? 0)]);
       const byId = new Map(inserted.map((pull) => [pull.id, pull]));
       return pulls.map((pull) => byId.get(pull.id)!);
     },
     pullsPage: (companyId, request) => planPage({
       columns: '*', from: 'pull_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgPullFields, defaultOrder: 'seq DESC', dialect: 'postgres',
     }, request),
-    claimPulls: (now, until, limit) => rows<PullRow>(db, CLAIM, [now, now, limit, until]),
     leasePull: async (id, now, until) => (await run(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
       WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
       AND status IN ('Queued', 'Fetching', 'Mapping')`, [until, id, now])) === 1,

@@ -1,7 +1,7 @@
 // Pull operations: the durable sync queue and its history.
 //
 // A worker holds a pull by its lease_until: it takes the lease only once it has run out
-// (claimPulls, leasePull), and sets a time later than the one it found, so no other holder
+// (claimJobs, sqlite/jobs.ts; leasePull), and sets a time later than the one it found, so no other holder
 // of the pull can have written the value a worker last wrote. That value is its token:
 // every write of a running pull is conditional on it (updatePull with `lease`), and one
 // that finds another value changes nothing (its worker was paused past its lease and
@@ -42,10 +42,10 @@ export function openPull(db: Db, companyId: string, dataType: string): PullRow |
 
 export function insertPull(db: Db, pull: NewPull & { generation: number }): PullRow {
   const finished = isFinished(pull.status);
-  return prepared(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
+  return prepared(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation, priority)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`)
     .get(pull.id, pull.companyId, pull.connectionId, pull.dataType, pull.status, pull.statusDescription ?? null, pull.requested,
-      finished ? pull.requested : null, finished ? 100 : 0, pull.generation) as PullRow;
+      finished ? pull.requested : null, finished ? 100 : 0, pull.generation, pull.priority ?? 0) as PullRow;
 }
 
 /**
@@ -68,26 +68,7 @@ export function pullsPage(companyId: string, request: PageRequest): PagePlan {
   }, request);
 }
 
-/**
- * Leases the oldest claimable pulls in one transaction. They are found before it, so an
- * idle worker never takes the write lock; each lease is conditional, so a pull another
- * connection took meanwhile is left out.
- */
-export function claimPulls(db: Db, now: string, until: string, limit: number): PullRow[] {
-  const claimable = prepared(db, `SELECT id FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping')
-                       AND (lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)
-                       ORDER BY seq LIMIT ?`).all(now, now, limit) as Array<{ id: string }>;
-  if (claimable.length === 0) return [];
-  const lease = prepared(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
-                       WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
-                       AND status IN ('Queued', 'Fetching', 'Mapping') RETURNING *`);
-  return db.transaction(() => claimable.flatMap(({ id }) => (lease.get(until, id, now) as PullRow | undefined) ?? [])).immediate();
-}
-
-/**
- * Takes the lease if it is still free (false when another worker got there first); a
- * queued pull becomes Fetching in the same write, one commit fewer per pull.
- */
+/** Takes the lease if it is still free (false when another worker got there first); a queued pull becomes Fetching in the same write. */
 export function leasePull(db: Db, id: string, now: string, until: string): boolean {
   return prepared(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
                        WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)

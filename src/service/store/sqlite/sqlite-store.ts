@@ -15,6 +15,7 @@ import * as dataConfigs from './data-configs.js';
 import * as datasets from './datasets.js';
 import type { Db } from './db.js';
 import * as events from './events.js';
+import * as jobs from './jobs.js';
 import * as monitoring from './monitoring.js';
 import { runPagePlan } from './paging.js';
 import * as pulls from './pulls.js';
@@ -48,6 +49,7 @@ export function createSqliteStore(db: Db): Store {
     ...bindArea(db, dataConfigs),
     ...bindArea(db, datasets),
     ...bindArea(db, events),
+    ...bindArea(db, jobs),
     ...bindArea(db, monitoring),
     ...bindArea(db, pulls),
     ...bindArea(db, pushes),
