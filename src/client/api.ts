@@ -87,11 +87,18 @@ export function integrationCache<T = IntegrationRecord>(client: ApiClient, signa
 
 // ---- syncs and data sets
 
+/**
+ * A sync asked for one company, which someone waits on (`check`, `sync ID`): the service
+ * claims it ahead of queued backlogs (its interactive lane, docs/api.md).
+ */
+const INTERACTIVE = { headers: { 'Ferry-Sync-Priority': 'interactive' } };
+const lane = (interactive: boolean | undefined) => (interactive ? INTERACTIVE : {});
+
 /** Queues a pull of every data type; safe to repeat (an open pull answers instead of a new one). */
-export const syncAll = (client: ApiClient, companyId: string, signal?: AbortSignal) =>
-  client.post<unknown>(`${companyPath(companyId)}/data/all`, undefined, { idempotent: true, ...at(signal) });
-export const syncDataType = (client: ApiClient, companyId: string, dataType: string, signal?: AbortSignal) =>
-  client.post<PullOperation>(`${companyPath(companyId)}/data/queue/${id(dataType)}`, undefined, { idempotent: true, ...at(signal) });
+export const syncAll = (client: ApiClient, companyId: string, signal?: AbortSignal, interactive?: boolean) =>
+  client.post<unknown>(`${companyPath(companyId)}/data/all`, undefined, { idempotent: true, ...at(signal), ...lane(interactive) });
+export const syncDataType = (client: ApiClient, companyId: string, dataType: string, signal?: AbortSignal, interactive?: boolean) =>
+  client.post<PullOperation>(`${companyPath(companyId)}/data/queue/${id(dataType)}`, undefined, { idempotent: true, ...at(signal), ...lane(interactive) });
 export const dataStatus = (client: ApiClient, companyId: string, signal?: AbortSignal) =>
   client.get<DataStatus>(`${companyPath(companyId)}/dataStatus`, at(signal));
 export const pull = (client: ApiClient, companyId: string, pullId: string, signal?: AbortSignal) =>

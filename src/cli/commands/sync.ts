@@ -99,6 +99,8 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
   const outcome = await runSyncs(connection.client, {
     companyIds: unique, ...(dataType ? { dataType } : {}), wait, deadline, firstDelayMs: options.pollMs ?? 500,
     ...limitFlags(options), ...(resume ? { resume } : {}),
+    // One company named on the command line: someone waits on it, ahead of any backlog.
+    ...(options.fromResults === undefined && unique.length === 1 ? { interactive: true } : {}),
   }, {
     signal, ...shown, ...(changes ? { changes } : {}),
     onJournal: (found) => log(report.journalLine(found)),

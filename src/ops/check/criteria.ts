@@ -34,7 +34,8 @@ export async function freshSync(client: ApiClient, companyId: string, types: str
   const deadline = started + options.timeoutMs;
   const retries = options.retries ?? 2;
   // Queuing is safe to repeat: an open pull is answered instead of a second one.
-  await api.syncAll(client, companyId, signal);
+  // Someone waits on this one company: the service's interactive lane.
+  await api.syncAll(client, companyId, signal, true);
   const first = await api.dataStatus(client, companyId, signal);
   for (const type of types) {
     const entry = first[type];
@@ -53,7 +54,7 @@ export async function freshSync(client: ApiClient, companyId: string, types: str
       t.error = pull.errorMessage ?? pull.statusDescription ?? t.status;
     }
     if (TRANSIENT.has(t.status) && t.attempts <= retries) {
-      const again = await api.syncDataType(client, companyId, type, signal);
+      const again = await api.syncDataType(client, companyId, type, signal, true);
       t.id = again.id;
       t.status = again.status;
       t.attempts += 1;

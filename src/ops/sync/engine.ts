@@ -29,6 +29,8 @@ export interface SyncRequest {
   maxRate?: number;
   /** What the run may take as done already, and where it keeps its journal. */
   resume?: SyncResume;
+  /** A sync of one company someone waits on (`sync ID`): queued in the service's interactive lane. */
+  interactive?: boolean;
 }
 
 export interface SyncResume {
@@ -113,7 +115,7 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
     let startedCount = runs.filter((r) => r.started).length;
     await Promise.all(runs.filter((r) => !r.started).map((run) => limit(async () => {
       if (signal.aborted) return;
-      await startCompany(client, run, request.dataType, integration, signal, resumed?.completeSince);
+      await startCompany(client, run, request.dataType, integration, signal, resumed?.completeSince, request.interactive);
       if (run.found === 'complete') noteComplete(run);
       startedCount += 1;
       progress.update(`Starting syncs: ${startedCount}/${companyIds.length} companies · ${limitText(limiter)}`);

@@ -58,6 +58,7 @@ export async function startCompany(
   integration: (key: string) => Promise<{ dataTypes: string[] }>,
   signal: AbortSignal,
   completeSince?: number,
+  interactive?: boolean,
 ): Promise<void> {
   try {
     const company = await api.company<WireCompany>(client, run.companyId, signal);
@@ -78,15 +79,15 @@ export async function startCompany(
       run.found = [...run.dataTypes.values()].every((t) => t.status === 'Complete') ? 'complete' : 'waiting';
     } else if (asked && (dataType || asked.length < types.size)) {
       // Some data types are done or under way: queue only the others.
-      for (const t of asked) run.dataTypes.set(t, trackedFrom(await api.syncDataType(client, run.companyId, t, signal)));
+      for (const t of asked) run.dataTypes.set(t, trackedFrom(await api.syncDataType(client, run.companyId, t, signal, interactive)));
       run.found = 'queued';
     } else if (dataType) {
       // Queuing is safe to repeat: a data set with an open pull answers that pull instead of queuing another.
-      const pull = await api.syncDataType(client, run.companyId, dataType, signal);
+      const pull = await api.syncDataType(client, run.companyId, dataType, signal, interactive);
       run.dataTypes.set(pull.dataType, trackedFrom(pull));
       run.found = 'queued';
     } else {
-      await api.syncAll(client, run.companyId, signal);
+      await api.syncAll(client, run.companyId, signal, interactive);
       const status = await api.dataStatus(client, run.companyId, signal);
       // An integration ferry does not know: follow whatever the service queued for it.
       if (types.size === 0) for (const [t, entry] of Object.entries(status)) if (entry?.latestSyncId) types.add(t);

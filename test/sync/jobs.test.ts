@@ -1,0 +1,171 @@
+// A company's sync is one job (sync/job.ts), on both stores: one claim takes all its due
+// pulls, their writes share a few transactions (job-writes.ts), and each data type keeps its
+// own outcome: one that fails, or that another worker took over, ends only itself, while
+// the others complete and report their events as they would alone.
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isoSeconds } from '../../src/lib/clock.js';
+import type { PlatformPage } from '../../src/service/adapters/adapter.js';
+import { FERRY_EVENTS } from '../../src/service/events/catalogue.js';
+import { createSealer } from '../../src/service/secrets.js';
+import type { AsyncStore } from '../../src/service/store/async-store.js';
+import { createPgStore } from '../../src/service/store/pg/pg-store.js';
+import { openPostgres } from '../../src/service/store/pg/pool.js';
+import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
+import { openDatabase } from '../../src/service/store/sqlite/db.js';
+import type { SyncDeps } from '../../src/service/sync/deps.js';
+import { queueAll } from '../../src/service/sync/enqueue.js';
+import { leaseUntil } from '../../src/service/sync/pull-lease.js';
+import { syncOnce } from '../../src/service/sync/sync-once.js';
+import { describePostgres, freshDatabase } from '../helpers/postgres.js';
+import { ReadOnlyPlatform } from '../helpers/read-only-platform.js';
+import { tempDir } from '../helpers/service.js';
+import { FakeClock } from '../helpers/sync.js';
+
+const T0 = '2026-01-01T00:00:00Z';
+const INVOICES = 30;
+const sealer = createSealer(randomBytes(32));
+
+/**
+ * INVOICES invoices in pages (the cursor is the next offset); bills always fail; every
+ * other data type is empty. A fetch of a data type in `held` waits until it is let go.
+ */
+class Platform extends ReadOnlyPlatform {
+  readonly held = new Map<string, { reached: () => void; go: Promise<void>; release: () => void }>();
+
+  hold(dataType: string): { reached: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    const go = new Promise<void>((resolve) => (release = resolve));
+    this.held.set(dataType, { reached, go, release });
+    return { reached: arrived, release };
+  }
+
+  async fetchPage(_key: string, _tokens: unknown, dataType: string, cursor: string | undefined, pageSize: number): Promise<PlatformPage> {
+    const hold = this.held.get(dataType);
+    if (hold) {
+      hold.reached();
+      await hold.go;
+    }
+    if (dataType === 'bills') throw new Error('the bills endpoint broke');
+    if (dataType !== 'invoices') return { records: [] };
+    const start = Number(cursor ?? 0);
+    const end = Math.min(INVOICES, start + pageSize);
+    const records = Array.from({ length: end - start }, (_, i) => ({ id: `inv-${start + i}`, modifiedDate: T0 }));
+    return { records, total: INVOICES, ...(end < INVOICES ? { next: String(end) } : {}) };
+  }
+}
+
+/** Two stores on one database (two workers), and what closes them. */
+type Open = () => Promise<{ stores: [AsyncStore, AsyncStore]; close(): Promise<void> }>;
+
+const openSqlite: Open = async () => {
+  const dir = tempDir('ferry-jobs-');
+  const stores: [AsyncStore, AsyncStore] = [sqliteAsyncStore(openDatabase(join(dir, 'ferry.db'))), sqliteAsyncStore(openDatabase(join(dir, 'ferry.db')))];
+  return {
+    stores,
+    async close() {
+      for (const store of stores) await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
+
+const openPg: Open = async () => {
+  const url = await freshDatabase();
+  const stores: [AsyncStore, AsyncStore] = [createPgStore(await openPostgres(url, { max: 4 })), createPgStore(await openPostgres(url, { max: 4 }))];
+  return {
+    stores,
+    async close() {
+      for (const store of stores) await store.close();
+    },
+  };
+};
+
+const TYPES = ['invoices', 'bills', 'customers', 'suppliers'];
+
+/** A Linked company with tokens, its TYPES queued as POST /data/all queues them. */
+async function company(store: AsyncStore, clock: FakeClock): Promise<{ companyId: string; pulls: Map<string, string> }> {
+  const client = await store.insertClient({ name: 'Jobs Ltd', plan: 'Paid', created: T0 });
+  const made = await store.insertCompany(client.id, { name: 'Jobbed', tags: {} }, T0);
+  const connection = await store.insertConnection(made.id, 'gbol', 'xero', T0);
+  await store.markLinked(connection.id, null);
+  await store.storeTokens(connection.id, sealer.seal({ accessToken: 'a', refreshToken: 'r' }, connection.id), T0);
+  const linked = (await store.getConnectionById(connection.id))!;
+  const queued = await queueAll(store, clock, [linked]);
+  const pulls = new Map(queued.filter((p) => TYPES.includes(p.data_type)).map((p) => [p.data_type, p.id]));
+  // Only TYPES: the others of the platform end now, as if synced before.
+  for (const pull of queued) if (!TYPES.includes(pull.data_type)) await store.updatePull(pull.id, { status: 'Complete', progress: 100, completed: T0 });
+  return { companyId: made.id, pulls };
+}
+
+/** The store, its transactions counted. */
+function counting(store: AsyncStore): { store: AsyncStore; transactions: () => number } {
+  let count = 0;
+  return { store: { ...store, transaction: (work) => ((count += 1), store.transaction(work)) }, transactions: () => count };
+}
+
+function scenarios(name: string, open: Open): void {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const setup = async () => {
+    const opened = await open();
+    cleanups.push(() => opened.close());
+    return { stores: opened.stores, clock: new FakeClock(Date.parse(T0)) };
+  };
+  const worker = (store: AsyncStore, clock: FakeClock, platform: Platform): SyncDeps => ({ store, clock, sealer, adapter: platform, pageSize: 10, concurrency: 1 });
+
+  it(`${name}: one claim runs every due data type of the company, in fewer transactions than one per write, each data type ending on its own`, async () => {
+    const { stores: [store], clock } = await setup();
+    const { companyId, pulls } = await company(store, clock);
+    const counted = counting(store);
+    const pass = await syncOnce(worker(counted.store, clock, new Platform()));
+    expect(pass.pulls).toBe(TYPES.length);
+    const ended = Object.fromEntries(await Promise.all(TYPES.map(async (type) => [type, (await store.getPull(pulls.get(type)!))!])));
+    expect(ended.invoices).toMatchObject({ status: 'Complete', fetched: INVOICES, progress: 100, lease_until: null });
+    expect(ended.bills).toMatchObject({ status: 'InternalError', lease_until: null });
+    expect(ended.customers).toMatchObject({ status: 'Complete', fetched: 0, lease_until: null });
+    expect(ended.suppliers).toMatchObject({ status: 'Complete', fetched: 0, lease_until: null });
+    // Alone, each pull would have committed its own pages and ending: 3 + 1 + 1 + 1.
+    expect(counted.transactions()).toBeLessThan(6);
+    expect(await store.countRecords(companyId, 'invoices', ended.invoices.generation)).toBe(INVOICES);
+    // The events a pull running alone records: one per data type, and read.completed once.
+    const client = (await store.getCompany(companyId))!.client_id;
+    const events = (await store.eventsAfter(client, 0, 1000)).map((e) => e.event_type);
+    expect(events.filter((type) => type === FERRY_EVENTS.dataTypeReadCompleted)).toHaveLength(3);
+    expect(events.filter((type) => type === FERRY_EVENTS.dataTypeReadFailed)).toHaveLength(1);
+    expect(events.filter((type) => type === 'read.completed')).toHaveLength(1);
+  });
+
+  it(`${name}: a data type another worker took over rolls back only itself: the job's other writes are tried again one by one and commit`, async () => {
+    const { stores: [mine, theirs], clock } = await setup();
+    const { pulls } = await company(mine, clock);
+    const platform = new Platform();
+    const customers = platform.hold('customers');
+    const pass = syncOnce(worker(mine, clock, platform));
+    await customers.reached;
+    // This worker is paused past its lease; another takes one of its pulls over.
+    clock.advance(31);
+    const taken = leaseUntil(clock, 30);
+    expect(await theirs.leasePull(pulls.get('customers')!, isoSeconds(clock.now()), taken)).toBe(true);
+    customers.release();
+    expect((await pass).pulls).toBe(TYPES.length);
+    const status = async (type: string) => (await theirs.getPull(pulls.get(type)!))!;
+    expect(await status('customers')).toMatchObject({ status: 'Fetching', lease_until: taken });
+    expect(await status('invoices')).toMatchObject({ status: 'Complete', fetched: INVOICES });
+    expect(await status('suppliers')).toMatchObject({ status: 'Complete' });
+    expect(await status('bills')).toMatchObject({ status: 'InternalError' });
+    // Once that lease runs out too, a worker resumes it as a job of its own, and it completes.
+    clock.advance(31);
+    expect((await syncOnce(worker(theirs, clock, platform))).pulls).toBe(1);
+    expect(await status('customers')).toMatchObject({ status: 'Complete', lease_until: null });
+  });
+}
+
+if (process.env.FERRY_TEST_STORE !== 'postgres') describe('jobs on SQLite', () => scenarios('SQLite', openSqlite));
+describePostgres('jobs on PostgreSQL', () => scenarios('PostgreSQL', openPg));
