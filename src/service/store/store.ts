@@ -204,6 +204,12 @@ export interface DataConfigStore {
   writeDataConfig(kind: ConfigKind, clientId: string, platformKey: string, name: string, config: unknown): void;
 }
 
+/** Reads and writes of many items at once, where a sync job would make one call per data type. */
+export interface GroupedStore {
+  /** Every configuration of a kind the account has for a platform, by data type (or custom identifier): a job's data types read them once. */
+  readDataConfigs(kind: ConfigKind, clientId: string, platformKey: string): Map<string, unknown>;
+}
+
 /** Events, webhook consumers and the outbox of deliveries written with each event. */
 export interface EventStore {
   /** Records an event and a delivery per consumer that wants it; call inside the change's transaction. */
@@ -283,7 +289,7 @@ export interface PagePlanner {
 }
 
 export interface Store
-  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, JobStore, PushStore, AttachmentStore, DataConfigStore, EventStore, WebhookDeliveryStore, SyncSettingStore, VersionStore, MonitoringStore,
+  extends ClientStore, CompanyStore, ConnectionStore, DatasetStore, PullStore, JobStore, PushStore, AttachmentStore, DataConfigStore, GroupedStore, EventStore, WebhookDeliveryStore, SyncSettingStore, VersionStore, MonitoringStore,
     PagePlanner {
   /** Runs `work` as one transaction that takes the write lock before it reads. */
   transaction<T>(work: () => T): T;

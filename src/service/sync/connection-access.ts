@@ -1,11 +1,14 @@
 // What a job's pulls share of their connections: each connection, its tokens and its
-// company's client id read once for the job (not once per data type), and its tokens
-// refreshed once when a page finds them expired, however many pulls found it at once.
+// company's client id read once for the job (not once per data type), its tokens
+// refreshed once when a page finds them expired, however many pulls found it at once, and
+// the account's data configurations for its platform read once, all data types together.
 import { isoSeconds } from '../../lib/clock.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { Tokens } from '../adapters/verifier.js';
 import { freshTokens, openTokens } from '../tokens.js';
+import type { ConfigKind } from '../store/data-configs.js';
 import type { SyncDeps } from './deps.js';
+import type { ConfigReader } from './pull-source.js';
 
 export type PullConnection = NonNullable<Awaited<ReturnType<AsyncStore['getPullConnection']>>>;
 type Connection = PullConnection['connection'];
@@ -14,6 +17,7 @@ export class ConnectionAccess {
   private readonly found = new Map<string, Promise<PullConnection | undefined>>();
   private readonly opened = new Map<string, Tokens | undefined>();
   private readonly current = new Map<string, Promise<Tokens>>();
+  private readonly configured = new Map<string, Promise<Map<string, unknown>>>();
 
   constructor(private readonly deps: SyncDeps) {}
 
@@ -51,6 +55,19 @@ export class ConnectionAccess {
     const next = freshTokens(this.deps.store, this.deps.sealer, this.deps.adapter, connection, this.now, { refused });
     this.current.set(connection.id, next);
     return next;
+  }
+
+  /** The account's configurations for the platform, each kind read once for the job. */
+  configs(clientId: string, platformKey: string): ConfigReader {
+    return async (kind: ConfigKind, name: string) => {
+      const key = JSON.stringify([kind, clientId, platformKey]);
+      let all = this.configured.get(key);
+      if (!all) {
+        all = this.deps.store.readDataConfigs(kind, clientId, platformKey);
+        this.configured.set(key, all);
+      }
+      return (await all).get(name);
+    };
   }
 
   private readonly now = (): string => isoSeconds(this.deps.clock.now());

@@ -8,7 +8,7 @@ import { integrationByKey } from '../../platforms/registry.js';
 import { parseSourcePath, readPath } from '../data-configs/source-path.js';
 import { customSource, type CustomDataTypeConfig, type SupplementalConfig } from '../data-configs/validate-config.js';
 import type { RecordInput } from '../store/datasets.js';
-import type { AsyncStore } from '../store/async-store.js';
+import type { ConfigKind } from '../store/data-configs.js';
 
 type Json = Record<string, unknown>;
 type Steps = Array<string | number>;
@@ -24,6 +24,9 @@ export interface PullSource {
 
 export type PullSourceResult = PullSource | { unavailable: string };
 
+/** The account's configuration of a kind for the pull's platform and this data type (or custom identifier), if any. */
+export type ConfigReader = (kind: ConfigKind, name: string) => Promise<unknown>;
+
 const compile = (fields: Record<string, string>): Array<[string, Steps]> =>
   Object.entries(fields).flatMap(([name, path]) => {
     const steps = parseSourcePath(path);
@@ -36,8 +39,8 @@ const pick = (record: Json, fields: Array<[string, Steps]>): Json => Object.from
   return value === undefined || value === null ? [] : [[name, value]];
 }));
 
-async function supplemental(store: AsyncStore, clientId: string, integrationKey: string, dataType: string): Promise<PullSource> {
-  const config = await store.readDataConfig('supplemental', clientId, integrationKey, dataType) as SupplementalConfig | undefined;
+async function supplemental(configs: ConfigReader, dataType: string): Promise<PullSource> {
+  const config = await configs('supplemental', dataType) as SupplementalConfig | undefined;
   const sources = Object.entries(config?.supplementalDataConfig ?? {})
     .map(([name, source]) => [name, compile(source.pullData ?? {})] as const)
     .filter(([, fields]) => fields.length > 0);
@@ -48,9 +51,9 @@ async function supplemental(store: AsyncStore, clientId: string, integrationKey:
   };
 }
 
-async function custom(store: AsyncStore, clientId: string, integrationKey: string, identifier: string, clock: Clock): Promise<PullSourceResult> {
+async function custom(configs: ConfigReader, integrationKey: string, identifier: string, clock: Clock): Promise<PullSourceResult> {
   const integration = integrationByKey(integrationKey);
-  const config = await store.readDataConfig('custom', clientId, integrationKey, identifier) as CustomDataTypeConfig | undefined;
+  const config = await configs('custom', identifier) as CustomDataTypeConfig | undefined;
   if (!integration || !config) return { unavailable: `No custom data type ${identifier} is configured for ${integration?.name ?? integrationKey}.` };
   const platformType = customSource(integration, config.dataSource);
   if (!platformType) return { unavailable: `The custom data type ${identifier} reads ${config.dataSource}, which ${integration.name} does not serve.` };
@@ -73,11 +76,11 @@ async function custom(store: AsyncStore, clientId: string, integrationKey: strin
   };
 }
 
-/** `clientId` owns the pull's company (the pull read it with its connection, getPullConnection). */
-export async function pullSource(store: AsyncStore, clock: Clock, clientId: string, integrationKey: string, dataType: string): Promise<PullSourceResult> {
+/** `configs` reads the configurations of the account that owns the pull's company, for its connection's platform. */
+export async function pullSource(configs: ConfigReader, clock: Clock, integrationKey: string, dataType: string): Promise<PullSourceResult> {
   return dataType.startsWith(CUSTOM_PREFIX)
-    ? custom(store, clientId, integrationKey, dataType.slice(CUSTOM_PREFIX.length), clock)
-    : supplemental(store, clientId, integrationKey, dataType);
+    ? custom(configs, integrationKey, dataType.slice(CUSTOM_PREFIX.length), clock)
+    : supplemental(configs, dataType);
 }
 
 /** A stored record as the records table keeps it (a custom record's modifiedDate is nested). */

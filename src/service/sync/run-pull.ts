@@ -80,7 +80,7 @@ interface Ready {
 
 /** The pull's connection, tokens and source; or, when one is missing, the status the pull ended with. */
 async function prerequisites(run: JobPull): Promise<Ready | PullStatus> {
-  const { deps: { store, clock }, pull, access } = run;
+  const { deps: { clock }, pull, access } = run;
   const finish = (status: PullStatus, fields?: PullFields) => endBeforeFirstPage(run, status, fields);
   // The connection, its tokens and its company's client id in one read for the job; the tokens
   // are opened only for a Linked connection. A connection goes with its company, so none found covers both.
@@ -96,7 +96,7 @@ async function prerequisites(run: JobPull): Promise<Ready | PullStatus> {
   const tokensRead = access.stored(found);
   if (!tokensRead) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
-  const source = await pullSource(store, clock, found.clientId, connection.integration_key, pull.data_type);
+  const source = await pullSource(access.configs(found.clientId, connection.integration_key), clock, connection.integration_key, pull.data_type);
   if ('unavailable' in source) return finish('PrerequisiteNotMet', { status_description: source.unavailable });
   const validation: Validation = pull.validation ? (JSON.parse(pull.validation) as Validation) : { errors: [], warnings: [] };
   return { connection, tokensRead, source, validation };

@@ -17,6 +17,7 @@ import { companyMethods } from './companies.js';
 import { connectionMethods } from './connections.js';
 import { datasetMethods } from './datasets.js';
 import { decisionLocks } from './decision-locks.js';
+import { groupedMethods } from './grouped.js';
 import { jobMethods } from './jobs.js';
 import { deliveryMethods } from './deliveries.js';
 import { eventMethods } from './events.js';
@@ -60,6 +61,7 @@ export function createPgStore(pool: Pool): AsyncStore {
       ...datasetMethods(db),
       ...pulls,
       ...jobMethods(db),
+      ...groupedMethods(db),
       ...pushMethods(db),
       ...attachmentMethods(db),
       ...events,

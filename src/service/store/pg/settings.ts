@@ -4,17 +4,11 @@
 // holds; writes are one upsert.
 import type { AsyncStore } from '../async-store.js';
 import type { DataConfigStore, SyncSettingStore } from '../store.js';
-import type { ConfigKind } from '../data-configs.js';
+import { CONFIG_TABLES as TABLE } from '../data-configs.js';
 import type { SyncSetting } from '../sync-settings.js';
 import { row, run, type Queryable } from './query.js';
 
 type SettingMethods = keyof SyncSettingStore | keyof DataConfigStore;
-
-/** Table and key column per kind: fixed names, the only SQL text not written here. */
-const TABLE: Record<ConfigKind, { table: string; key: string }> = {
-  supplemental: { table: 'supplemental_configs', key: 'data_type' },
-  custom: { table: 'custom_data_types', key: 'identifier' },
-};
 
 export function settingMethods(db: Queryable): Pick<AsyncStore, SettingMethods> {
   return {

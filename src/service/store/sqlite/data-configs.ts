@@ -3,12 +3,8 @@
 // (service/data-configs/) before they get here.
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
-import type { ConfigKind } from '../data-configs.js';
+import { CONFIG_TABLES as TABLE, type ConfigKind } from '../data-configs.js';
 
-const TABLE: Record<ConfigKind, { table: string; key: string }> = {
-  supplemental: { table: 'supplemental_configs', key: 'data_type' },
-  custom: { table: 'custom_data_types', key: 'identifier' },
-};
 
 export function readDataConfig(db: Db, kind: ConfigKind, clientId: string, platformKey: string, name: string): unknown {
   const { table, key } = TABLE[kind];

@@ -15,6 +15,7 @@ import * as dataConfigs from './data-configs.js';
 import * as datasets from './datasets.js';
 import type { Db } from './db.js';
 import * as events from './events.js';
+import * as grouped from './grouped.js';
 import * as jobs from './jobs.js';
 import * as monitoring from './monitoring.js';
 import { runPagePlan } from './paging.js';
@@ -49,6 +50,7 @@ export function createSqliteStore(db: Db): Store {
     ...bindArea(db, dataConfigs),
     ...bindArea(db, datasets),
     ...bindArea(db, events),
+    ...bindArea(db, grouped),
     ...bindArea(db, jobs),
     ...bindArea(db, monitoring),
     ...bindArea(db, pulls),
