@@ -63,7 +63,7 @@ describePostgres('ferry worker for its operator', () => {
     expect(total(samples, 'ferry_database_unreachable')).toBe(0);
     // Both pools of the worker: its delivery loop's and its sync thread's.
     expect(samples.filter((s) => s.name === 'ferry_store_pool_connections').length).toBe(2);
-    expect(total(samples, 'ferry_store_operation_duration_seconds_count', { operation: 'claimPulls' })).toBeGreaterThan(0);
+    expect(total(samples, 'ferry_store_operation_duration_seconds_count', { operation: 'claimJobs' })).toBeGreaterThan(0);
     expect(total(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
 
     // A stop while a pull is in flight (each platform page takes 2 s): not ready until it exits.
