@@ -38,4 +38,18 @@ describe('startCompany', () => {
     expect([...run.dataTypes.keys()].sort()).toEqual([...integrationByKey('gbol')!.dataTypes].sort());
     expect([...run.dataTypes.values()].every((t) => t.id !== undefined)).toBe(true);
   });
+
+  it('queues in the service\'s interactive lane when asked (sync ID), and in the ordinary queue otherwise', async () => {
+    const types = async () => ({ dataTypes: integrationByKey('gbol')!.dataTypes });
+    const priorities = async (companyId: string) => new Set([...(await h.service.context.store.openPulls(companyId)).values()].map((pull) => pull.priority));
+    const waited = (await linkedCompany(h.api, h.sandboxUrl, 'gbol', 2)).companyId;
+    await startCompany(client, fresh(waited), undefined, types, signal, undefined, true);
+    expect(await priorities(waited)).toEqual(new Set([1]));
+    const batch = (await linkedCompany(h.api, h.sandboxUrl, 'gbol', 2)).companyId;
+    await startCompany(client, fresh(batch), undefined, types, signal);
+    expect(await priorities(batch)).toEqual(new Set([0]));
+    // One data type, asked interactively, moves the company's open pulls into the lane too.
+    await startCompany(client, fresh(batch), 'invoices', types, signal, undefined, true);
+    expect(await priorities(batch)).toEqual(new Set([1]));
+  });
 });
