@@ -32,21 +32,23 @@ export interface EndedPull {
 }
 
 /**
- * After a pull's final state is written, in its transaction: its own event, and
- * read.completed once none of the company's pulls is open. Reading the company locks it
- * (on PostgreSQL; on SQLite the transaction is alone anyway), so pulls of one company
- * ending at once take turns here and the last one sees the others ended. The pull's run
- * hands over what its transaction holds already, so nothing is read again.
+ * After the final states of pulls of one company are written, in their transaction: each
+ * pull's own event, and read.completed once none of the company's pulls is open (looked at
+ * once for them all). Reading the company locks it (on PostgreSQL; on SQLite the
+ * transaction is alone anyway), so transactions ending pulls of one company take turns
+ * here and the last one sees the others ended. The job's writer hands over what its
+ * transaction holds already, so nothing is read again.
  */
-export async function pullEnded(ctx: BackgroundEvents, ended: EndedPull): Promise<void> {
+export async function pullsEnded(ctx: BackgroundEvents, ended: EndedPull[]): Promise<void> {
   const { store } = ctx;
-  const { pull, company, records } = ended;
-  await recordEvent(ctx, {
-    clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
-    payload: dataTypeReadPayload(company, pull, records),
-  });
-  if ((await store.openPulls(company.id)).size > 0) return;
-  // This round: the pulls whose own events came after the last read.completed, the latest per data type.
+  for (const { pull, company, records } of ended) {
+    await recordEvent(ctx, {
+      clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
+      payload: dataTypeReadPayload(company, pull, records),
+    });
+  }
+  const company = ended.at(-1)?.company;
+  if (!company || (await store.openPulls(company.id)).size > 0) return;
   const previous = await store.lastCompanyEvent(company.id, 'read.completed');
   const ids = new Set<string>();
   for (const type of [FERRY_EVENTS.dataTypeReadCompleted, FERRY_EVENTS.dataTypeReadFailed]) {

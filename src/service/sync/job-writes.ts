@@ -7,6 +7,7 @@
 import type { AsyncStore } from '../store/async-store.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';
 import type { CompanyRow } from '../store/companies.js';
+import { pullsEnded, type BackgroundEvents, type EndedPull } from './events.js';
 import type { HeldJob } from './pull-lease.js';
 
 /** Records gathered before a group commits. */
@@ -18,6 +19,8 @@ export const GROUP_MS = 1000;
 export interface GroupTx {
   tx: AsyncStore;
   company: CompanyRow | undefined;
+  /** Pulls the group's writes ended: their events are recorded once the writes are done (events.ts pullsEnded). */
+  ended: EndedPull[];
 }
 
 interface Pending {
@@ -33,7 +36,7 @@ export class JobWriter {
   /** The job's pulls still running: a group commits once each of them waits on it. */
   running = 0;
 
-  constructor(private readonly store: AsyncStore, private readonly job: HeldJob, private readonly companyId: string) {}
+  constructor(private readonly store: AsyncStore, private readonly events: BackgroundEvents, private readonly job: HeldJob, private readonly companyId: string) {}
 
   /** `work` in a transaction, with other pulls' writes; settles as `work` does, once committed. */
   write<T>(records: number, work: (group: GroupTx) => Promise<T>): Promise<T> {
@@ -82,9 +85,10 @@ export class JobWriter {
 
   private transaction(group: Pending[]): Promise<unknown[]> {
     return this.store.transaction(async (tx) => {
-      const company = await tx.getCompany(this.companyId);
+      const written: GroupTx = { tx, company: await tx.getCompany(this.companyId), ended: [] };
       const values: unknown[] = [];
-      for (const item of group) values.push(await item.work({ tx, company }));
+      for (const item of group) values.push(await item.work(written));
+      if (written.ended.length > 0) await pullsEnded(this.events, written.ended);
       return values;
     });
   }

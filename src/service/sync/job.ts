@@ -6,6 +6,7 @@
 import type { PullJob, PullRow } from '../store/pulls.js';
 import type { SyncDeps } from './deps.js';
 import { ConnectionAccess } from './connection-access.js';
+import { backgroundEvents } from './events.js';
 import { JobWriter } from './job-writes.js';
 import { jobSignals } from './job-signals.js';
 import type { HeldJob } from './pull-lease.js';
@@ -16,7 +17,7 @@ export const FETCH_AHEAD = 3;
 
 /** Runs the job's pulls to their ends (or retry times); settles when all have. */
 export async function runJob(deps: SyncDeps, job: PullJob, held: HeldJob): Promise<void> {
-  const writer = new JobWriter(deps.store, held, job.companyId);
+  const writer = new JobWriter(deps.store, backgroundEvents(deps), held, job.companyId);
   const share: JobShare = { access: new ConnectionAccess(deps), writer, fetchSlot: slots(FETCH_AHEAD) };
   const pulls = job.pulls.map((pull) => ({ pull, held: held.pull(pull.id) }));
   writer.running = pulls.length;

@@ -19,7 +19,7 @@ import type { SyncDeps } from './deps.js';
 import { collectFields } from './fields.js';
 import { pullSource, recordRow, type PullSource } from './pull-source.js';
 import { checkPage } from './read-validation.js';
-import { backgroundEvents as eventsOf, deauthorized, pullEnded } from './events.js';
+import { backgroundEvents as eventsOf, deauthorized } from './events.js';
 import { LeaseLost, type HeldPull, type PullFields } from './pull-lease.js';
 import type { ConnectionAccess, PullConnection } from './connection-access.js';
 import type { GroupTx, JobWriter } from './job-writes.js';
@@ -104,9 +104,9 @@ async function prerequisites(run: JobPull): Promise<Ready | PullStatus> {
 
 /** The pull ended before its first page: its final state and its events, in one transaction. */
 async function endBeforeFirstPage({ deps, held, writer }: JobPull, status: PullStatus, fields: PullFields = {}): Promise<PullStatus> {
-  await writer.write(0, async ({ tx, company }) => {
-    const ended = await held.end(tx, { status, completed: isoSeconds(deps.clock.now()), lease_until: null, ...fields });
-    if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records: null });
+  await writer.write(0, async ({ tx, company, ended }) => {
+    const pull = await held.end(tx, { status, completed: isoSeconds(deps.clock.now()), lease_until: null, ...fields });
+    if (company) ended.push({ pull, company, records: null });
   });
   return status;
 }
@@ -194,7 +194,7 @@ async function writePage(tx: AsyncStore, pull: PullRow, held: HeldPull, { connec
  * generation published and the events, in one commit (one commit a page, the last one
  * included). Returns what completeGeneration does: the generation this one replaced.
  */
-async function writeLastPage({ tx, company }: GroupTx, { deps, pull, held }: JobPull, { connectionId, rows, state, validation }: PageWrite, completed: string) {
+async function writeLastPage({ tx, company, ended: endings }: GroupTx, { pull, held }: JobPull, { connectionId, rows, state, validation }: PageWrite, completed: string) {
   const { fetched, fields } = state;
   const ended = await held.end(tx, {
     status: 'Complete', cursor: null, fetched, progress: 100, attempts: 0, validation: JSON.stringify(validation), completed, lease_until: null,
@@ -205,7 +205,7 @@ async function writeLastPage({ tx, company }: GroupTx, { deps, pull, held }: Job
   // `fetched` counts the records of every page committed into this pull's own generation:
   // when this page holds them all, its distinct ids are the generation's records.
   const records = fetched === rows.length ? new Set(rows.map((r) => r.id)).size : await tx.countRecords(pull.company_id, pull.data_type, pull.generation);
-  if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records });
+  if (company) endings.push({ pull: ended, company, records });
   return previous;
 }
 
@@ -216,10 +216,10 @@ async function handleFailure({ deps, pull, held, writer }: JobPull, connectionId
   const attempts = pull.attempts + 1;
   /** The pull's final state (this worker's to write, or nothing is), then what `also` records, then its events: one transaction. */
   const ended = async (status: PullStatus, fields: PullFields, also?: () => Promise<void>): Promise<PullStatus> => {
-    await writer.write(0, async ({ tx, company }) => {
-      const ended = await held.end(tx, { status, completed: isoSeconds(now), lease_until: null, ...fields });
+    await writer.write(0, async ({ tx, company, ended }) => {
+      const pull = await held.end(tx, { status, completed: isoSeconds(now), lease_until: null, ...fields });
       await also?.();
-      if (company) await pullEnded(eventsOf(deps), { pull: ended, company, records: null });
+      if (company) ended.push({ pull, company, records: null });
     });
     return status;
   };

@@ -16,7 +16,7 @@ import type { ConnectionRow } from '../../../src/service/store/connections.js';
 import { createPgStore } from '../../../src/service/store/pg/pg-store.js';
 import type { PullRow } from '../../../src/service/store/pulls.js';
 import { queueAll, queuePull } from '../../../src/service/sync/enqueue.js';
-import { pullEnded } from '../../../src/service/sync/events.js';
+import { pullsEnded } from '../../../src/service/sync/events.js';
 import { pollPendingPushes } from '../../../src/service/sync/push-poll.js';
 import { queueScheduledSyncs } from '../../../src/service/sync/schedule.js';
 import { withRefreshLease } from '../../../src/service/tokens.js';
@@ -77,7 +77,7 @@ describePostgres('races between processes on one database', () => {
         const company = (await tx.getCompany(pull.company_id))!;
         const ended = (await tx.updatePullReturning(pull.id, { status: 'Complete', completed: isoSeconds(clock.now()), progress: 100, lease_until: null }))!;
         await turn();
-        await pullEnded({ store, clock }, { pull: ended, company, records: null });
+        await pullsEnded({ store, clock }, [{ pull: ended, company, records: null }]);
       });
       await Promise.all(companies.flatMap(({ pulls: [invoices, customers] }) => [end(a, invoices!), end(b, customers!)]));
       return Promise.all(companies.map(async ({ company }) => {
