@@ -8,6 +8,7 @@ import { printResult } from '../../io.js';
 import { printRecord } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
 import { companyTags, consumerUrl, eventTypes, webhooksGroup } from '../../webhooks/common.js';
+import { checkEventTypes } from '../../webhooks/event-types.js';
 
 export interface WebhooksCreateOptions {
   url: string;
@@ -43,6 +44,7 @@ export async function runWebhooksCreate(options: WebhooksCreateOptions, ctx: Com
   if (tags.length > 0) body.companyTags = tags;
   if (options.disabled) body.disabled = true;
   const { client } = await ctx.connect();
+  await checkEventTypes(client, body.eventTypes, ctx.signal);
   const created = await api.createWebhook(client, body, ctx.signal);
   const { io } = ctx;
   printResult(io, created, () => {
