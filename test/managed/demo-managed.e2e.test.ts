@@ -123,14 +123,20 @@ describe('ferry demo --managed', () => {
     const next: string[] = summary.next;
     expect(next[0]).toMatch(/^ferry managed status --file kept\/managed\/plan\.json /);
     expect(next[1]).toMatch(/^ferry managed report --file kept\/managed\/plan\.json /);
-    expect(next[2]).toMatch(/^ferry --data-dir kept managed step 6 --confirm --file kept\/managed\/plan\.json /);
+    // The plan records the data dir it was made against: every command it prints names it.
+    expect(next[2]).toMatch(/^ferry managed step 6 --confirm --file kept\/managed\/plan\.json --data-dir kept /);
     expect(next[3]).toMatch(/^ferry --data-dir kept --client [0-9a-f-]{36} check [0-9a-f-]{36} /);
     const status = await ferryIn(cwd, argsOf(next[0]!));
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^step\t6\tmigrate-and-hand-over\tfailed\t/m);
-    expect(status.stdout).toMatch(/^next\t6\tferry managed step 6 --confirm --file kept\/managed\/plan\.json$/m);
-    // Step 6 again: the companies that passed are not checked again; the spoiled one stays held back.
-    const again = await ferryIn(cwd, argsOf(next[2]!));
+    expect(status.stdout).toMatch(/^next\t6\tferry managed step 6 --confirm --file kept\/managed\/plan\.json --data-dir kept$/m);
+    // Without the data dir, a step says which service the plan was made against and how to reach it.
+    const elsewhere = await ferryIn(cwd, ['managed', 'step', '6', '--confirm', '--file', 'kept/managed/plan.json'], 30_000);
+    expect(elsewhere.code, elsewhere.stderr).toBe(2);
+    expect(elsewhere.stderr).toContain('error: This plan was made against the embedded service in kept; this command would use the embedded service in ');
+    expect(elsewhere.stderr).toContain('hint: Run it against the plan\'s service: add --data-dir kept.');
+    // Step 6 again, as status printed it: the companies that passed are not checked again; the spoiled one stays held back.
+    const again = await ferryIn(cwd, argsOf(/^next\t6\t(.+)$/m.exec(status.stdout)![1]!));
     expect(again.code, again.stderr).toBe(3);
     expect(again.stderr).not.toContain('tightened permissions'); // the first start after the demo: it left its files owner-only, as the data dir is
     expect(again.stderr).toMatch(new RegExp(`${COMPANIES - 2} companies passed in an earlier run: not checked again`));
@@ -249,7 +255,7 @@ describe('ferry demo --managed', () => {
     expect(text).toContain('Step 4 not confirmed: nothing changed.');
     expect(text).toContain('Stopped after step 3 in ');
     expect(text).not.toContain('Meanwhile');
-    expect(text).toContain('ferry --data-dir tty managed run --file tty/managed/plan.json   # go on from step 4\n');
+    expect(text).toContain('ferry managed run --file tty/managed/plan.json --data-dir tty   # go on from step 4\n');
     const plan = JSON.parse(readFileSync(join(cwd, 'tty', 'managed', 'plan.json'), 'utf8'));
     expect(plan.steps.map((s: { state: string }) => s.state)).toEqual(['done', 'done', 'done', 'pending', 'pending', 'pending']);
   }, BUDGET_MS + 10_000);

@@ -90,7 +90,8 @@ describe('ferry managed (in-process, real stack)', () => {
     const lines = piped.stdout.trim().split('\n');
     expect(lines).toHaveLength(7);
     expect(lines[0]).toMatch(/^step\t1\tplatform-details\tfailed\t\d{4}-.*Z\tSam\tPlatform details supplied\tnope is not a platform/);
-    expect(lines[6]).toBe(`next\t1\tferry managed step 1 --confirm --app-client-id ID --file ${plan}`);
+    // The plan recorded the service it was made against: its commands name it.
+    expect(lines[6]).toBe(`next\t1\tferry managed step 1 --confirm --app-client-id ID --file ${plan} --base-url ${stack.baseUrl}`);
 
     const json = JSON.parse((await run(['managed', 'status', '--file', plan, '--json'])).stdout);
     expect(json.next).toMatchObject({ step: 1, state: 'failed' });

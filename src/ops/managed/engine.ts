@@ -53,8 +53,8 @@ export interface StepRun {
 export async function runPlanStep(n: StepNumber, request: StepRequest, hooks: StepHooks): Promise<StepRun> {
   const { log } = hooks;
   const planPath = planPathOf(request.file);
-  const flag = planFlag(planPath);
   const plan = readPlan(planPath);
+  const flag = planFlag(planPath, process.cwd(), plan);
   const step = stepOf(plan, n);
   const outcome = (changed: boolean, details: Record<string, unknown> = {}): StepOutcome => ({ plan: planPath, step, changed, details, next: nextAction(plan, flag) });
 

@@ -51,7 +51,7 @@ export async function runWebhooksCreate(options: WebhooksCreateOptions, ctx: Com
     if (io.mode === 'plain') {
       io.out(created.id);
       io.err(`Created webhook consumer ${created.id}${created.disabled ? ' (disabled)' : ''}.`);
-      io.err('note: its signing secret is shown only at creation, on a terminal or with --json; it was not printed here. To capture it in a script: ferry webhooks create … --json | jq -r .secret');
+      io.err('note: its signing secret is shown only at creation, on a terminal or with --json; it was not printed here. To capture it in a script, add --json to the create command and read .secret (jq -r .secret).');
       return;
     }
     printRecord(io, created, [
