@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanEnv, FERRY_BIN, type RunResult } from '../helpers/cli.js';
+import { cleanEnv, FERRY_BIN, runPrinted, type RunResult } from '../helpers/cli.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { ANSI, BUDGET_MS, COMPANIES, HELD_BACK, expectStages, spoiledCompany, stageHeadings } from './demo-managed-support.js';
@@ -18,7 +18,8 @@ import { ANSI, BUDGET_MS, COMPANIES, HELD_BACK, expectStages, spoiledCompany, st
 /** `ferry ARGS` in `cwd` (the commands shown to a user name paths relative to where they run). */
 function ferryIn(cwd: string, args: string[], timeoutMs = BUDGET_MS): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FERRY_BIN, ...args], { cwd, env: cleanEnv(), stdio: 'pipe' });
+    // Who confirms: the support person's name, once in their environment.
+    const child = spawn(process.execPath, [FERRY_BIN, ...args], { cwd, env: cleanEnv({ FERRY_USER: 'Sam Support' }), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -135,8 +136,13 @@ describe('ferry demo --managed', () => {
     expect(elsewhere.code, elsewhere.stderr).toBe(2);
     expect(elsewhere.stderr).toContain('error: This plan was made against the embedded service in kept; this command would use the embedded service in ');
     expect(elsewhere.stderr).toContain('hint: Run it against the plan\'s service: add --data-dir kept.');
-    // Step 6 again, as status printed it: the companies that passed are not checked again; the spoiled one stays held back.
-    const again = await ferryIn(cwd, argsOf(/^next\t6\t(.+)$/m.exec(status.stdout)![1]!));
+    const printed = /^next\t6\t(.+)$/m.exec(status.stdout)![1]!;
+    // "Confirmed by" is a person: with neither --by nor FERRY_USER, and no terminal to ask on, the step refuses naming both.
+    const nobody = await runPrinted(printed, { cwd, timeoutMs: 30_000 });
+    expect(nobody.code, nobody.stderr).toBe(2);
+    expect(nobody.stderr).toContain('error: Step 6 needs --by NAME (or FERRY_USER).');
+    // Step 6 again, as status printed it, pasted into a shell: the companies that passed are not checked again; the spoiled one stays held back.
+    const again = await runPrinted(printed, { cwd, env: { FERRY_USER: 'Sam Support' }, timeoutMs: BUDGET_MS });
     expect(again.code, again.stderr).toBe(3);
     expect(again.stderr).not.toContain('tightened permissions'); // the first start after the demo: it left its files owner-only, as the data dir is
     expect(again.stderr).toMatch(new RegExp(`${COMPANIES - 2} companies passed in an earlier run: not checked again`));
@@ -177,7 +183,7 @@ describe('ferry demo --managed', () => {
     const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
     // A wide terminal, so no prompt is wrapped mid-text.
     const command = `stty cols 200 rows 50; ${[process.execPath, FERRY_BIN, ...args].map(quote).join(' ')}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: cleanEnv({ TERM: 'xterm-256color', USER: 'Sam Support' }), stdio: 'pipe' });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: cleanEnv({ TERM: 'xterm-256color', FERRY_USER: 'Sam Support' }), stdio: 'pipe' });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

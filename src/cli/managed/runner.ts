@@ -53,8 +53,9 @@ function clientConnection(ctx: CommandContext, plan: Plan, planPath: string) {
   return { connect: () => scoped.connect(), dispose: () => scoped.dispose() };
 }
 
+/** --by, else FERRY_USER; '' when neither: the step asks for it, or refuses naming both (the report never says "unknown"). */
 export function whoConfirms(flags: StepFlags, env: NodeJS.ProcessEnv): string {
-  return (flags.by ?? env.USER ?? env.USERNAME ?? env.LOGNAME ?? 'unknown').trim() || 'unknown';
+  return (flags.by ?? env.FERRY_USER ?? '').trim();
 }
 
 function inputsOf(flags: StepFlags, env: NodeJS.ProcessEnv): StepInputs {

@@ -5,7 +5,7 @@
 import type { Connection } from '../../client/connection.js';
 import { inputError, OpError } from '../errors.js';
 import type { StartProgress } from '../progress.js';
-import { planPathOf, readPlan, planFlag, stepCommand, stepOf, writePlan, type Plan, type PlanStep, type StepNumber } from './plan.js';
+import { planPathOf, readPlan, planFlag, planTargetFlag, stepCommand, stepOf, writePlan, type Plan, type PlanStep, type StepNumber } from './plan.js';
 import { planCallbackUrl } from './step-callback.js';
 import { confirmQuestion, missingInputs, type MissingInput, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
 import { STEPS } from './steps.js';
@@ -95,6 +95,7 @@ export async function runPlanStep(n: StepNumber, request: StepRequest, hooks: St
       signal: hooks.signal, planPath, plan, log, record, progress: hooks.progress,
       save: () => writePlan(planPath, plan),
       connection: () => connection.connect(),
+      command: (words) => ['ferry', words, words.startsWith('managed ') ? flag : planTargetFlag(planPath, plan)].filter(Boolean).join(' '),
     };
     if (!request.confirmed) {
       const question = confirmQuestion(n, plan, n === 3 ? await planCallbackUrl(env) : undefined);

@@ -24,7 +24,7 @@ export interface PlanStep {
   state: StepState;
   /** When the step was last done or failed (ISO 8601). */
   at: string | null;
-  /** Who confirmed it (--by, default $USER). */
+  /** Who confirmed it (--by, or FERRY_USER). */
   by: string | null;
   notes: string;
   /** What to do about a failed step (absent otherwise). */
@@ -252,10 +252,14 @@ function shownPath(path: string, cwd: string): string {
  * or base URL) when it recorded one: printed commands reach the plan and its service as they are.
  */
 export function planFlag(planPath: string, cwd: string = process.cwd(), plan?: Plan): string {
-  const parts: string[] = [];
-  if (planPath !== resolve(cwd, DEFAULT_PLAN_FILE)) parts.push(`--file ${shownPath(planPath, cwd)}`);
-  const target = plan?.target;
-  if (target && 'dataDir' in target) parts.push(`--data-dir ${shownPath(resolve(dirname(planPath), target.dataDir), cwd)}`);
-  else if (target) parts.push(`--base-url ${/^[\w@%+=:,./-]+$/.test(target.baseUrl) ? target.baseUrl : `'${target.baseUrl.replace(/'/g, "'\\''")}'`}`);
-  return parts.join(' ');
+  const file = planPath !== resolve(cwd, DEFAULT_PLAN_FILE) ? `--file ${shownPath(planPath, cwd)}` : '';
+  return [file, plan ? planTargetFlag(planPath, plan, cwd) : ''].filter(Boolean).join(' ');
+}
+
+/** `--data-dir DIR` or `--base-url URL`: the plan's service, for any command about it (ferry sandbox apps …); '' when unrecorded. */
+export function planTargetFlag(planPath: string, plan: Plan, cwd: string = process.cwd()): string {
+  const target = plan.target;
+  if (!target) return '';
+  if ('dataDir' in target) return `--data-dir ${shownPath(resolve(dirname(planPath), target.dataDir), cwd)}`;
+  return `--base-url ${/^[\w@%+=:,./-]+$/.test(target.baseUrl) ? target.baseUrl : `'${target.baseUrl.replace(/'/g, "'\\''")}'`}`;
 }
