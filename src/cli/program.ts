@@ -120,7 +120,8 @@ export function reportError(io: IO, err: unknown): void {
   const say = (line: string) => io.err(line, { force: true });
   if (err instanceof ApiRequestError) {
     say(`error: ${err.message} (HTTP ${err.status} from ${err.method} ${err.path.split('?')[0]})`);
-    for (const item of err.validation) say(`  - ${item.itemId ? `${item.itemId}: ` : ''}${item.message}`);
+    // An item that only repeats the message (a service's one-problem 400) is not said twice.
+    for (const item of err.validation) if (!err.message.includes(item.message)) say(`  - ${item.itemId ? `${item.itemId}: ` : ''}${item.message}`);
     if (err.status === 401) say('hint: check the API key (--api-key-file, FERRY_API_KEY or the profile).');
     if (err.status === 404 && /^\/admin(\/|$)/.test(err.path) && !hintOf(err)) say('hint: admin and sandbox commands need ferry\'s own service (ferry serve); this target has no /admin routes (ferry doctor says what it is).');
     const hint = hintOf(err);

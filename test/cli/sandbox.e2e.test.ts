@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FERRY_BIN, cleanEnv, runFerry, type RunResult } from '../helpers/cli.js';
+import { FERRY_BIN, cleanEnv, printedAfter, runFerry, runPrinted, type RunResult } from '../helpers/cli.js';
 import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 import { waitFor } from '../helpers/sync.js';
 import { csvRows, useProxiedServe } from './sandbox-support.js';
@@ -28,8 +28,12 @@ describe('ferry sandbox tenants create, the binary', () => {
     expect(piped.code).toBe(0);
     expect(piped.stderr.trim().split('\n')).toEqual([
       'Created 2,001 Xero sandbox tenants (1 invoice each).',
-      `Tokens written to ${join(work, 'piped.csv')} (mode 0600). Next: ferry migrate tokens ${join(work, 'piped.csv')}`,
+      `Tokens written to ${join(work, 'piped.csv')} (mode 0600). Next: ferry ${serve.target().join(' ')} migrate tokens ${join(work, 'piped.csv')} --dry-run`,
     ]);
+    // As printed, pasted into a shell: the dry run reaches the same service and checks every row.
+    const next = await runPrinted(printedAfter(piped.stderr, 'Next:'), { timeoutMs: 60_000 });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain('Dry run: 2,001 valid rows of 2,001');
     // A real terminal (util-linux `script` gives the child a pty), 100 columns wide.
     const out = join(work, 'tty.csv');
     const command = [process.execPath, FERRY_BIN, ...serve.target(), 'sandbox', 'tenants', 'create', '--platform', 'gbol', '--invoices', '1', '--count', '2001', '--out', out]

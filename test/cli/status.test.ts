@@ -112,7 +112,8 @@ describe('ferry status', () => {
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain(`connection\t${legacy.connectionId}\t${PLATFORM}\tDeauthorized (reauthorization required)\t\t401 Unauthorized: Reauthorization required`);
     expect(plain.stderr).toContain(`Xero connection ${legacy.connectionId} is Deauthorized: reauthorization required.`);
-    expect(plain.stderr).toContain(`ferry connections authorize --company ${legacy.companyId} --connection ${legacy.connectionId}`);
+    // The command reaches the same service: the target flags this run was given.
+    expect(plain.stderr).toContain(`then: ferry ${remote.join(' ')} connections authorize --company ${legacy.companyId} --connection ${legacy.connectionId} --tokens-file FILE`);
   });
 
   it('a company without connections, and an unknown company', async () => {

@@ -1,6 +1,6 @@
 // Runs the real `ferry` binary (bin/ferry.js → dist/) as a child process.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,4 +54,42 @@ export function runFerry(args: string[], options: { env?: Record<string, string>
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+let shimDir: string | undefined;
+
+/**
+ * Runs a command line exactly as ferry printed it ("Next: ferry …"), through /bin/sh with
+ * `ferry` on PATH (a shim for bin/ferry.js), in `cwd`: what a user pasting it would get.
+ */
+export function runPrinted(line: string, options: { cwd?: string; env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  if (shimDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-bin-'));
+    writeFileSync(join(dir, 'ferry'), `#!/bin/sh\nexec "${process.execPath}" "${FERRY_BIN}" "$@"\n`, { mode: 0o755 });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    shimDir = dir;
+  }
+  return new Promise((resolve, reject) => {
+    const env = cleanEnv(options.env);
+    env.PATH = `${shimDir}:${env.PATH ?? ''}`;
+    const child = spawn('/bin/sh', ['-c', line], { env, cwd: options.cwd, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** The command after `label` (e.g. "Next:") on a line of `text`. */
+export function printedAfter(text: string, label: string): string {
+  const line = text.split('\n').find((l) => l.includes(label));
+  if (!line) throw new Error(`no "${label}" line in:\n${text}`);
+  return line.slice(line.indexOf(label) + label.length).trim();
 }

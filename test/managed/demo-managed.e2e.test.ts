@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanEnv, FERRY_BIN, type RunResult } from '../helpers/cli.js';
+import { cleanEnv, FERRY_BIN, runPrinted, type RunResult } from '../helpers/cli.js';
 import { ferry } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/service.js';
 import { ANSI, BUDGET_MS, COMPANIES, HELD_BACK, expectStages, spoiledCompany, stageHeadings } from './demo-managed-support.js';
@@ -18,7 +18,8 @@ import { ANSI, BUDGET_MS, COMPANIES, HELD_BACK, expectStages, spoiledCompany, st
 /** `ferry ARGS` in `cwd` (the commands shown to a user name paths relative to where they run). */
 function ferryIn(cwd: string, args: string[], timeoutMs = BUDGET_MS): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FERRY_BIN, ...args], { cwd, env: cleanEnv(), stdio: 'pipe' });
+    // Who confirms: the support person's name, once in their environment.
+    const child = spawn(process.execPath, [FERRY_BIN, ...args], { cwd, env: cleanEnv({ FERRY_USER: 'Sam Support' }), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -123,14 +124,25 @@ describe('ferry demo --managed', () => {
     const next: string[] = summary.next;
     expect(next[0]).toMatch(/^ferry managed status --file kept\/managed\/plan\.json /);
     expect(next[1]).toMatch(/^ferry managed report --file kept\/managed\/plan\.json /);
-    expect(next[2]).toMatch(/^ferry --data-dir kept managed step 6 --confirm --file kept\/managed\/plan\.json /);
+    // The plan records the data dir it was made against: every command it prints names it.
+    expect(next[2]).toMatch(/^ferry managed step 6 --confirm --file kept\/managed\/plan\.json --data-dir kept /);
     expect(next[3]).toMatch(/^ferry --data-dir kept --client [0-9a-f-]{36} check [0-9a-f-]{36} /);
     const status = await ferryIn(cwd, argsOf(next[0]!));
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^step\t6\tmigrate-and-hand-over\tfailed\t/m);
-    expect(status.stdout).toMatch(/^next\t6\tferry managed step 6 --confirm --file kept\/managed\/plan\.json$/m);
-    // Step 6 again: the companies that passed are not checked again; the spoiled one stays held back.
-    const again = await ferryIn(cwd, argsOf(next[2]!));
+    expect(status.stdout).toMatch(/^next\t6\tferry managed step 6 --confirm --file kept\/managed\/plan\.json --data-dir kept$/m);
+    // Without the data dir, a step says which service the plan was made against and how to reach it.
+    const elsewhere = await ferryIn(cwd, ['managed', 'step', '6', '--confirm', '--file', 'kept/managed/plan.json'], 30_000);
+    expect(elsewhere.code, elsewhere.stderr).toBe(2);
+    expect(elsewhere.stderr).toContain('error: This plan was made against the embedded service in kept; this command would use the embedded service in ');
+    expect(elsewhere.stderr).toContain('hint: Run it against the plan\'s service: add --data-dir kept.');
+    const printed = /^next\t6\t(.+)$/m.exec(status.stdout)![1]!;
+    // "Confirmed by" is a person: with neither --by nor FERRY_USER, and no terminal to ask on, the step refuses naming both.
+    const nobody = await runPrinted(printed, { cwd, timeoutMs: 30_000 });
+    expect(nobody.code, nobody.stderr).toBe(2);
+    expect(nobody.stderr).toContain('error: Step 6 needs --by NAME (or FERRY_USER).');
+    // Step 6 again, as status printed it, pasted into a shell: the companies that passed are not checked again; the spoiled one stays held back.
+    const again = await runPrinted(printed, { cwd, env: { FERRY_USER: 'Sam Support' }, timeoutMs: BUDGET_MS });
     expect(again.code, again.stderr).toBe(3);
     expect(again.stderr).not.toContain('tightened permissions'); // the first start after the demo: it left its files owner-only, as the data dir is
     expect(again.stderr).toMatch(new RegExp(`${COMPANIES - 2} companies passed in an earlier run: not checked again`));
@@ -171,7 +183,7 @@ describe('ferry demo --managed', () => {
     const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
     // A wide terminal, so no prompt is wrapped mid-text.
     const command = `stty cols 200 rows 50; ${[process.execPath, FERRY_BIN, ...args].map(quote).join(' ')}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: cleanEnv({ TERM: 'xterm-256color', USER: 'Sam Support' }), stdio: 'pipe' });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: cleanEnv({ TERM: 'xterm-256color', FERRY_USER: 'Sam Support' }), stdio: 'pipe' });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -249,7 +261,7 @@ describe('ferry demo --managed', () => {
     expect(text).toContain('Step 4 not confirmed: nothing changed.');
     expect(text).toContain('Stopped after step 3 in ');
     expect(text).not.toContain('Meanwhile');
-    expect(text).toContain('ferry --data-dir tty managed run --file tty/managed/plan.json   # go on from step 4\n');
+    expect(text).toContain('ferry managed run --file tty/managed/plan.json --data-dir tty   # go on from step 4\n');
     const plan = JSON.parse(readFileSync(join(cwd, 'tty', 'managed', 'plan.json'), 'utf8'));
     expect(plan.steps.map((s: { state: string }) => s.state)).toEqual(['done', 'done', 'done', 'pending', 'pending', 'pending']);
   }, BUDGET_MS + 10_000);

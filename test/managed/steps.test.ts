@@ -90,7 +90,8 @@ describe('ferry managed (in-process, real stack)', () => {
     const lines = piped.stdout.trim().split('\n');
     expect(lines).toHaveLength(7);
     expect(lines[0]).toMatch(/^step\t1\tplatform-details\tfailed\t\d{4}-.*Z\tSam\tPlatform details supplied\tnope is not a platform/);
-    expect(lines[6]).toBe(`next\t1\tferry managed step 1 --confirm --app-client-id ID --file ${plan}`);
+    // The plan recorded the service it was made against: its commands name it.
+    expect(lines[6]).toBe(`next\t1\tferry managed step 1 --confirm --app-client-id ID --file ${plan} --base-url ${stack.baseUrl}`);
 
     const json = JSON.parse((await run(['managed', 'status', '--file', plan, '--json'])).stdout);
     expect(json.next).toMatchObject({ step: 1, state: 'failed' });
@@ -128,7 +129,9 @@ describe('ferry managed (in-process, real stack)', () => {
     const unknownApp = await step(plan, 1, '--confirm', '--app-client-id', 'NO-SUCH-APP');
     expect(unknownApp.code).toBe(1);
     expect(unknownApp.stderr).toContain('error: Step 1 failed: The sandbox has no app NO-SUCH-APP.');
-    expect(unknownApp.stderr).toContain('hint: See the apps with: ferry sandbox apps list --platform qhyg (or make one: ferry sandbox apps create --platform qhyg)');
+    // Each command in the hint reaches the plan's service: its base URL, recorded at init.
+    const at = `--base-url ${stack.baseUrl}`;
+    expect(unknownApp.stderr).toContain(`hint: See the apps with: ferry sandbox apps list --platform qhyg ${at} (or make one: ferry sandbox apps create --platform qhyg ${at}), then: ferry managed step 1 --confirm --app-client-id ID --file ${plan} ${at}`);
     const listed = await run(['sandbox', 'apps', 'list', '--platform', 'qhyg', '--json']);
     expect(JSON.parse(listed.stdout).map((a: { clientId: string }) => a.clientId)).toContain(fixture.appClientId);
 
@@ -177,8 +180,8 @@ describe('ferry managed (in-process, real stack)', () => {
     const missing = await step(plan, 3, '--confirm');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`error: Step 3 failed: ${url} is not registered on the client's app ${fixture.appClientId}`);
-    const command = `ferry sandbox apps callbacks add ${fixture.appClientId} ${url}`;
-    expect(missing.stderr).toContain(`hint: Add it to the sandbox app: ${command}, then run: ferry managed step 3 --confirm`);
+    const command = `ferry sandbox apps callbacks add ${fixture.appClientId} ${url} --base-url ${stack.baseUrl}`;
+    expect(missing.stderr).toContain(`hint: Add it to the sandbox app: ${command}, then run: ferry managed step 3 --confirm --file ${plan} --base-url ${stack.baseUrl}`);
     expect(planOf(plan).steps[2].state).toBe('failed');
 
     // The hint's command, as given, registers it.
@@ -227,7 +230,7 @@ describe('ferry managed (in-process, real stack)', () => {
     expect(html).toMatch(/reauthorization required: the legacy application refreshed the token/);
     const md = readFileSync(files.markdown, 'utf8');
     expect(md).toContain('Legacy &lt;b&gt;Partners&lt;/b&gt; & "Co"');
-    expect(md).toMatch(/\*\*FAIL\*\*: 0 of 3 companies passed the end-to-end check; 1 failed/);
+    expect(md).toMatch(/\*\*0 of 3 migrated and checked; 1 /);
 
     // Syncing really disabled now: confirm again, pilot another company, and it passes.
     expect((await step(plan, 4, '--confirm', '--redo')).code).toBe(0);

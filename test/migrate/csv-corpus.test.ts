@@ -404,7 +404,8 @@ describe('migrate tokens: validation on a real run, and the output modes', () =>
     const again = await ferry([...target(), 'migrate', 'tokens', input, '--yes', '--results', results]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`error: The input changed since ${results}.journal was written, so it cannot be resumed safely.`);
-    expect(again.stderr).toContain('hint: Give a new --results path to start afresh');
+    expect(again.stderr).toContain('hint: Fixed the failed rows? Add --retry-failed');
+    expect(again.stderr).toContain('give a new --results path or remove');
     expect(byRow(readResults(results)).size).toBe(2);
   });
 

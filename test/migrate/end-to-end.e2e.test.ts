@@ -46,7 +46,7 @@ describe('migrate tokens: 2,000 rows end to end against ferry serve', () => {
     expect(run.stdout).toBe(`${results}\n`);
     expect(run.stderr).toMatch(/Migrated 2,000 · skipped 0 · failed 0 in [\d.]+s/);
     expect(run.stderr).toContain(`Results: ${results}`);
-    expect(run.stderr).toContain(`Next: ferry sync --from-results ${results} --wait`);
+    expect(run.stderr).toContain(`Next: ferry ${stack.target().join(' ')} sync --from-results ${results} --wait`);
 
     const rows = byRow(readResults(results));
     expect(rows.size).toBe(ROWS);
@@ -93,7 +93,7 @@ describe('migrate tokens: 2,000 rows end to end against ferry serve', () => {
     expect(summary.concurrency).toEqual({ final: expect.any(Number), peak: expect.any(Number) });
     expect(summary).toMatchObject({
       dryRun: false, input, results: other, journal: `${other}.journal`, total: ROWS, migrated: 0, skipped: ROWS, failed: 0, failedBySteps: {}, resumed: 0,
-      planLimitHit: false, validation: { rows: ROWS, valid: ROWS, invalid: 0, inShard: ROWS, problems: [] }, next: `ferry sync --from-results ${other} --wait`,
+      planLimitHit: false, validation: { rows: ROWS, valid: ROWS, invalid: 0, inShard: ROWS, problems: [] }, next: `ferry ${stack.target().join(' ')} sync --from-results ${other} --wait`,
     });
     expect(summary.seconds).toBeGreaterThan(0);
     expect(summary.rowsPerSecond).toBeGreaterThan(0);

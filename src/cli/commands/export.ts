@@ -90,7 +90,7 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   const { client } = await ctx.connect();
   const { runExportPlan } = await import('../../ops/export/engine.js');
   const { startProgress } = await import('../progress.js');
-  const { exportDone, exportNotes, exportProgress, exportSkipped } = await import('../export/report.js');
+  const { exportDone, exportNotes, exportProgress, exportSkipped, notSyncedPath } = await import('../export/report.js');
   const quietNotes = io.mode === 'json';
   const progress = await startProgress(io, `Exporting ${dataType}…`);
   const started = Date.now();
@@ -113,7 +113,8 @@ export async function runExport(options: ExportOptions, ctx: CommandContext, arg
   progress.done(exportDone(summary, dataType, format, options.allCompanies ?? false));
   exportNotes(io, summary);
   if (summary.out) printResult(io, summary, () => io.out(summary.out!));
-  const skipped = exportSkipped(io, summary, dataType);
+  const { targetArgs } = await import('../command-line.js');
+  const skipped = exportSkipped(io, summary, dataType, { listPath: notSyncedPath(summary.out ?? undefined, dataType), target: targetArgs(ctx.flags) });
   if (skipped) throw skipped;
 }
 

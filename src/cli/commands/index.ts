@@ -43,6 +43,7 @@ import * as webhooksDelete from './webhooks/delete.js';
 import * as webhooksDeliveries from './webhooks/deliveries.js';
 import * as webhooksReplay from './webhooks/replay.js';
 import * as webhooksTest from './webhooks/test.js';
+import * as webhooksEvents from './webhooks/events.js';
 import * as listen from './listen.js';
 import * as sync from './sync.js';
 import * as status from './status.js';
@@ -98,6 +99,7 @@ export const COMMANDS: Array<(program: Command, registrar: Registrar) => void> =
   webhooksDeliveries.register,
   webhooksReplay.register,
   webhooksTest.register,
+  webhooksEvents.register,
   listen.register,
   sync.register,
   status.register,

@@ -23,7 +23,7 @@ export function register(program: Command, registrar: Registrar): void {
   program.command('listen')
     .description('Follow the account\'s events live and forward each, signed, to a local URL (ferry\'s service only)')
     .option('--forward-to <url>', 'POST each event to this http(s) URL, signed per Standard Webhooks with this session\'s secret')
-    .option('--events <types>', 'only these event types, comma-separated (repeatable); see GET /events/types', collect)
+    .option('--events <types>', 'only these event types, comma-separated (repeatable); ferry webhooks events lists them', collect)
     .option('--company <id>', 'only this company\'s events')
     .addHelpText('after', `${examples(
       'ferry listen --forward-to http://localhost:3000/hooks',
@@ -70,6 +70,7 @@ export async function runListen(options: ListenCommandOptions, ctx: CommandConte
   const { newSigningSecret } = await import('../../lib/webhook-signature.js');
   const secret = newSigningSecret();
   const connection = await ctx.connect();
+  if (types) await (await import('../webhooks/event-types.js')).checkEventTypes(connection.client, types, signal);
   const shownUrl = forwardTo?.href;
 
   const summary = await listen(connection.client, {

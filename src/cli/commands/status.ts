@@ -1,5 +1,6 @@
 // `ferry status COMPANY_ID`: one company's connections (a Deauthorized one needs
 // reauthorization) and its data sets: state, last successful sync, record count.
+import { ferryCommand, targetArgs } from '../command-line.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { connectionStatusText } from '../../client/wire.js';
@@ -23,7 +24,7 @@ export async function runStatus(_options: object, ctx: CommandContext, [companyI
   const { client } = await ctx.connect();
   const { companyStatus } = await import('../../ops/status/engine.js');
   const status = await companyStatus(client, companyId!, ctx.signal);
-  await printStatus(ctx.io, status);
+  await printStatus(ctx.io, status, targetArgs(ctx.flags));
 }
 
 
@@ -36,7 +37,8 @@ function latestError(connection: ConnectionStatus): string {
   return `${text ? `${text}: ` : ''}${latest.errorMessage ?? ''}${latest.erroredOnUtc ? ` at ${latest.erroredOnUtc}` : ''}${more}`;
 }
 
-export async function printStatus(io: IO, status: CompanyStatus): Promise<void> {
+/** `target`: the flags that reach this service, for the commands it suggests. */
+export async function printStatus(io: IO, status: CompanyStatus, target: string[] = []): Promise<void> {
   const { printTable } = await import('../output.js');
   const { default: chalk } = await import('chalk');
   printResult(io, status, () => {
@@ -73,7 +75,7 @@ export async function printStatus(io: IO, status: CompanyStatus): Promise<void> 
     for (const c of status.connections.filter((x) => x.reauthorizationRequired)) {
       const warning = `${c.platformName} connection ${c.id} is Deauthorized: reauthorization required.`;
       io.err(io.color ? chalk.red(warning) : warning);
-      io.err(`hint: have the organisation authorize again, then: ferry connections authorize --company ${status.id} --connection ${c.id} --tokens-file FILE`);
+      io.err(`hint: have the organisation authorize again, then: ${ferryCommand(['connections', 'authorize', '--company', status.id, '--connection', c.id], target)} --tokens-file FILE`);
     }
   });
 }

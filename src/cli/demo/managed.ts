@@ -164,7 +164,7 @@ async function prepare(r: Rehearsal, adminConnection: Connection, sandbox: Sandb
     [`$ ferry sandbox tenants create --platform ${integration.key} --count ${options.companies} --invoices ${options.invoices} --out ${shellPath(companiesFile, r.cwd)}`]);
 
   await run.stage(4, 'ferry managed init: the plan', async () => printPlanStarted(run.sub, planPath, startPlan(planPath, {
-    client: { id: clientId, name: CLIENT_NAME }, platform: integration.key, appClientId: app.clientId, companies: companiesFile,
+    client: { id: clientId, name: CLIENT_NAME }, platform: integration.key, appClientId: app.clientId, companies: companiesFile, target: { dataDir: r.run.dataDir },
   })), () => ({ text: `plan ${planPath}` }),
   [`$ ferry managed init --platform ${integration.key} --client ${clientId} --name "${CLIENT_NAME}" --companies ${shellPath(companiesFile, r.cwd)} --app-client-id ${app.clientId} ${r.fileFlag}`.trimEnd()]);
   return { appClientId: app.clientId, callbackUrl };
@@ -265,19 +265,20 @@ function rehearsalSummary(r: Rehearsal, made: Pick<ManagedDemoSummary, 'platform
 
 /** What to try next: where a stopped plan goes on, what a kept one shows, or how to keep one. */
 function nextCommands(r: Rehearsal, clientId: string, stoppedAfter: number | undefined, pilot: CompanyOutcome | undefined): string[] {
-  const { fileFlag } = r;
+  // The plan's own flags: its file and the data dir it was made against.
+  const fileFlag = planFlag(r.planPath, r.cwd, readPlan(r.planPath));
   const dirFlag = `--data-dir ${shellPath(r.run.dataDir, r.cwd)}`;
   if (r.run.kept && stoppedAfter !== undefined) {
     return [
       `ferry managed status ${fileFlag}   # where the plan is`,
-      `ferry ${dirFlag} managed run ${fileFlag}   # go on from step ${stoppedAfter + 1}${stoppedAfter < 3 ? ' (the embedded service\'s callback URL changes each run: step 3 says what to add to the app)' : ''}`,
+      `ferry managed run ${fileFlag}   # go on from step ${stoppedAfter + 1}${stoppedAfter < 3 ? ' (the embedded service\'s callback URL changes each run: step 3 says what to add to the app)' : ''}`,
     ];
   }
   if (r.run.kept) {
     return [
       `ferry managed status ${fileFlag}   # the six steps: step 6 failed, and why`,
       `ferry managed report ${fileFlag}   # rewrites the handover report and prints its paths: open report.html`,
-      `ferry ${dirFlag} managed step 6 --confirm ${fileFlag}   # the held-back company again (the others passed and are not checked again); it stays held back until the client authorizes it again`,
+      `ferry managed step 6 --confirm ${fileFlag}   # the held-back company again (the others passed and are not checked again); it stays held back until the client authorizes it again`,
       ...(pilot ? [`ferry ${dirFlag} --client ${clientId} check ${pilot.companyId}   # the end-to-end check of the pilot on its own`] : []),
       'ferry managed init --platform KEY --client CLIENT_ID --name NAME --companies FILE.csv   # a real one, against ferry serve or the service',
     ];

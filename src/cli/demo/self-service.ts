@@ -3,7 +3,7 @@
 // tenants → `migrate tokens` → `sync --wait` → `export invoices` → a summary, then what to
 // try next. Loaded by the command only when it runs.
 import { createReadStream, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as api from '../../client/api.js';
 import type { IntegrationRecord } from '../../client/wire.js';
@@ -29,6 +29,7 @@ import { printTenantsFile, writeTenantsFile } from '../sandbox/tenants-file.js';
 import * as syncReport from '../sync/report.js';
 import { logTo } from '../waiting.js';
 import { startDemoRun, type DemoRun, type StageTiming } from './stage-io.js';
+import { ferryCommand, targetArgs } from '../command-line.js';
 
 export interface SelfServiceDemoOptions {
   companies: number;
@@ -141,23 +142,28 @@ async function countLines(file: string): Promise<number> {
   return lines;
 }
 
-/** What to try next: on the data kept, or (a temp run) how to keep it. */
+/** What to try next, each runnable as printed: on the data kept (with this demo's client id), or (a temp run) how to keep it. */
 function nextCommands(run: DemoRun, platform: string, clientId: string, first: string): string[] {
-  const dirFlag = run.kept ? `--data-dir ${run.dataDir}` : '--data-dir ./ferry-demo';
+  const dir = ['--data-dir', run.kept ? shownDir(run.dataDir) : './ferry-demo'];
   return run.kept
     ? [
-      `ferry ${dirFlag} --client ${clientId} companies list`,
-      `ferry ${dirFlag} status ${first}`,
-      `ferry ${dirFlag} export invoices --company ${first} --query "status=paid" --format csv`,
-      `ferry ${dirFlag} serve            # the same service over HTTP, for your own code`,
-      `ferry templates show ${platform}           # the CSV your own tokens go in`,
+      ferryCommand([...dir, '--client', clientId, 'companies', 'list']),
+      ferryCommand([...dir, 'status', first]),
+      ferryCommand([...dir, 'export', 'invoices', '--company', first, '--query', 'status=paid', '--format', 'csv']),
+      `${ferryCommand([...dir, 'serve'])}            # the same service over HTTP, for your own code`,
+      `${ferryCommand(['templates', 'show', platform])} > tokens.csv   # the CSV your own tokens go in`,
     ]
     : [
-      `ferry demo ${dirFlag}      # keep the data this time, then explore it:`,
-      `ferry ${dirFlag} companies list --client <the demo client id>`,
-      `ferry templates show ${platform}          # the CSV your own tokens go in`,
+      `${ferryCommand(['demo', ...dir])}      # keep the data this time; it prints what to explore next`,
+      `${ferryCommand(['templates', 'show', platform])} > tokens.csv   # the CSV your own tokens go in`,
       'ferry migrate tokens tokens.csv --dry-run   # check your file first',
     ];
+}
+
+/** The data dir as typed from here: relative below the working directory, else absolute. */
+function shownDir(dir: string): string {
+  const rel = relative(process.cwd(), dir);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? dir : rel;
 }
 
 function printDemoSummary(io: IO, run: DemoRun, demo: { platform: string; platformName: string; companies: number }, done: StagesDone, next: string[]): void {
@@ -249,6 +255,6 @@ async function exportInvoices(ctx: CommandContext, out: string): Promise<void> {
   progress.done(exportReport.exportDone(summary, dataType, 'ndjson', true));
   exportReport.exportNotes(io, summary);
   printResult(io, summary, () => io.out(summary.out!));
-  const skipped = exportReport.exportSkipped(io, summary, dataType);
+  const skipped = exportReport.exportSkipped(io, summary, dataType, { listPath: exportReport.notSyncedPath(out, dataType), target: targetArgs(ctx.flags) });
   if (skipped) throw skipped;
 }

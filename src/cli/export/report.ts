@@ -4,6 +4,9 @@ import { formatCount, limitText, rateLine } from '../../ops/progress.js';
 import type { ExportSummary, ProgressInfo } from '../../ops/export/types.js';
 import { CliError, EXIT } from '../errors.js';
 import type { IO } from '../io.js';
+import { writeFileSync } from 'node:fs';
+import { neutraliseFormula } from '../../lib/csv-cell.js';
+import { ferryCommand } from '../command-line.js';
 
 /** The progress line: records, their rate and the limit; which company of how many when there are several. */
 export function exportProgress(info: ProgressInfo, started: number, allCompanies: boolean): string {
@@ -33,15 +36,34 @@ export function exportNotes(io: IO, summary: ExportSummary): void {
   if (summary.state) io.err(`Bookmarks saved to ${summary.state}; the next run with --state ${summary.state} exports only what changed.`);
 }
 
-/** Companies skipped for want of the data set, said after the output's path; those not synced yet make a partial failure. */
-export function exportSkipped(io: IO, summary: ExportSummary, dataType: string): Error | undefined {
+/**
+ * Companies skipped for want of the data set, summed up in a line each way they were skipped.
+ * Those not synced yet make a partial failure: their ids go to a CSV beside the output that
+ * `ferry sync --from-results` reads, so the hint runs as printed however many there are.
+ */
+export function exportSkipped(io: IO, summary: ExportSummary, dataType: string, sync: { listPath: string; target: string[] }): Error | undefined {
   const notSynced = summary.skipped.filter((s) => s.reason === 'notSynced');
   const others = summary.skipped.filter((s) => s.reason !== 'notSynced');
-  if (io.mode !== 'json' && others.length > 0) io.err(`Skipped ${others.length} compan${others.length === 1 ? 'y' : 'ies'} without this data set (unsupported by the platform, or deleted).`);
+  if (io.mode !== 'json' && others.length > 0) io.err(`Skipped ${formatCount(others.length)} compan${others.length === 1 ? 'y' : 'ies'} without this data set (unsupported by the platform, or deleted).`);
   if (notSynced.length === 0) return undefined;
+  writeFileSync(sync.listPath, notSyncedCsv(notSynced));
+  const command = ferryCommand(['sync', '--from-results', sync.listPath, '--data-type', dataType, '--wait'], sync.target);
   return new CliError(
-    `${notSynced.length} compan${notSynced.length === 1 ? 'y was' : 'ies were'} skipped because the ${dataType} data set is not synced yet; the output holds the others.`,
+    `${formatCount(notSynced.length)} compan${notSynced.length === 1 ? 'y was' : 'ies were'} skipped because the ${dataType} data set is not synced yet` +
+      ` (their ids: ${sync.listPath}); the output holds the others.`,
     EXIT.partial,
-    `Sync ${notSynced.length === 1 ? 'it' : 'them'} (ferry sync ${notSynced.slice(0, 3).map((s) => s.companyId).join(' ')}${notSynced.length > 3 ? ' …' : ''} --data-type ${dataType} --wait), then export again.`,
+    `Sync ${notSynced.length === 1 ? 'it' : 'them'}, then export again: ${command}`,
   );
+}
+
+/** companyId, name, reason: the columns `ferry sync --from-results` and a spreadsheet read. */
+function notSyncedCsv(companies: ExportSummary['skipped']): string {
+  const cell = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+  const lines = companies.map((c) => [c.companyId, neutraliseFormula(c.name ?? ''), c.reason].map(cell).join(','));
+  return `companyId,name,reason\n${lines.join('\n')}\n`;
+}
+
+/** Where the ids of companies not synced go: beside --out, or in the working directory for stdout. */
+export function notSyncedPath(out: string | undefined, dataType: string): string {
+  return out ? `${out}.not-synced.csv` : `${dataType}.not-synced.csv`;
 }

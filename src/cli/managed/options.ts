@@ -16,7 +16,7 @@ export function addStepOptions(command: Command): Command {
   return command
     .option('--file <plan.json>', PLAN_FILE_HELP)
     .option('--confirm', 'say yes to the step (a person confirms steps 3 and 4); no prompt')
-    .option('--by <name>', 'who confirms (default: $USER)')
+    .option('--by <name>', 'who confirms, for the handover report (default: $FERRY_USER; asked on a terminal)')
     .option('--notes <text>', 'a note recorded with the step')
     .option('--platform <key>', 'step 1: the platform key (ferry integrations list --route managed)')
     .option('--app-client-id <id>', "step 1: the client id of the client's OAuth app at the platform (on the sandbox: ferry sandbox apps create|list)")

@@ -189,7 +189,7 @@ export function printStatus(io: IO, plan: Plan, planPath: string, flag: string):
 export function printPlanStarted(io: IO, planPath: string, plan: Plan): void {
   printResult(io, { plan: planPath, ...plan }, () => {
     io.out(planPath);
-    const flag = planFlag(planPath);
+    const flag = planFlag(planPath, process.cwd(), plan);
     io.err(`Started the managed migration of ${plan.client.name} from ${plan.platform.key}: ${planPath}`);
     io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   (ferry managed status shows the checklist)`);
   });

@@ -8,7 +8,8 @@ import { UsageError } from '../errors.js';
 import { logTo } from '../waiting.js';
 import { eventsWanted } from '../event-waits.js';
 import { limitFlags } from '../flags.js';
-import { STEP_NUMBERS, type Plan, type StepNumber } from '../../ops/managed/plan.js';
+import { STEP_NUMBERS, planPathOf, type Plan, type StepNumber } from '../../ops/managed/plan.js';
+import { checkPlanTarget } from './target.js';
 import type { StepOutcome } from '../../ops/managed/engine.js';
 import type { StepInputs } from '../../ops/managed/step-env.js';
 
@@ -41,7 +42,8 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 10 * 60_000;
  * The service acting for the plan's client: X-Client-Id is --client / FERRY_CLIENT_ID when
  * given (it must be the plan's), or else the plan's client id.
  */
-function clientConnection(ctx: CommandContext, plan: Plan) {
+function clientConnection(ctx: CommandContext, plan: Plan, planPath: string) {
+  checkPlanTarget(plan, planPath, ctx.flags, ctx.io.env);
   const given = ctx.flags.client ?? ctx.io.env.FERRY_CLIENT_ID;
   if (given && plan.client.id && given !== plan.client.id) {
     throw new UsageError(`--client ${given} is not this plan's client (${plan.client.id}).`, 'Drop --client (and FERRY_CLIENT_ID): ferry managed acts for the plan\'s client by itself.');
@@ -51,8 +53,9 @@ function clientConnection(ctx: CommandContext, plan: Plan) {
   return { connect: () => scoped.connect(), dispose: () => scoped.dispose() };
 }
 
+/** --by, else FERRY_USER; '' when neither: the step asks for it, or refuses naming both (the report never says "unknown"). */
 export function whoConfirms(flags: StepFlags, env: NodeJS.ProcessEnv): string {
-  return (flags.by ?? env.USER ?? env.USERNAME ?? env.LOGNAME ?? 'unknown').trim() || 'unknown';
+  return (flags.by ?? env.FERRY_USER ?? '').trim();
 }
 
 function inputsOf(flags: StepFlags, env: NodeJS.ProcessEnv): StepInputs {
@@ -92,7 +95,7 @@ export async function runStep(n: StepNumber, flags: StepFlags, ctx: CommandConte
     signal,
     log: logTo(io),
     progress: (text) => startProgress(io, text),
-    connectFor: (plan) => clientConnection(ctx, plan),
+    connectFor: (plan) => clientConnection(ctx, plan, planPathOf(flags.file)),
     ...(prompt ? { noAskReason: ' (no prompt without a terminal, or with --no-input/CI)' } : {}),
     ...(canAsk ? {
       async ask(m) {

@@ -7,30 +7,40 @@ import { CsvFormatError, JournalMismatchError, RowsError } from '../../ops/migra
 import { limitText, rateLine } from '../../ops/progress.js';
 import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
+import { ferryCommand } from '../command-line.js';
 
 function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-export function nextCommand(summary: MigrationSummary): string {
-  if (summary.dryRun) return summary.failed > 0 ? `fix the rows listed in ${summary.results}, then run again` : `ferry migrate tokens ${summary.input} --yes`;
-  if (summary.stoppedBy) return 'run the same command again to resume';
-  // Nothing linked, nothing to sync: the way on is fixing the rows.
-  if (summary.migrated + summary.skipped + summary.resumed === 0) return `fix the rows listed in ${summary.results} (its error column says why), then run the same command again`;
-  return `ferry sync --from-results ${summary.results} --wait`;
+/** How to run this migration again: its `ferry …` words (no --dry-run, --yes, --retry-failed) and target; the demo's has none. */
+export interface Rerun {
+  args: string[];
+  target: string[];
 }
 
-export function summaryJson(summary: MigrationSummary): Record<string, unknown> {
+export function nextCommand(summary: MigrationSummary, rerun?: Rerun): string {
+  const again = (...extra: string[]) => (rerun ? ferryCommand([...rerun.args, ...extra], rerun.target) : 'the same command');
+  if (summary.dryRun) return summary.failed > 0 ? `fix the rows listed in ${summary.results}, then run again` : again('--yes');
+  if (summary.stoppedBy) return rerun ? `${again('--yes')}   # resumes` : 'run the same command again to resume';
+  // Nothing linked, nothing to sync: the way on is fixing the rows.
+  if (summary.migrated + summary.skipped + summary.resumed === 0) {
+    return `fix the rows listed in ${summary.results} (its error column says why), then: ${again('--retry-failed', '--yes')}`;
+  }
+  return ferryCommand(['sync', '--from-results', summary.results, '--wait'], rerun?.target);
+}
+
+export function summaryJson(summary: MigrationSummary, rerun?: Rerun): Record<string, unknown> {
   const { authError, validation, ...rest } = summary;
   return {
     ...rest,
     validation: { rows: validation.rows, valid: validation.valid, invalid: validation.invalid, inShard: validation.inShard, problems: validation.problems },
     ...(authError ? { authError: { status: authError.status, message: authError.message, correlationId: authError.correlationId } } : {}),
-    next: nextCommand(summary),
+    next: nextCommand(summary, rerun),
   };
 }
 
-export function printSummary(io: IO, summary: MigrationSummary): void {
+export function printSummary(io: IO, summary: MigrationSummary, rerun?: Rerun): void {
   const say = (line: string) => io.err(line, { force: true });
   const { validation } = summary;
   if (validation.invalid > 0) {
@@ -55,7 +65,10 @@ export function printSummary(io: IO, summary: MigrationSummary): void {
       `${summary.concurrency ? `; concurrency ${summary.concurrency.final}, peak ${summary.concurrency.peak}, ${count(Math.round(summary.rate ?? 0))} req/s` : ''}).`);
   }
   say(`Results: ${summary.results}`);
-  say(`Next: ${nextCommand(summary)}`);
+  if (summary.failed > 0 && rerun && summary.migrated + summary.skipped + summary.resumed > 0) {
+    say(`Fixed the failed rows in ${summary.input}? Then: ${ferryCommand([...rerun.args, '--retry-failed', '--yes'], rerun.target)}`);
+  }
+  say(`Next: ${nextCommand(summary, rerun)}`);
   io.out(summary.results);
 }
 
@@ -68,7 +81,10 @@ export function rowsProgress(progress: MigrationProgress, limit: AdaptiveLimit, 
 export function wordMigrationError(err: unknown, journalPath: string): unknown {
   if (err instanceof CsvFormatError) return new UsageError(err.message, err.hint);
   if (err instanceof RowsError) return new UsageError(err.message, 'Check the quoting and the delimiter (--delimiter).');
-  if (err instanceof JournalMismatchError) return new UsageError(err.message, `Give a new --results path to start afresh, or remove ${journalPath} if the old run does not matter.`);
+  if (err instanceof JournalMismatchError) {
+    return new UsageError(err.message, 'Fixed the failed rows? Add --retry-failed to run only the rows not migrated yet, with their new values ' +
+      `(their outcomes join the same results). To start afresh instead, give a new --results path or remove ${journalPath}.`);
+  }
   return err;
 }
 

@@ -2,6 +2,7 @@
 // tenants create` makes them (and both demos): the engine (ops/sandbox/engine.ts) creates
 // them batch by batch, each batch's rows are appended to a temp file as it arrives (memory
 // stays flat), and the file becomes `out` only once every tenant is in it.
+import { ferryCommand } from '../command-line.js';
 import { randomInt } from 'node:crypto';
 import type { SandboxApi } from '../../client/sandbox-api.js';
 import type { IntegrationRecord } from '../../client/wire.js';
@@ -75,13 +76,13 @@ export async function writeTenantsFile(io: IO, signal: AbortSignal, sandbox: San
   return { platform: integration.key, out: options.out, count: options.count, invoices, seed, first, last };
 }
 
-/** The file's path on stdout, what was made and what to run next on stderr (--json: the summary). */
-export function printTenantsFile(io: IO, integration: IntegrationRecord, made: TenantsFile): void {
+/** The file's path on stdout, what was made and what to run next on stderr, against the same `target` (--json: the summary). */
+export function printTenantsFile(io: IO, integration: IntegrationRecord, made: TenantsFile, target: string[] = []): void {
   const s = made.count === 1 ? '' : 's';
   printResult(io, made, () => {
     io.err(`Created ${formatCount(made.count)} ${integration.name} sandbox tenant${s} (${formatCount(made.invoices)} invoice${made.invoices === 1 ? '' : 's'} each).`);
     io.out(made.out);
-    io.err(`Tokens written to ${made.out} (mode 0600). Next: ferry migrate tokens ${made.out}`);
+    io.err(`Tokens written to ${made.out} (mode 0600). Next: ${ferryCommand(['migrate', 'tokens', made.out, '--dry-run'], target)}`);
   });
 }
 

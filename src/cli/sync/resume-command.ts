@@ -4,6 +4,7 @@
 // id are listed when they fit on a line; past that, they are written to a list in the state
 // dir (run-files.ts) and the command reads it with --from-results, which finds the same journal.
 import type { GlobalFlags } from '../globals.js';
+import { shellQuote } from '../command-line.js';
 import { durationText } from '../../lib/duration.js';
 
 /** Longer than this, the ids go to a file: the command must stay a line a person can copy. */
@@ -23,10 +24,7 @@ export interface ResumeFlags {
   pollMs?: number;
 }
 
-/** Shell-quoted when it needs to be (POSIX shells): 'it'\''s'. */
-export function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote as shellWord } from '../command-line.js';
 
 /**
  * `companyIds`: those given by id (not the results file's). `listFile` writes them to a file
@@ -50,7 +48,7 @@ export function resumeCommand(flags: GlobalFlags, run: ResumeFlags, companyIds: 
   if (run.maxRate !== undefined) rest.push('--max-rate', String(run.maxRate));
   if (run.events === false) rest.push('--no-events');
   if (run.pollMs !== undefined) rest.push('--poll-ms', String(run.pollMs));
-  const line = (companies: string[]) => ['ferry', ...globals, 'sync', ...companies, ...rest].map(shellWord).join(' ');
+  const line = (companies: string[]) => ['ferry', ...globals, 'sync', ...companies, ...rest].map(shellQuote).join(' ');
   const full = line([...companyIds, ...(run.fromResults !== undefined ? ['--from-results', run.fromResults] : [])]);
   if (full.length <= MAX_LENGTH || !listFile || run.fromResults !== undefined) return full;
   return line(['--from-results', listFile()]);

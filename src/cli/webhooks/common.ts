@@ -43,7 +43,7 @@ export function eventTypes(values: readonly string[]): string[] {
   if (names.length === 0) throw new UsageError('--events names no event type.', 'Give one or more, comma-separated, e.g. --events read.completed,connection.disconnected.');
   const bad = names.find((name) => !EVENT_NAME.test(name));
   if (bad !== undefined) {
-    throw new UsageError(`--events ${JSON.stringify(bad)} is not an event type.`, 'Event types are dot-separated names such as read.completed or invoices.write.successful (docs/events.md lists them).');
+    throw new UsageError(`--events ${JSON.stringify(bad)} is not an event type.`, 'Event types are dot-separated names such as read.completed or invoices.write.successful (ferry webhooks events lists them).');
   }
   return names;
 }

@@ -159,7 +159,7 @@ class Run {
           if (!(err instanceof DataSetUnavailable) || !plan.allCompanies) throw err;
           const skipped = { ...err.skipped, name: company.name };
           this.skipped.set(company.id, skipped);
-          this.env.note(`Skipped company ${company.id}${company.name ? ` (${company.name})` : ''}: ${skipped.message}`);
+          // No line per company (thousands of them): the command sums the skips up at the end.
           if (paths) appendJournal(paths, { companyId: company.id, outcome: 'skipped', status: skipped.status, reason: skipped.reason, name: company.name });
         }
       }

@@ -54,7 +54,7 @@ export async function listen(client: ApiClient, options: ListenOptions, callback
   const { signal } = options;
   const known = await catalogue(client, signal);
   const unknown = (options.types ?? []).filter((t) => !known.includes(t));
-  if (unknown.length > 0) throw inputError(`Unknown event type${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}.`, `One of: ${known.join(', ')}.`);
+  if (unknown.length > 0) throw inputError(`Unknown event type${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}.`, 'ferry webhooks events lists every event type.');
   if (options.companyId !== undefined) await api.company(client, options.companyId, signal);
   // Where the stream is now: everything committed after this point is reported.
   const lastSequence = await api.latestEventSequence(client, signal);

@@ -42,7 +42,7 @@ async function assertSameFile(env: StepEnv): Promise<string | StepResult> {
   const file = companiesPath(env.planPath, env.plan);
   if (!existsSync(file)) return failed(`The company file ${file} is not there.`, 'Put it back where step 1 found it (the plan stores its path relative to the plan), or run step 1 again with --redo --companies FILE.');
   if ((await fingerprint(file)) !== env.plan.companies.fingerprint) {
-    return failed(`The company file ${file} changed since step 1 validated it.`, 'Validate it again: ferry managed step 1 --confirm --redo');
+    return failed(`The company file ${file} changed since step 1 validated it.`, `Validate it again: ${env.command('managed step 1 --confirm --redo')}`);
   }
   return file;
 }

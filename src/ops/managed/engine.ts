@@ -5,7 +5,7 @@
 import type { Connection } from '../../client/connection.js';
 import { inputError, OpError } from '../errors.js';
 import type { StartProgress } from '../progress.js';
-import { planPathOf, readPlan, planFlag, stepCommand, stepOf, writePlan, type Plan, type PlanStep, type StepNumber } from './plan.js';
+import { planPathOf, readPlan, planFlag, planTargetFlag, stepCommand, stepOf, writePlan, type Plan, type PlanStep, type StepNumber } from './plan.js';
 import { planCallbackUrl } from './step-callback.js';
 import { confirmQuestion, missingInputs, type MissingInput, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
 import { STEPS } from './steps.js';
@@ -53,8 +53,8 @@ export interface StepRun {
 export async function runPlanStep(n: StepNumber, request: StepRequest, hooks: StepHooks): Promise<StepRun> {
   const { log } = hooks;
   const planPath = planPathOf(request.file);
-  const flag = planFlag(planPath);
   const plan = readPlan(planPath);
+  const flag = planFlag(planPath, process.cwd(), plan);
   const step = stepOf(plan, n);
   const outcome = (changed: boolean, details: Record<string, unknown> = {}): StepOutcome => ({ plan: planPath, step, changed, details, next: nextAction(plan, flag) });
 
@@ -95,6 +95,7 @@ export async function runPlanStep(n: StepNumber, request: StepRequest, hooks: St
       signal: hooks.signal, planPath, plan, log, record, progress: hooks.progress,
       save: () => writePlan(planPath, plan),
       connection: () => connection.connect(),
+      command: (words) => ['ferry', words, words.startsWith('managed ') ? flag : planTargetFlag(planPath, plan)].filter(Boolean).join(' '),
     };
     if (!request.confirmed) {
       const question = confirmQuestion(n, plan, n === 3 ? await planCallbackUrl(env) : undefined);

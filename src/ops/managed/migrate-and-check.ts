@@ -237,7 +237,7 @@ async function migrateRows(run: BatchRun, file: string, toMigrate: RowInfo[], re
     });
   } catch (err) {
     progress.fail('Migration stopped.');
-    if (err instanceof JournalMismatchError) throw new OpError(err.message, 'failed', `The company file changed: validate it again (ferry managed step 1 --confirm --redo), or remove ${resultsPath}.journal.`);
+    if (err instanceof JournalMismatchError) throw new OpError(err.message, 'failed', `The company file changed: validate it again (${env.command('managed step 1 --confirm --redo')}), or remove ${resultsPath}.journal.`);
     throw err;
   }
   if (summary.concurrency) run.throughput.migration = { concurrency: summary.concurrency, rate: summary.rate ?? 0 };

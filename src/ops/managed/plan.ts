@@ -24,7 +24,7 @@ export interface PlanStep {
   state: StepState;
   /** When the step was last done or failed (ISO 8601). */
   at: string | null;
-  /** Who confirmed it (--by, default $USER). */
+  /** Who confirmed it (--by, or FERRY_USER). */
   by: string | null;
   notes: string;
   /** What to do about a failed step (absent otherwise). */
@@ -105,6 +105,12 @@ export interface Plan {
   contacts: Contact[];
   schedule: { date: string };
   service: { baseUrl: string; callbackUrl: string };
+  /**
+   * The service the plan was made against, so that the commands it prints reach it: the
+   * embedded one's data dir (relative to the plan's folder, as the company file) or a remote
+   * base URL. Absent in plans written before it was recorded.
+   */
+  target?: PlanTarget;
   companies: { file: string; fingerprint: string; count: number; pilot: PilotRef | null };
   steps: PlanStep[];
   outcomes: CompanyOutcome[];
@@ -113,13 +119,18 @@ export interface Plan {
   updated: string;
 }
 
+export type PlanTarget = { dataDir: string } | { baseUrl: string };
+
 export function templatePlan(): Plan {
   return JSON.parse(readFileSync(PLAN_TEMPLATE, 'utf8')) as Plan;
 }
 
 /** A new plan from the template, for a client and a platform, written to `path`. */
-export function startPlan(path: string, start: { client: { id: string; name: string }; platform: string; appClientId?: string; companies?: string }, now: Date = new Date()): Plan {
+export function startPlan(
+  path: string, start: { client: { id: string; name: string }; platform: string; appClientId?: string; companies?: string; target?: PlanTarget }, now: Date = new Date(),
+): Plan {
   const plan = templatePlan();
+  if (start.target) plan.target = 'dataDir' in start.target ? { dataDir: storedCompaniesPath(path, start.target.dataDir) } : start.target;
   plan.client = start.client;
   plan.platform.key = start.platform.trim().toLowerCase();
   if (start.appClientId) plan.platform.appClientId = start.appClientId.trim();
@@ -229,10 +240,26 @@ export function stepCommand(plan: Plan, step: PlanStep, planFlag: string): strin
   return parts.join(' ');
 }
 
-/** `--file PATH` when the plan is not ./ferry-plan.json, so printed commands work as they are. */
-export function planFlag(planPath: string, cwd: string = process.cwd()): string {
-  if (planPath === resolve(cwd, DEFAULT_PLAN_FILE)) return '';
-  const rel = relative(cwd, planPath);
-  const shown = rel.startsWith('..') || isAbsolute(rel) ? planPath : rel;
-  return `--file ${/[\s"'$`\\]/.test(shown) ? `'${shown.replace(/'/g, "'\\''")}'` : shown}`;
+/** A path as a person in `cwd` types it: relative below cwd, absolute elsewhere, shell-quoted when it must be. */
+function shownPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  const shown = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+  return /[^\w@%+=:,./-]/.test(shown) ? `'${shown.replace(/'/g, "'\\''")}'` : shown;
+}
+
+/**
+ * `--file PATH` when the plan is not ./ferry-plan.json, and the plan's target (its data dir
+ * or base URL) when it recorded one: printed commands reach the plan and its service as they are.
+ */
+export function planFlag(planPath: string, cwd: string = process.cwd(), plan?: Plan): string {
+  const file = planPath !== resolve(cwd, DEFAULT_PLAN_FILE) ? `--file ${shownPath(planPath, cwd)}` : '';
+  return [file, plan ? planTargetFlag(planPath, plan, cwd) : ''].filter(Boolean).join(' ');
+}
+
+/** `--data-dir DIR` or `--base-url URL`: the plan's service, for any command about it (ferry sandbox apps …); '' when unrecorded. */
+export function planTargetFlag(planPath: string, plan: Plan, cwd: string = process.cwd()): string {
+  const target = plan.target;
+  if (!target) return '';
+  if ('dataDir' in target) return `--data-dir ${shownPath(resolve(dirname(planPath), target.dataDir), cwd)}`;
+  return `--base-url ${/^[\w@%+=:,./-]+$/.test(target.baseUrl) ? target.baseUrl : `'${target.baseUrl.replace(/'/g, "'\\''")}'`}`;
 }

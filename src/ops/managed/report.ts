@@ -4,7 +4,7 @@
 // the format (HTML entities; Markdown table pipes), {{{name}}} is inserted as built here
 // (where every value was escaped on the way in).
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { replaceFile } from '../../lib/atomic-file.js';
 import { contactText, defaultReportDir, stepOf, type CompanyOutcome, type Plan } from './plan.js';
@@ -20,6 +20,7 @@ export interface ReportFiles {
 
 export interface ReportJson {
   generatedAt: string;
+  /** The plan file's name: the report goes to a client, so no path of this machine. */
   plan: string;
   verdict: 'pass' | 'fail' | 'incomplete';
   client: Plan['client'];
@@ -74,6 +75,11 @@ function seconds(value: number | undefined): string {
   return value === undefined ? '–' : `${value.toFixed(1)}s`;
 }
 
+/** A step's notes with the plan's folder left out (a plan written before notes stopped naming files): nothing of this machine reaches the client. */
+function withoutLocalPaths(notes: string, planPath: string): string {
+  return notes.split(`${dirname(resolve(planPath))}${sep}`).join('');
+}
+
 export function reportJson(plan: Plan, planPath: string, now: Date = new Date()): ReportJson {
   const outcomes = [...plan.outcomes].sort((a, b) => a.row - b.row);
   const passed = outcomes.filter((o) => o.verdict === 'pass').length;
@@ -93,11 +99,50 @@ export function reportJson(plan: Plan, planPath: string, now: Date = new Date())
     summary.slowestSyncSeconds = Math.max(...syncs);
   }
   return {
-    generatedAt: now.toISOString(), plan: planPath, verdict,
+    generatedAt: now.toISOString(), plan: basename(planPath), verdict,
     client: plan.client, platform: plan.platform, schedule: plan.schedule, contacts: plan.contacts,
     callbackUrl: plan.service.callbackUrl, syncingDisabledAt: stepOf(plan, 4).state === 'done' ? stepOf(plan, 4).at : null,
-    pilot: plan.companies.pilot, summary, steps: plan.steps, companies: outcomes,
+    pilot: plan.companies.pilot, summary, steps: plan.steps.map((st) => ({ ...st, notes: withoutLocalPaths(st.notes, planPath) })), companies: outcomes,
   };
+}
+
+/** A time as the report shows it, in one stated zone: 2026-11-28 02:48:10 UTC. */
+export function utc(iso: string | null | undefined): string {
+  if (!iso || Number.isNaN(Date.parse(iso))) return '–';
+  return `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+}
+
+/** Notes and reasons with their ISO times (…T03:01:11Z) as the rest of the report shows times. */
+export function readableTimes(text: string): string {
+  return text.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, (iso) => utc(iso));
+}
+
+/** 2 s, 14 min, 3.5 h, 2.1 days: how long the migration took, for a person. */
+export function spanText(ms: number): string {
+  const s = ms / 1000;
+  if (s < 90) return `${Math.max(1, Math.round(s))} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 36 * 3600) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86_400).toFixed(1)} days`;
+}
+
+/** Below this a timeline is a vertical line: the report says the span in words instead. */
+const CHART_MIN_SPAN_MS = 60_000;
+
+/**
+ * How the companies were migrated over time: a chart when the run took long enough for one
+ * to show something (minutes to days), else one sentence; none before any company moved.
+ */
+export function timelineHtml(outcomes: CompanyOutcome[]): string {
+  const times = outcomes.map((o) => Date.parse(o.migratedAt ?? '')).filter((t) => !Number.isNaN(t)).sort((a, b) => a - b);
+  if (times.length === 0) return '<p>No company has been migrated yet.</p>';
+  const span = times[times.length - 1]! - times[0]!;
+  const n = times.length;
+  const when = `${utc(new Date(times[0]!).toISOString())} to ${utc(new Date(times[n - 1]!).toISOString())}`;
+  if (n < 2 || span < CHART_MIN_SPAN_MS) {
+    return `<p>${n === 1 ? 'The company was' : `All ${n} companies were`} migrated within ${spanText(span)} (${escapeHtml(when)}), too quickly for a timeline to say more.</p>`;
+  }
+  return `<figure>\n${chartSvg(outcomes)}\n<figcaption>${n} companies migrated over ${spanText(span)} (${escapeHtml(when)}): cumulative count (connection created), each company a dot coloured by its check.</figcaption>\n</figure>`;
 }
 
 /** Cumulative companies migrated over time, each company a dot coloured by its check; inline SVG. */
@@ -121,7 +166,7 @@ export function chartSvg(outcomes: CompanyOutcome[]): string {
   const coords = points.map((p, i) => ({ x: x(p.t, i), y: y(i + 1), ...p }));
   let path = `M${m.left.toFixed(1)},${y(0).toFixed(1)}`;
   for (const c of coords) path += ` H${c.x.toFixed(1)} V${c.y.toFixed(1)}`;
-  const time = (t: number) => new Date(t).toISOString().replace('T', ' ').slice(0, 19);
+  const time = (t: number) => utc(new Date(t).toISOString()).replace(/ UTC$/, '');
   const ticks = [0, Math.round(n / 2), n].filter((v, i, all) => all.indexOf(v) === i);
   const parts = [
     `<rect x="${m.left}" y="${m.top}" width="${plotW}" height="${plotH}" fill="#f6f8fa" stroke="#d0d7de"/>`,
@@ -130,7 +175,7 @@ export function chartSvg(outcomes: CompanyOutcome[]): string {
     ...coords.map((c) => `<circle cx="${c.x.toFixed(1)}" cy="${c.y.toFixed(1)}" r="${n > 100 ? 2 : 3}" fill="${c.pass ? '#1a7f37' : '#cf222e'}"><title>${escapeHtml(`${c.name}: ${time(c.t)} UTC, ${c.pass ? 'passed' : 'FAILED'}`)}</title></circle>`),
     `<text x="${m.left}" y="${height - 12}">${escapeHtml(time(t0))} UTC</text>`,
     `<text x="${m.left + plotW}" y="${height - 12}" text-anchor="end">${escapeHtml(time(t1))} UTC</text>`,
-    `<text x="${m.left + plotW / 2}" y="${height - 12}" text-anchor="middle">${n} compan${n === 1 ? 'y' : 'ies'}</text>`,
+    `<text x="${m.left + plotW / 2}" y="${height - 12}" text-anchor="middle">${n} compan${n === 1 ? 'y' : 'ies'} in ${spanText(span)}</text>`,
   ];
   return frame(parts.join(''));
 }
@@ -139,10 +184,34 @@ function stateWord(state: string): string {
   return state === 'done' ? '✓ done' : state === 'failed' ? '✗ failed' : '· pending';
 }
 
+/**
+ * The verdict in words, honest without being harsh: "19 of 20 migrated and checked; 1 held
+ * back because its old application refreshed its token after step 4 (see below)".
+ */
+export function verdictSentence(data: ReportJson): string {
+  const { companies: total, checked } = data.summary;
+  const passed = data.companies.filter((o) => o.verdict === 'pass').length;
+  const heldBack = data.companies.filter((o) => o.verdict === 'fail' && o.migration === 'not-imported');
+  const failedCheck = data.companies.filter((o) => o.verdict === 'fail' && o.migration !== 'not-imported');
+  const parts = [`${passed.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} migrated and checked`];
+  if (heldBack.length > 0) {
+    const one = heldBack.length === 1;
+    const legacy = heldBack.every((o) => o.reasons.some((r) => /legacy application refreshed/.test(r)));
+    parts.push(legacy
+      ? `${heldBack.length.toLocaleString('en-US')} held back because ${one ? 'its' : 'their'} old application refreshed ${one ? 'its token' : 'their tokens'} after step 4 (see below)`
+      : `${heldBack.length.toLocaleString('en-US')} held back (see below)`);
+  }
+  if (failedCheck.length > 0) parts.push(`${failedCheck.length.toLocaleString('en-US')} migrated but not yet passing the end-to-end check (see below)`);
+  if (checked < total) parts.push(`${(total - checked).toLocaleString('en-US')} not checked yet`);
+  return parts.join('; ');
+}
+
 function reportValues(data: ReportJson): Record<string, string> {
   const s = data.summary;
-  const pilot = data.pilot ? `${data.pilot.companyName ?? data.pilot.key}${data.pilot.externalId ? ` (${data.pilot.externalId})` : ''}` : '–';
   const pilotOutcome = data.companies.find((o) => o.pilot);
+  // The pilot under the one id the rest of the report uses: its company id (the tenant id is the platform's).
+  const pilotId = pilotOutcome?.companyId;
+  const pilot = data.pilot ? `${data.pilot.companyName ?? data.pilot.key}${pilotId ? ` (${pilotId})` : ''}` : '–';
   return {
     clientName: data.client.name || data.client.id,
     clientId: data.client.id,
@@ -152,19 +221,16 @@ function reportValues(data: ReportJson): Record<string, string> {
     scheduleDate: data.schedule.date || '–',
     contacts: data.contacts.length ? data.contacts.map(contactText).join(', ') : '–',
     callbackUrl: data.callbackUrl || '–',
-    syncingDisabledAt: data.syncingDisabledAt ?? '–',
+    syncingDisabledAt: utc(data.syncingDisabledAt),
     pilot: pilotOutcome ? `${pilot}: ${pilotOutcome.verdict === 'pass' ? 'passed' : 'FAILED'}` : pilot,
-    firstMigrated: s.firstMigratedAt ?? '–',
-    lastMigrated: s.lastMigratedAt ?? '–',
+    firstMigrated: utc(s.firstMigratedAt),
+    lastMigrated: utc(s.lastMigratedAt),
     medianSync: seconds(s.medianSyncSeconds),
     slowestSync: seconds(s.slowestSyncSeconds),
     records: s.records.toLocaleString('en-US'),
-    verdict: data.verdict === 'pass' ? 'PASS' : data.verdict === 'fail' ? 'FAIL' : 'INCOMPLETE',
-    verdictClass: data.verdict === 'pass' ? 'pass' : 'fail',
-    passed: String(s.passed),
-    total: String(s.companies),
-    failedText: s.failed ? `; ${s.failed} failed` : s.checked < s.companies ? `; ${s.companies - s.checked} not checked yet` : '',
-    generatedAt: data.generatedAt,
+    verdictSentence: verdictSentence(data),
+    verdictClass: data.verdict === 'pass' ? 'pass' : data.verdict === 'fail' ? 'attention' : 'incomplete',
+    generatedAt: utc(data.generatedAt),
     planFile: data.plan,
   };
 }
@@ -172,25 +238,25 @@ function reportValues(data: ReportJson): Record<string, string> {
 export function renderMarkdown(data: ReportJson, template: string): string {
   const values = reportValues(data);
   const cell = (text: string | number | undefined) => escapeMarkdown(text === undefined ? '–' : String(text));
-  values.stepRows = data.steps.map((st) => `| ${st.step}. ${cell(st.title)} | ${stateWord(st.state)} | ${cell(st.at ?? '–')} | ${cell(st.by ?? '–')} | ${cell(st.notes || '–')} |`).join('\n');
+  values.stepRows = data.steps.map((st) => `| ${st.step}. ${cell(st.title)} | ${stateWord(st.state)} | ${cell(utc(st.at))} | ${cell(st.by ?? '–')} | ${cell(readableTimes(st.notes) || '–')} |`).join('\n');
   const failures = data.companies.filter((o) => o.verdict === 'fail');
   values.failureList = failures.length === 0
     ? 'None: every company checked passed.'
-    : failures.map((o) => `- **${cell(o.companyName)}** (row ${o.row}${o.companyId ? `, \`${cell(o.companyId)}\`` : ''}): ${cell(o.reasons.join('; ') || 'failed')}`).join('\n');
-  values.companyRows = data.companies.map((o) => `| ${o.row} | ${cell(o.companyName)}${o.pilot ? ' (pilot)' : ''} | ${o.companyId ? `\`${cell(o.companyId)}\`` : '–'} | ${cell(o.migratedAt)} | ${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'} | ${cell(o.durations.syncSeconds)} | ${cell(o.durations.checkSeconds)} | ${cell(o.records)} |`).join('\n') || '| – | – | – | – | – | – | – | – |';
+    : failures.map((o) => `- **${cell(o.companyName)}** (row ${o.row}${o.companyId ? `, \`${cell(o.companyId)}\`` : ''}): ${cell(readableTimes(o.reasons.join('; ')) || 'failed')}`).join('\n');
+  values.companyRows = data.companies.map((o) => `| ${o.row} | ${cell(o.companyName)}${o.pilot ? ' (pilot)' : ''} | ${o.companyId ? `\`${cell(o.companyId)}\`` : '–'} | ${cell(utc(o.migratedAt))} | ${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'} | ${cell(o.durations.syncSeconds)} | ${cell(o.durations.checkSeconds)} | ${cell(o.records)} |`).join('\n') || '| – | – | – | – | – | – | – | – |';
   return render(template, values, escapeMarkdown);
 }
 
 export function renderHtml(data: ReportJson, template: string): string {
   const values = reportValues(data);
   const e = (text: string | number | undefined) => escapeHtml(text === undefined ? '–' : String(text));
-  values.chart = chartSvg(data.companies);
-  values.stepRows = data.steps.map((st) => `<tr><td>${st.step}. ${e(st.title)}</td><td class="${e(st.state)} nowrap">${e(stateWord(st.state))}</td><td class="nowrap">${e(st.at ?? '–')}</td><td>${e(st.by ?? '–')}</td><td>${e(st.notes || '–')}</td></tr>`).join('\n');
+  values.timeline = timelineHtml(data.companies);
+  values.stepRows = data.steps.map((st) => `<tr><td>${st.step}. ${e(st.title)}</td><td class="${e(st.state)} nowrap">${e(stateWord(st.state))}</td><td>${e(utc(st.at))}</td><td>${e(st.by ?? '–')}</td><td>${e(readableTimes(st.notes) || '–')}</td></tr>`).join('\n');
   const failures = data.companies.filter((o) => o.verdict === 'fail');
   values.failureList = failures.length === 0
     ? '<p>None: every company checked passed.</p>'
-    : `<ul>\n${failures.map((o) => `<li><strong>${e(o.companyName)}</strong> (row ${o.row}${o.companyId ? `, <code>${e(o.companyId)}</code>` : ''}): ${e(o.reasons.join('; ') || 'failed')}</li>`).join('\n')}\n</ul>`;
-  values.companyRows = data.companies.map((o) => `<tr><td class="num">${o.row}</td><td>${e(o.companyName)}${o.pilot ? ' <span class="muted">(pilot)</span>' : ''}</td><td class="nowrap"><code>${e(o.companyId ?? '–')}</code></td><td class="nowrap">${e(o.migratedAt)}</td><td class="${o.verdict === 'pass' ? 'pass' : 'fail'} nowrap">${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'}</td><td class="num">${e(o.durations.syncSeconds)}</td><td class="num">${e(o.durations.checkSeconds)}</td><td class="num">${e(o.records)}</td></tr>`).join('\n');
+    : `<ul>\n${failures.map((o) => `<li><strong>${e(o.companyName)}</strong> (row ${o.row}${o.companyId ? `, <code>${e(o.companyId)}</code>` : ''}): ${e(readableTimes(o.reasons.join('; ')) || 'failed')}</li>`).join('\n')}\n</ul>`;
+  values.companyRows = data.companies.map((o) => `<tr><td class="num">${o.row}</td><td>${e(o.companyName)}${o.pilot ? ' <span class="muted">(pilot)</span>' : ''}</td><td><code>${e(o.companyId ?? '–')}</code></td><td>${e(utc(o.migratedAt))}</td><td class="${o.verdict === 'pass' ? 'pass' : 'fail'} nowrap">${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'}</td><td class="num">${e(o.durations.syncSeconds)}</td><td class="num">${e(o.durations.checkSeconds)}</td><td class="num">${e(o.records)}</td></tr>`).join('\n');
   return render(template, values, escapeHtml);
 }
 

@@ -25,15 +25,15 @@ export async function stepCallbackUrl(env: StepEnv, inputs: StepInputs): Promise
   const app = await appCallback(sandbox, plan.platform.appClientId, url, signal);
   if (!app.found) {
     return failed(`The platform has no app ${plan.platform.appClientId}.`,
-      `See the apps with: ferry sandbox apps list --platform ${plan.platform.key}, then: ferry managed step 1 --confirm --redo --app-client-id ID`, { callbackUrl: url, checkedWithPlatform: true });
+      `See the apps with: ${env.command(`sandbox apps list --platform ${plan.platform.key}`)}, then: ${env.command('managed step 1 --confirm --redo --app-client-id ID')}`, { callbackUrl: url, checkedWithPlatform: true });
   }
   if (app.platform !== plan.platform.key) {
     return failed(`App ${plan.platform.appClientId} belongs to platform ${app.platform}, not ${plan.platform.key}.`,
-      `See the apps with: ferry sandbox apps list --platform ${plan.platform.key}, then: ferry managed step 1 --confirm --redo --app-client-id ID`, { callbackUrl: url, checkedWithPlatform: true });
+      `See the apps with: ${env.command(`sandbox apps list --platform ${plan.platform.key}`)}, then: ${env.command('managed step 1 --confirm --redo --app-client-id ID')}`, { callbackUrl: url, checkedWithPlatform: true });
   }
   if (!app.registered) {
     return failed(`${url} is not registered on the client's app ${plan.platform.appClientId} (it has ${app.callbackUrls.length ? app.callbackUrls.join(', ') : 'no callback URLs'}).`,
-      `Add it to the sandbox app: ferry sandbox apps callbacks add ${plan.platform.appClientId} ${url}, then run: ferry managed step 3 --confirm`,
+      `Add it to the sandbox app: ${env.command(`sandbox apps callbacks add ${plan.platform.appClientId} ${url}`)}, then run: ${env.command('managed step 3 --confirm')}`,
       { callbackUrl: url, checkedWithPlatform: true, registered: app.callbackUrls });
   }
   return { state: 'done', notes: `${url}: registered on app ${plan.platform.appClientId} (checked with the platform)`, details: { callbackUrl: url, checkedWithPlatform: true } };

@@ -13,7 +13,7 @@ export interface StepInputs {
   pilot?: string;
   date?: string;
   contacts?: string[];
-  /** Who confirms (--by, default $USER). */
+  /** Who confirms (--by, or FERRY_USER): the handover report's "Confirmed by"; '' until asked. */
   by: string;
   notes?: string;
   /** Steps 5 and 6: rows migrated and companies checked at once, fixed (--concurrency); learned when absent. */
@@ -40,6 +40,11 @@ export interface StepEnv {
   log(line: string): void;
   /** Shows the progress of long work (migration, checks). */
   progress: StartProgress;
+  /**
+   * `ferry WORDS` as the person runs it next: a `managed` command gets the plan's flags
+   * (--file, and its service), any other the plan's service alone.
+   */
+  command(words: string): string;
   /** Records the step's state in the plan now (step 6 does, so that its report shows it); the runner does otherwise. */
   record(state: 'done' | 'failed', notes: string, hint?: string): void;
 }
@@ -83,6 +88,9 @@ export function missingInputs(step: StepNumber, plan: Plan, inputs: StepInputs):
       missing.push({ flag: '--contact "Name <email>"', message: 'Contact at the client (Name <email>, or an e-mail)', kind: 'contacts', set: (i, v) => (i.contacts = Array.isArray(v) ? v : [v]) });
     }
   }
+  if (!inputs.by) {
+    missing.push({ flag: '--by NAME (or FERRY_USER)', message: 'Your name, for the plan\'s and the handover report\'s "Confirmed by"', kind: 'text', set: (i, v) => (i.by = String(v).trim()) });
+  }
   return missing;
 }
 
@@ -102,7 +110,8 @@ export function confirmQuestion(step: StepNumber, plan: Plan, callbackUrl?: stri
 }
 
 export function pilotLabel(pilot: PilotRef): string {
-  return `${pilot.companyName ?? pilot.key} (${pilot.externalId ? `${pilot.externalId}, ` : ''}row ${pilot.row})`;
+  // Its row, not the platform's tenant id: once migrated the pilot is known by its company id alone.
+  return `${pilot.companyName ?? pilot.key} (row ${pilot.row})`;
 }
 
 export function failed(notes: string, hint?: string, details: Record<string, unknown> = {}, partial = false): StepResult {

@@ -1,5 +1,4 @@
 // Step 6: the remaining companies, each checked end to end, and the handover report.
-import { join } from 'node:path';
 import { companyRows } from './company-rows.js';
 import { migrateAndCheck } from './migrate-and-check.js';
 import { failed, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
@@ -22,8 +21,8 @@ export async function stepMigrateRest(env: StepEnv, inputs: StepInputs): Promise
   const { writeReport, defaultReportPath } = await import('./report.js');
   const reportDir = defaultReportPath(env.planPath, inputs.reportDir);
   const notes = failedCount === 0
-    ? `${passedCount} of ${plan.outcomes.length} companies migrated and passed the end-to-end check; report in ${reportDir}`
-    : `${failedCount} of ${plan.outcomes.length} companies failed (${passedCount} passed); see ${join(reportDir, 'report.html')}`;
+    ? `${passedCount} of ${plan.outcomes.length} companies migrated and passed the end-to-end check; see the handover report`
+    : `${failedCount} of ${plan.outcomes.length} companies failed (${passedCount} passed); see the handover report`;
   env.record(failedCount === 0 ? 'done' : 'failed', notes);
   const files = await writeReport(plan, env.planPath, reportDir);
   plan.report = { dir: files.dir, files: [files.markdown, files.html, files.json], at: new Date().toISOString() };

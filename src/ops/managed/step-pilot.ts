@@ -31,7 +31,7 @@ export async function stepPilot(env: StepEnv, inputs: StepInputs): Promise<StepR
   const reauth = /reauthorization required/.test(reasons);
   return failed(`pilot ${outcome?.companyName ?? pilot.key} failed: ${reasons}`,
     reauth
-      ? 'The client\'s existing application still refreshes tokens: have the client disable syncing there for every company and supply fresh tokens for this one, confirm again (ferry managed step 4 --confirm --redo), then rerun step 5.'
+      ? `The client's existing application still refreshes tokens: have the client disable syncing there for every company and supply fresh tokens for this one, confirm again (${env.command('managed step 4 --confirm --redo')}), then rerun step 5.`
       : 'See the check\'s evidence (ferry check COMPANY_ID --json), fix the cause, then run step 5 again.',
     details);
 }

@@ -92,7 +92,7 @@ async function appMismatch(env: StepEnv, connection: Connection, integration: Kn
   const appPlatform = app.status === 200 ? String(app.body?.platform ?? '') : undefined;
   if (app.status === 404 || (appPlatform !== undefined && appPlatform !== integration.key)) {
     return failed(app.status === 404 ? `The sandbox has no app ${appClientId}.` : `App ${appClientId} belongs to platform ${appPlatform}, not ${integration.key}.`,
-      `See the apps with: ferry sandbox apps list --platform ${integration.key} (or make one: ferry sandbox apps create --platform ${integration.key}), then: ferry managed step 1 --confirm --app-client-id ID`);
+      `See the apps with: ${env.command(`sandbox apps list --platform ${integration.key}`)} (or make one: ${env.command(`sandbox apps create --platform ${integration.key}`)}), then: ${env.command('managed step 1 --confirm --app-client-id ID')}`);
   }
   return undefined;
 }

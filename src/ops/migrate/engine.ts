@@ -14,7 +14,7 @@ import { readRows } from './read-rows.js';
 import { JournalMismatchError } from './errors.js';
 import { openResults, resultsFromJournal } from './results.js';
 import type { MigrationOptions, RowProblem, RowResult, Step, ValidRow } from './types.js';
-import { RowValidator } from './validate.js';
+import { RowValidator, type Validated } from './validate.js';
 import { FREE_PLAN_COMPANY_LIMIT } from '../../platforms/limits.js';
 
 export interface MigrationProgress {
@@ -113,7 +113,9 @@ export async function runMigration(options: MigrationOptions, deps: MigrationDep
 
   const validation = await validateInput(options);
   const journal: JournalState = await readJournal(options.journalPath);
-  if (journal.fingerprint && journal.fingerprint !== validation.fingerprint) throw new JournalMismatchError(options.journalPath);
+  // Retrying failed rows of an edited file is safe: rows that went through are left alone,
+  // and every step of the others is safe to repeat.
+  if (journal.fingerprint && journal.fingerprint !== validation.fingerprint && !options.retryFailed) throw new JournalMismatchError(options.journalPath);
   const writer = new JournalWriter(options.journalPath);
   writer.append({ type: 'start', input: options.inputName, fingerprint: validation.fingerprint, at: new Date(now()).toISOString(), ...(options.shard ? { shard: `${options.shard.index}/${options.shard.count}` } : {}) });
 
@@ -184,13 +186,13 @@ class SecondPass {
       for await (const raw of csv.rows) {
         const validated = checkFieldCount(raw, validator.validate(raw));
         if (!inShard(position++, options.shard, raw.row, options.onlyRows)) continue;
-        if (journal.done.has(raw.row)) {
+        if (this.finishedBefore(raw.row, validated)) {
           summary.resumed += 1;
           progress.done += 1;
           continue;
         }
         if (this.stop || options.signal?.aborted) break;
-        if (journal.retry.has(raw.row)) summary.retried += 1;
+        if (journal.retry.has(raw.row) || journal.done.has(raw.row)) summary.retried += 1;
         if (!validated.ok) {
           const result = baseResult(validated.partial as ValidRow);
           result.step = 'validate';
@@ -207,6 +209,17 @@ class SecondPass {
       csv.close();
       await Promise.all(inFlight);
     }
+  }
+
+  /**
+   * A row an earlier run finished. With --retry-failed only a row that went through, and is
+   * still the same company (its key): a row fixed since, or moved, runs again.
+   */
+  private finishedBefore(row: number, validated: Validated): boolean {
+    const { journal } = this;
+    if (!this.options.retryFailed) return journal.done.has(row);
+    const key = validated.ok ? validated.row.key : validated.partial?.key;
+    return journal.succeeded.has(row) && journal.succeeded.get(row) === key;
   }
 
   // A row that failed or was skipped early says nothing of how long a row takes: not a

@@ -21,6 +21,8 @@ export interface JournalState {
   done: Set<number>;
   /** Rows whose last attempt failed: this run tries them again. */
   retry: Set<number>;
+  /** Rows whose last result was migrated or skipped, with their keys: all --retry-failed leaves alone. */
+  succeeded: Map<number, string>;
   partial: Map<number, { key: string; companyId?: string; connectionId?: string; authorized?: boolean }>;
   /** SHA-256 of the input the last run read: a changed file must not be resumed. */
   fingerprint?: string;
@@ -28,7 +30,7 @@ export interface JournalState {
 }
 
 export async function readJournal(path: string): Promise<JournalState> {
-  const state: JournalState = { done: new Set(), retry: new Set(), partial: new Map(), runs: 0 };
+  const state: JournalState = { done: new Set(), retry: new Set(), succeeded: new Map(), partial: new Map(), runs: 0 };
   if (!existsSync(path)) return state;
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   for await (const line of lines) {
@@ -47,6 +49,8 @@ export async function readJournal(path: string): Promise<JournalState> {
     if (event.type === 'done') {
       // A row that failed past validation is tried again by the next run (after the plan
       // was upgraded, the service came back…), resuming from the steps it had finished.
+      if (event.result.status === 'failed') state.succeeded.delete(event.row);
+      else state.succeeded.set(event.row, event.key);
       if (event.result.status === 'failed' && event.result.step !== 'validate') {
         state.done.delete(event.row);
         state.retry.add(event.row);

@@ -76,6 +76,11 @@ export interface MigrationOptions {
   /** 1-based shard index and count: this run takes rows whose position modulo count is index - 1. */
   shard?: { index: number; count: number };
   failFast?: boolean;
+  /**
+   * Run again only the rows whose last result was not migrated (nor skipped), with their values
+   * from the input as it is now: the input may have changed since the journal was written.
+   */
+  retryFailed?: boolean;
   allowManaged?: boolean;
   /** Only these rows (CSV row numbers, header = 1), e.g. a managed migration's pilot; others are left out like another shard's. */
   onlyRows?: ReadonlySet<number>;

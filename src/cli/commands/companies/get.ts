@@ -1,4 +1,5 @@
 // `ferry companies get ID`: one company with its connections.
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -44,7 +45,7 @@ export async function runCompaniesGet(_options: object, ctx: CommandContext, [co
       { header: 'lastSync', value: (c) => c.lastSync },
     ],
     piped: (c) => [c.id, c.integrationKey, c.status, c.created, c.lastSync],
-    empty: `No connections yet. Add one: ferry connections create --company ${company.id} --platform KEY`,
+    empty: `No connections yet. Add one: ${ferryCommand(['connections', 'create', '--company', company.id], targetArgs(ctx.flags))} --platform KEY`,
   } satisfies Section<ConnectionRecord>]);
 }
 

@@ -2,6 +2,7 @@
 // connection its existing platform tokens (token migration for one company). The file is
 // one JSON object of the integration's token fields; `-` reads it from stdin. Tokens are
 // never printed, not even in errors: the service names the bad keys, never their values.
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import * as api from '../../../client/api.js';
 import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -116,6 +117,6 @@ export async function runConnectionsAuthorize(options: ConnectionsAuthorizeOptio
   const { io } = ctx;
   printResult(io, connection, () => {
     io.err(`Authorized connection ${connection.id} (${connection.platformName}): ${connection.status}.`);
-    io.err(`No data is fetched until a sync runs: ferry sync ${options.company}`);
+    io.err(`No data is fetched until a sync runs: ${ferryCommand(['sync', options.company], targetArgs(ctx.flags))}`);
   });
 }

@@ -1,5 +1,6 @@
 // `ferry connections create --company ID --platform KEY`: a PendingAuth connection; its
 // id goes to stdout. Tokens come next with `ferry connections authorize`.
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import { printResult } from '../../io.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
@@ -31,6 +32,6 @@ export async function runConnectionsCreate(options: ConnectionsCreateOptions, ct
   printResult(io, connection, () => {
     io.out(connection.id);
     io.err(`Created connection ${connection.id} to ${connection.platformName} (${connection.status}).`);
-    io.err(`Next: ferry connections authorize --company ${options.company} --connection ${connection.id} --tokens-file tokens.json   (fields: ferry integrations get ${connection.integrationKey})`);
+    io.err(`Next: ${ferryCommand(['connections', 'authorize', '--company', options.company, '--connection', connection.id, '--tokens-file', 'tokens.json'], targetArgs(ctx.flags))}   (fields: ferry integrations get ${connection.integrationKey})`);
   });
 }

@@ -1,4 +1,5 @@
 // `ferry connections get --company ID CONNECTION_ID` (or --connection ID): one connection.
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -36,5 +37,5 @@ export async function runConnectionsGet(options: ConnectionTargetOptions, ctx: C
     ['linkUrl', connection.linkUrl],
     ['errors', errors.length],
   ], [{ kind: 'error', rows: errors, compact: true, columns: [{ header: 'error', value: errorText }], piped: (e) => [errorText(e)] }],
-  connection.status === 'PendingAuth' ? `Not authorized yet: ferry connections authorize --company ${options.company} --connection ${connection.id} --tokens-file tokens.json` : undefined);
+  connection.status === 'PendingAuth' ? `Not authorized yet: ${ferryCommand(['connections', 'authorize', '--company', options.company, '--connection', connection.id, '--tokens-file', 'tokens.json'], targetArgs(ctx.flags))}` : undefined);
 }

@@ -1,4 +1,5 @@
 // `ferry connections list --company ID`: every connection of one company.
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
@@ -36,5 +37,5 @@ export async function runConnectionsList(options: ConnectionsListOptions, ctx: C
     { header: 'created', value: (c) => c.created },
     { header: 'lastSync', value: (c) => c.lastSync },
   ]);
-  if (io.mode === 'tty' && rows.length === 0) io.err(`No connections. Add one: ferry connections create --company ${options.company} --platform KEY`);
+  if (io.mode === 'tty' && rows.length === 0) io.err(`No connections. Add one: ${ferryCommand(['connections', 'create', '--company', options.company], targetArgs(ctx.flags))} --platform KEY`);
 }

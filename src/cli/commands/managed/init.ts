@@ -5,6 +5,7 @@ import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { examples, type Registrar } from '../../command.js';
 import { managedGroup, PLAN_FILE_HELP } from '../../managed/options.js';
+import type { PlanTarget } from '../../../ops/managed/plan.js';
 
 export interface ManagedInitOptions {
   platform: string;
@@ -41,6 +42,7 @@ export async function runManagedInit(options: ManagedInitOptions, ctx: CommandCo
   const { assertWritable } = await import('../../files.js');
   const { planPathOf, startPlan } = await import('../../../ops/managed/plan.js');
   const { printPlanStarted } = await import('../../managed/print-status.js');
+  const { planTargetOf } = await import('../../managed/target.js');
   const clientId = (ctx.flags.client ?? io.env.FERRY_CLIENT_ID ?? '').trim();
   if (!clientId) throw new UsageError('Missing --client ID: the client the migration is for.', 'ferry admin clients list shows the ids.');
   const planPath = planPathOf(options.file);
@@ -62,6 +64,11 @@ export async function runManagedInit(options: ManagedInitOptions, ctx: CommandCo
     client: { id: clientId, name }, platform: options.platform,
     ...(options.appClientId ? { appClientId: options.appClientId } : {}),
     ...(options.companies ? { companies: options.companies } : {}),
+    ...withTarget(planTargetOf(ctx.flags, io.env)),
   });
   printPlanStarted(io, planPath, plan);
+}
+
+function withTarget(target: PlanTarget | undefined): { target?: PlanTarget } {
+  return target ? { target } : {};
 }

@@ -38,7 +38,7 @@ export async function runManagedRun(options: ManagedRunOptions, ctx: CommandCont
   for (let first = true; ; first = false) {
     const { plan, planPath, step } = pendingStep(flags.file);
     if (!step) {
-      if (first) printStatus(io, plan, planPath, planFlag(planPath));
+      if (first) printStatus(io, plan, planPath, planFlag(planPath, process.cwd(), plan));
       else say('All six steps are done.');
       return;
     }

@@ -31,8 +31,9 @@ export async function runManagedStatus(options: ManagedStatusOptions, ctx: Comma
   const planPath = planPathOf(options.file);
   if (options.watch) {
     const { watchStatus } = await import('../../managed/watch-status.js');
-    await watchStatus(ctx.io, planPath, planFlag(planPath), ctx.signal, { read: () => readPlan(planPath) });
+    await watchStatus(ctx.io, planPath, planFlag(planPath, process.cwd(), readPlan(planPath)), ctx.signal, { read: () => readPlan(planPath) });
     return;
   }
-  printStatus(ctx.io, readPlan(planPath), planPath, planFlag(planPath));
+  const plan = readPlan(planPath);
+  printStatus(ctx.io, plan, planPath, planFlag(planPath, process.cwd(), plan));
 }

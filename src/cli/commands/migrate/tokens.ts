@@ -15,6 +15,7 @@ export interface MigrateTokensOptions {
   dryRun?: boolean;
   results?: string;
   resume?: boolean;
+  retryFailed?: boolean;
   sync: boolean;
   shard?: { index: number; count: number };
   failFast?: boolean;
@@ -60,6 +61,7 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--dry-run', 'validate every row (and check the plan) without writing anything')
     .option('--results <file>', 'results CSV (default: <file>.results.csv; <file>.dry-run.results.csv with --dry-run)')
     .option('--resume', 'continue an interrupted run (the default when its journal exists)')
+    .option('--retry-failed', 'after fixing rows of the file: run only the rows not migrated yet, with their values from the file as it is now; their outcomes join the same results file')
     .option('--no-sync', 'do not queue a sync after authorizing')
     .option('--shard <i/n>', 'take only shard i of n, so n jobs can split one file', shard)
     .option('--fail-fast', 'stop at the first failed row')
@@ -72,12 +74,14 @@ export function register(program: Command, registrar: Registrar): void {
       'ferry templates show gbol > xero.csv          # the columns for Xero, with an example row',
       'ferry migrate tokens xero.csv --dry-run        # check every row first',
       'ferry migrate tokens xero.csv --yes            # migrate; rerun the same command to resume',
+      'ferry migrate tokens xero.csv --retry-failed --yes # after fixing the failed rows in xero.csv',
       'ferry migrate tokens big.csv --shard 1/4 --yes # one of four CI jobs',
       'cat tokens.csv | ferry migrate tokens - --platform gbol --results out.csv --yes',
     )}
 Each row: find or create the company (by its ferryKey tag), find or create the connection,
 authorize it with the tokens, queue a sync. Results: one line per row, never a token.
 Rerunning the same command resumes: finished rows are skipped, failed rows are tried again.
+Fixed failed rows in the file? --retry-failed runs just the rows not migrated yet.
 Exit codes: 0 all rows done · 3 some rows failed · 4 key refused (run stopped) · 5 plan's company limit.
 `)
     .action(registrar.action(runMigrateTokens));
@@ -89,6 +93,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   const { spoolStdin } = await import('../../../ops/migrate/spool.js');
   const { runMigration } = await import('../../../ops/migrate/engine.js');
   const { accountOf } = await import('../../../ops/migrate/account.js');
+  const { targetArgs } = await import('../../command-line.js');
   const { migrationFailure, printSummary, rowsProgress, summaryJson, wordMigrationError } = await import('../../migrate/report.js');
 
   const fromStdin = file === '-';
@@ -114,11 +119,14 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
         account: () => accountOf(client),
       });
     } catch (err) {
-      progress.fail('Stopped.');
-      throw wordMigrationError(err, journalPath);
+      const worded = wordMigrationError(err, journalPath);
+      // The input's own errors come before any write: "Stopped." would suggest a run to resume.
+      progress.fail(worded instanceof UsageError ? 'Nothing was written.' : 'Stopped.');
+      throw worded;
     }
     progress.done(summary.dryRun ? 'Validated.' : summary.stoppedBy ? 'Stopped.' : 'Done.');
-    printResult(io, summaryJson(summary), () => printSummary(io, summary));
+    const rerun = { args: rerunArgs(options, file!), target: targetArgs(ctx.flags) };
+    printResult(io, summaryJson(summary, rerun), () => printSummary(io, summary, rerun));
 
     const failure = migrationFailure(summary);
     if (failure) throw failure;
@@ -141,6 +149,10 @@ async function runFiles(options: MigrateTokensOptions, file: string): Promise<{ 
   if (options.resume && !existsSync(journalPath)) {
     throw new UsageError(`Nothing to resume: ${journalPath} does not exist.`, 'Run without --resume to start, or give the --results of the run to resume.');
   }
+  if (options.retryFailed && options.dryRun) throw new UsageError('--retry-failed and --dry-run do not go together.', 'Check the edited file with --dry-run first, then run with --retry-failed.');
+  if (options.retryFailed && !existsSync(journalPath)) {
+    throw new UsageError(`Nothing to retry: ${journalPath} does not exist.`, 'Run without --retry-failed to start, or give the --results of the run whose failed rows to retry.');
+  }
   return { resultsPath, journalPath };
 }
 
@@ -149,9 +161,11 @@ async function confirmStart(ctx: CommandContext, options: MigrateTokensOptions, 
   const { io } = ctx;
   const { existsSync } = await import('node:fs');
   const resuming = existsSync(journalPath);
+  const verb = options.retryFailed ? 'Retry the rows not migrated yet of' : resuming ? 'Resume migrating the companies of' : 'Migrate the companies of';
   await (await import('../../prompt.js')).confirmOrYes(io, options.yes,
-    `${resuming ? 'Resume migrating' : 'Migrate'} the companies of ${source} to ${connection.baseUrl}${connection.embedded ? ' (embedded)' : ''}?`, ctx.signal);
-  if (resuming) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
+    `${verb} ${source} to ${connection.baseUrl}${connection.embedded ? ' (embedded)' : ''}?`, ctx.signal);
+  if (options.retryFailed) io.err(`Retrying from ${journalPath}: rows migrated by earlier runs are left alone; the others run with their values from ${source} as it is now.`);
+  else if (resuming) io.err(`Resuming from ${journalPath}: finished rows are skipped, half-done ones continue.`);
 }
 
 /** What the flags say of the run, for the engine. */
@@ -166,5 +180,22 @@ function migrationFlags(options: MigrateTokensOptions): Omit<MigrationOptions, '
     noSync: !options.sync,
     ...(options.shard ? { shard: options.shard } : {}),
     failFast: options.failFast ?? false,
+    retryFailed: options.retryFailed ?? false,
   };
+}
+
+/** This command's own words, for the next command it prints (a dry run's --results is its own, not the run's). */
+function rerunArgs(options: MigrateTokensOptions, file: string): string[] {
+  const args = ['migrate', 'tokens', file];
+  if (options.platform) args.push('--platform', options.platform);
+  if (options.results && !options.dryRun) args.push('--results', options.results);
+  if (!options.sync) args.push('--no-sync');
+  if (options.shard) args.push('--shard', `${options.shard.index}/${options.shard.count}`);
+  if (options.delimiter !== ',') args.push('--delimiter', options.delimiter === '\t' ? 'tab' : options.delimiter);
+  if (options.encoding && options.encoding !== 'utf8') args.push('--encoding', options.encoding);
+  if (options.tokenFields) args.push('--token-fields', options.tokenFields.join(','));
+  if (options.csvEscape === false) args.push('--no-csv-escape');
+  if (options.concurrency) args.push('--concurrency', String(options.concurrency));
+  if (options.maxRate) args.push('--max-rate', String(options.maxRate));
+  return args;
 }

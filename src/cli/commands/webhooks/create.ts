@@ -8,6 +8,7 @@ import { printResult } from '../../io.js';
 import { printRecord } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
 import { companyTags, consumerUrl, eventTypes, webhooksGroup } from '../../webhooks/common.js';
+import { checkEventTypes } from '../../webhooks/event-types.js';
 
 export interface WebhooksCreateOptions {
   url: string;
@@ -43,13 +44,14 @@ export async function runWebhooksCreate(options: WebhooksCreateOptions, ctx: Com
   if (tags.length > 0) body.companyTags = tags;
   if (options.disabled) body.disabled = true;
   const { client } = await ctx.connect();
+  await checkEventTypes(client, body.eventTypes, ctx.signal);
   const created = await api.createWebhook(client, body, ctx.signal);
   const { io } = ctx;
   printResult(io, created, () => {
     if (io.mode === 'plain') {
       io.out(created.id);
       io.err(`Created webhook consumer ${created.id}${created.disabled ? ' (disabled)' : ''}.`);
-      io.err('note: its signing secret is shown only at creation, on a terminal or with --json; it was not printed here. To capture it in a script: ferry webhooks create … --json | jq -r .secret');
+      io.err('note: its signing secret is shown only at creation, on a terminal or with --json; it was not printed here. To capture it in a script, add --json to the create command and read .secret (jq -r .secret).');
       return;
     }
     printRecord(io, created, [

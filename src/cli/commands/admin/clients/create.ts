@@ -1,4 +1,5 @@
 // `ferry admin clients create`: a new client account; its API key goes to stdout, once.
+import { ferryCommand, targetArgs } from '../../../command-line.js';
 import { printResult } from '../../../io.js';
 import * as api from '../../../../client/api.js';
 import { Option, type Command } from 'commander';
@@ -39,6 +40,6 @@ export async function runClientsCreate(options: ClientsCreateOptions, ctx: Comma
   printResult(io, created, () => {
     io.err(`Created client ${created.name} (${created.plan}), id ${created.id}. Its API key, shown only this once:`);
     io.out(created.apiKey);
-    io.err(`Use it with: FERRY_API_KEY=… ferry --base-url URL companies list   (or as admin: --client ${created.id})`);
+    io.err(`Keep it in a file (mode 0600) and give --api-key-file with the file's path; as admin, act for the client with: ${ferryCommand(['--client', created.id, 'companies', 'list'], targetArgs(ctx.flags))}`);
   });
 }

@@ -45,5 +45,5 @@ export async function runTenantsCreate(options: TenantsCreateOptions, ctx: Comma
   const { sandboxApi } = await import('../../../../client/sandbox-api.js');
   const { writeTenantsFile, printTenantsFile } = await import('../../../sandbox/tenants-file.js');
   const made = await writeTenantsFile(ctx.io, ctx.signal, await sandboxApi(connection), integration, options);
-  printTenantsFile(ctx.io, integration, made);
+  printTenantsFile(ctx.io, integration, made, (await import('../../../command-line.js')).targetArgs(ctx.flags));
 }
