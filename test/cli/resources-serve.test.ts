@@ -115,7 +115,7 @@ describe('resource commands against ferry serve', () => {
 
     const fromStdin = await as(client.apiKey, ['connections', 'authorize', '--company', companyId, '--connection', first, '--tokens-file', '-'], tokensOf(rows[0]!));
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
-    expect(fromStdin.stderr).toContain(`ferry sync ${companyId}`);
+    expect(fromStdin.stderr).toContain(`ferry --base-url ${baseUrl} sync ${companyId}`);
 
     const file = join(work, 'second.json');
     writeFileSync(file, tokensOf(rows[1]!), { mode: 0o600 });
