@@ -268,14 +268,15 @@ describe('ferry managed (in-process, real stack)', () => {
     expect(after.platform.appClientId).toBe(fixture.appClientId);
     expect(after.contacts).toEqual([{ name: 'Jo Bloggs', email: 'jo@acme.example' }, { name: '', email: 'ann@acme.example' }]);
 
-    // Later: run again, confirm step 4, stop before the pilot.
-    const later = await interactive([...target, 'managed', 'run', '--file', plan, '--by', 'Pat'], [
+    // Later, without --by or FERRY_USER: run again (asked who confirms), confirm step 4, stop before the pilot.
+    const later = await interactive([...target, 'managed', 'run', '--file', plan], [
       { when: 'Step 4 of 6', send: '' },
+      { when: '"Confirmed by"', send: 'Ann\r' },
       { when: 'for all 2 companies?', send: 'y\r' },
       { when: 'Go on to step 5?', send: 'n\r' },
     ]);
     expect(later.code, later.stderr).toBe(0);
     expect(later.stderr).toMatch(/Stopped; ferry managed status shows where the plan is/);
-    expect(planOf(plan).steps[3]).toMatchObject({ state: 'done', by: 'Pat' });
+    expect(planOf(plan).steps[3]).toMatchObject({ state: 'done', by: 'Ann' });
   });
 });

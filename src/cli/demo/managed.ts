@@ -220,7 +220,8 @@ async function stepStage(r: Rehearsal, n: StepNumber, stepCtx: CommandContext, s
   const command = `$ ferry managed step ${n} --confirm${extra} ${r.fileFlag}`.trimEnd();
   const flags: StepFlags = {
     file: planPath,
-    ...(interactive ? {} : { by: DEMO_BY }),
+    // A rehearsal's "Confirmed by": the person's FERRY_USER when set, else the demo itself (never asked: the demo asks only what a step asks).
+    by: r.ctx.io.env.FERRY_USER?.trim() || DEMO_BY,
     ...(n === 2 ? { date: schedule, contact: [CONTACT] } : {}),
   };
   return run.stage(4 + n, `Step ${n} of 6: ${title}`, async () => {

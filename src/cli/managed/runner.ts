@@ -102,6 +102,8 @@ export async function runStep(n: StepNumber, flags: StepFlags, ctx: CommandConte
         if (m.kind !== 'contacts') {
           let answer = '';
           while (answer === '') answer = await askLine(m.flag, m.message);
+          // Who confirms is asked once: `managed run` passes these flags on to its next steps.
+          if (m.flag.startsWith('--by')) flags.by = answer;
           return answer;
         }
         const contacts: string[] = [];
