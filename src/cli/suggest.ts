@@ -1,23 +1,10 @@
 // "Did you mean …?" for keys a person types: integration keys (4 letters, easy to
 // mistype) and platform names (people type "xero" when they mean gbol).
+import { editDistance } from '../lib/edit-distance.js';
 
 export interface Candidate {
   key: string;
   name?: string;
-}
-
-/** Levenshtein distance, small strings only. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**

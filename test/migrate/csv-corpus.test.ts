@@ -128,14 +128,17 @@ const cases: Case[] = [
     problems: [{ row: 2, field: 'tenantId', text: 'tenantId is required for Xero' }],
   },
   {
-    name: 'an unknown token field (and another integration\'s field)',
-    csv: lines(`${H},clientSecret,realmId`, `${ok('Acme', 'e1')},,`, `${ok('Bolt', 'e2')},s3cret,`, `${ok('Core', 'e3')},,realm-1`),
+    name: 'another integration\'s token field is a row problem where it has a value',
+    csv: lines(`${H},realmId`, `${ok('Acme', 'e1')},`, `${ok('Core', 'e3')},realm-1`),
     code: 3,
     valid: [2],
-    problems: [
-      { row: 3, field: 'clientSecret', text: 'clientSecret is not a token field of Xero (expected accessToken, refreshToken, tenantId, expiresAt)' },
-      { row: 4, field: 'realmId', text: 'realmId is not a token field of Xero' },
-    ],
+    problems: [{ row: 3, field: 'realmId', text: 'realmId is not a token field of Xero (expected accessToken, refreshToken, tenantId, expiresAt)' }],
+  },
+  {
+    name: 'a column no integration has is one header error, with the column it most likely meant',
+    csv: lines(`${H},clientSecret,refresh_tok`, `${ok('Acme', 'e1')},s3cret,r`),
+    code: 2,
+    stderr: ['The header has 2 columns ferry does not know: clientSecret, refresh_tok (did you mean refreshToken?).', 'hint: Rename or remove it'],
   },
   {
     name: 'a duplicate externalId names the first row',

@@ -202,8 +202,9 @@ async function migrate(ctx: CommandContext, file: string, resultsPath: string): 
       dryRun: false, noSync: true, failFast: false, resultsPath, journalPath, signal,
     }, { client, onProgress: (p, limit) => progress.update(migrateReport.rowsProgress(p, limit, started)), account: () => accountOf(client) });
   } catch (err) {
-    progress.fail('Stopped.');
-    throw migrateReport.wordMigrationError(err, journalPath);
+    const worded = migrateReport.wordMigrationError(err, journalPath);
+    progress.fail(migrateReport.stoppedLine(worded));
+    throw worded;
   }
   progress.done(summary.stoppedBy ? 'Stopped.' : 'Done.');
   printResult(io, migrateReport.summaryJson(summary), () => migrateReport.printSummary(io, summary));

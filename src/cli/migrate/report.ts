@@ -77,6 +77,11 @@ export function rowsProgress(progress: MigrationProgress, limit: AdaptiveLimit, 
   return `${rateLine(progress.done, progress.total, started, 'rows')} · ${progress.failed} failed · ${limitText(limit)}`;
 }
 
+/** The progress line's last word when a run ends in `worded` (wordMigrationError's): the input's own errors come before any write, and say so. */
+export function stoppedLine(worded: unknown): string {
+  return worded instanceof UsageError ? 'Nothing was written.' : 'Stopped.';
+}
+
 /** The migration's own errors (ops/migrate/errors.ts) as usage errors saying what to do; others as they are. */
 export function wordMigrationError(err: unknown, journalPath: string): unknown {
   if (err instanceof CsvFormatError) return new UsageError(err.message, err.hint);

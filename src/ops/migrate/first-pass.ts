@@ -3,6 +3,7 @@
 // dry run shows. Pass two (engine.ts) reads the file again with the same rules.
 import { createHash } from 'node:crypto';
 import { RowsError } from './errors.js';
+import { headerProblem } from './header-check.js';
 import { readRows, type CsvRows } from './read-rows.js';
 import type { MigrationOptions, RawRow, RowProblem } from './types.js';
 import { RowValidator, type Validated } from './validate.js';
@@ -40,8 +41,10 @@ export async function validateInput(options: MigrationOptions, onRow?: (validate
   const csv: CsvRows = await readRows(input, options.integrations, options.delimiter, options.encoding);
   const validator = new RowValidator({ integrations: options.integrations, defaultPlatform: options.defaultPlatform, allowManaged: options.allowManaged });
   const report: ValidationReport = { rows: 0, valid: 0, invalid: 0, inShard: 0, problems: [], fingerprint: '' };
-  if (csv.header.duplicates.length > 0) {
-    throw new RowsError(`The header names a column twice: ${csv.header.duplicates.join(', ')}.`);
+  const badHeader = headerProblem(csv.columns, csv.header, options.integrations, options.delimiter ?? ',');
+  if (badHeader) {
+    csv.close();
+    throw badHeader;
   }
   let position = 0;
   for await (const raw of csv.rows) {

@@ -9,6 +9,8 @@ import type { IntegrationInfo, RawRow } from './types.js';
 
 export interface CsvRows {
   header: HeaderMap;
+  /** The header row as written. */
+  columns: string[];
   rows: AsyncGenerator<RawRow & { fieldCount: number; expected: number }>;
   /** Stops reading (when the caller leaves early) and releases the input. */
   close(): void;
@@ -21,8 +23,10 @@ export async function readRows(input: Readable, integrations: IntegrationInfo[],
   input.on('error', (err) => parser.destroy(err));
   decoder.on('error', (err) => parser.destroy(err));
   const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
-  const first = await next(iterator, 1);
-  if (first.done) throw new CsvFormatError('The file is empty: it needs a header row and at least one row.');
+  let first = await next(iterator, 1);
+  // Lines of only blanks (a stray \r among \n line ends) are no header.
+  while (!first.done && first.value.every((cell) => cell.trim() === '')) first = await next(iterator, 1);
+  if (first.done) throw new CsvFormatError('The file is empty: it needs a header row and at least one row.', undefined, 'ferry templates show KEY prints the header and an example row for integration KEY.');
   const header = mapHeader(first.value, integrations);
   async function* rows() {
     let row = 1;
@@ -41,6 +45,7 @@ export async function readRows(input: Readable, integrations: IntegrationInfo[],
   }
   return {
     header,
+    columns: first.value,
     rows: rows(),
     close: () => {
       parser.destroy();

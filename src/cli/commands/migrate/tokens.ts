@@ -94,7 +94,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
   const { runMigration } = await import('../../../ops/migrate/engine.js');
   const { accountOf } = await import('../../../ops/migrate/account.js');
   const { targetArgs } = await import('../../command-line.js');
-  const { migrationFailure, printSummary, rowsProgress, summaryJson, wordMigrationError } = await import('../../migrate/report.js');
+  const { migrationFailure, printSummary, rowsProgress, stoppedLine, summaryJson, wordMigrationError } = await import('../../migrate/report.js');
 
   const fromStdin = file === '-';
   const { resultsPath, journalPath } = await runFiles(options, file!);
@@ -120,8 +120,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
       });
     } catch (err) {
       const worded = wordMigrationError(err, journalPath);
-      // The input's own errors come before any write: "Stopped." would suggest a run to resume.
-      progress.fail(worded instanceof UsageError ? 'Nothing was written.' : 'Stopped.');
+      progress.fail(stoppedLine(worded));
       throw worded;
     }
     progress.done(summary.dryRun ? 'Validated.' : summary.stoppedBy ? 'Stopped.' : 'Done.');
