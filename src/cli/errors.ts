@@ -24,7 +24,7 @@ export class UsageError extends CliError {
 }
 
 export class InterruptedError extends CliError {
-  constructor(message = 'Interrupted.', hint?: string, details?: Record<string, unknown>) {
+  constructor(message = 'Stopped.', hint?: string, details?: Record<string, unknown>) {
     super(message, EXIT.interrupted, hint, details);
     this.name = 'InterruptedError';
   }

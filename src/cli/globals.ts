@@ -1,5 +1,5 @@
 // The options every command takes, and how they resolve: flag > env > profile > embedded default.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readConfig, defaultDataDir, type Profile } from './config.js';
 import { UsageError } from './errors.js';
 
@@ -21,7 +21,20 @@ export type TargetSpec =
   | { kind: 'embedded'; dataDir: string; clientId?: string };
 
 export function resolveDataDir(flags: GlobalFlags, env: NodeJS.ProcessEnv): string {
-  return flags.dataDir ?? env.FERRY_DATA_DIR ?? defaultDataDir(env);
+  const dir = flags.dataDir ?? env.FERRY_DATA_DIR ?? defaultDataDir(env);
+  checkDataDir(dir, flags.dataDir ? '--data-dir' : env.FERRY_DATA_DIR ? 'FERRY_DATA_DIR' : 'The data dir');
+  return dir;
+}
+
+/** A file where the data dir should be (or on its way) is a mistyped path: a usage error naming it, not a failed mkdir. */
+export function checkDataDir(dir: string, source: string): void {
+  let problem: string | undefined;
+  try {
+    if (!statSync(dir).isDirectory()) problem = 'is a file, not a directory';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') problem = 'passes through a file: it cannot be a directory';
+  }
+  if (problem) throw new UsageError(`${source} ${dir} ${problem}.`, 'Give the path of a directory (it is made if missing).');
 }
 
 function readKeyFile(path: string): string {

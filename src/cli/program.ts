@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { createContext } from './context.js';
-import { CliError, EXIT, exitCodeFor, InterruptedError, isWorded } from './errors.js';
+import { CliError, EXIT, exitCodeFor, InterruptedError, isInterruption, isWorded } from './errors.js';
 import type { GlobalFlags } from './globals.js';
 import { createIO, type IO } from './io.js';
 import type { Action, Registrar } from './command.js';
@@ -118,8 +118,14 @@ export function reportError(io: IO, err: unknown): void {
     return;
   }
   const say = (line: string) => io.err(line, { force: true });
-  if (err instanceof ApiRequestError) {
-    say(`error: ${err.message} (HTTP ${err.status} from ${err.method} ${err.path.split('?')[0]})`);
+  // The person's own Ctrl-C is no error: the command says where it stopped and how to go on.
+  if (isInterruption(err) && isWorded(err)) {
+    say(err.message);
+    if (err.hint) say(`hint: ${err.hint}`);
+  } else if (err instanceof ApiRequestError) {
+    const route = `${err.method} ${err.path.split('?')[0]}`;
+    // An answer without the service's words has only its status to tell: said once.
+    say(err.message === `HTTP ${err.status}` ? `error: HTTP ${err.status} from ${route}` : `error: ${err.message} (HTTP ${err.status} from ${route})`);
     // An item that only repeats the message (a service's one-problem 400) is not said twice.
     for (const item of err.validation) if (!err.message.includes(item.message)) say(`  - ${item.itemId ? `${item.itemId}: ` : ''}${item.message}`);
     if (err.status === 401) say('hint: check the API key (--api-key-file, FERRY_API_KEY or the profile).');

@@ -176,8 +176,8 @@ export class ApiClient {
         return { status: statusCode, headers, ms: Date.now() - started, body: (chunks ?? this.parse(text, method, path, headers)) as T };
       }
       const body = parseErrorBody(text, correlationId);
-      // A 404 page that is not the service's error JSON: the base URL points at something else (a web site, a proxy).
-      if (statusCode === 404 && body?.error === undefined && text.trim() !== '') throw new UnexpectedAnswerError(method, path, this.baseUrl, header(headers, 'content-type'), 404);
+      const stranger = notTheService(statusCode, body, text, headers);
+      if (stranger) throw new UnexpectedAnswerError(method, path, this.baseUrl, stranger, statusCode);
       const retryable = RETRY_STATUSES.has(statusCode) && (method !== 'POST' || options.idempotent || SAFE_POST_RETRY_STATUSES.has(statusCode));
       const tooLong = retryAfterSeconds !== undefined && retryAfterSeconds > maxRetryAfter;
       if (!retryable || attempt >= maxRetries || tooLong) throw new ApiRequestError(method, path, statusCode, body, retryAfterSeconds);
@@ -219,7 +219,8 @@ export class ApiClient {
     if (statusCode < 400) return { status: statusCode, headers, body: response.body };
     const text = await readText(response.body);
     const body = parseErrorBody(text, correlationId);
-    if (statusCode === 404 && body?.error === undefined && text.trim() !== '') throw new UnexpectedAnswerError('GET', path, this.baseUrl, header(headers, 'content-type'), 404);
+    const stranger = notTheService(statusCode, body, text, headers);
+    if (stranger) throw new UnexpectedAnswerError('GET', path, this.baseUrl, stranger, statusCode);
     throw new ApiRequestError('GET', path, statusCode, body, retryAfter(headers));
   }
 
@@ -340,6 +341,19 @@ function rateHeaders(headers: Record<string, string | string[] | undefined>) {
 }
 
 /** The service's error envelope; the X-Correlation-Id header stands in when the body has none. */
+/**
+ * An error answer the service would never give, so the base URL points at something else
+ * (a web site, a plain HTTP server, a proxy): what it sent instead, or undefined. The
+ * service words its 404s, 405s and 501s in its JSON envelope; a page or nothing instead is
+ * a stranger's (retrying cannot help: none of the three is retried).
+ */
+function notTheService(status: number, body: ErrorEnvelope | undefined, text: string, headers: Record<string, string | string[] | undefined>): string | undefined {
+  if (body?.error !== undefined || (status !== 404 && status !== 405 && status !== 501)) return undefined;
+  // An empty 404 is the answer of a route without a body to say more: not reason enough.
+  if (text.trim() === '') return status === 404 ? undefined : 'an empty body';
+  return header(headers, 'content-type') ?? 'a body';
+}
+
 function parseErrorBody(text: string, correlationId: string | undefined): ErrorEnvelope | undefined {
   let body: ErrorEnvelope | undefined;
   try {

@@ -176,6 +176,9 @@ describe('ApiClient: typed errors', () => {
     { status: 200, type: 'text/html', body: '<html>Sign in</html>', message: 'answered GET /integrations with text/html that is not the service\'s JSON.' },
     { status: 200, type: 'application/json', body: 'not json at all', message: 'answered GET /integrations with application/json that is not the service\'s JSON.' },
     { status: 404, type: 'text/html', body: '<html>Not Found</html>', message: 'answered GET /integrations with 404 and text/html that is not the service\'s JSON.' },
+    { status: 501, type: 'text/html', body: '<html>Unsupported method</html>', message: 'answered GET /integrations with 501 and text/html that is not the service\'s JSON.' },
+    { status: 501, type: 'text/plain', body: '', message: 'answered GET /integrations with 501 and an empty body that is not the service\'s JSON.' },
+    { status: 405, type: 'text/plain', body: 'Method Not Allowed', message: 'answered GET /integrations with 405 and text/plain that is not the service\'s JSON.' },
   ])('a $status $type page where the API should be is not the service: one error naming the URL, not retried', async ({ status, type, body, message }) => {
     const s = await serve((_req, res) => {
       res.writeHead(status, { 'content-type': type });

@@ -206,7 +206,7 @@ describe('export engine: resume', () => {
     const out = join(tempDir(), 'out.json');
     const controller = new AbortController();
     const stopAt = (records: number) => ({ signal: controller.signal, progress: (info: { records: number }) => info.records >= records && controller.abort('SIGINT') });
-    await expect(runExportPlan(plan({ out, format: 'json' }), env(fake, stopAt(30)))).rejects.toThrow(/Interrupted after 30 records/);
+    await expect(runExportPlan(plan({ out, format: 'json' }), env(fake, stopAt(30)))).rejects.toThrow(/Stopped after 30 records/);
     const paths = partPaths(out);
     const checkpoint = JSON.parse(readFileSync(paths.checkpoint, 'utf8'));
     expect(checkpoint).toMatchObject({ records: 30, company: { pagesDone: 3 } });
@@ -229,7 +229,7 @@ describe('export engine: resume', () => {
     const statePath = join(dir, 'state.json');
     const controller = new AbortController();
     const progress = (info: { records: number }) => info.records >= 80 && controller.abort('SIGINT');
-    await expect(runExportPlan(plan({ out, statePath }), env(fake, { signal: controller.signal, progress }))).rejects.toThrow(/Interrupted after 80 records/);
+    await expect(runExportPlan(plan({ out, statePath }), env(fake, { signal: controller.signal, progress }))).rejects.toThrow(/Stopped after 80 records/);
     expect(existsSync(statePath)).toBe(false);
     await runExportPlan(plan({ out, statePath, resume: true }), env(fake));
     expect(readFileSync(out, 'utf8')).toBe(ndjson(records(130)));
@@ -250,7 +250,7 @@ describe('export engine: resume', () => {
     fake.beforePage = (page) => {
       if (page === 3) controller.abort('SIGINT');
     };
-    await expect(runExportPlan(plan({ out }), env(fake, { signal: controller.signal }))).rejects.toThrow(/Interrupted/);
+    await expect(runExportPlan(plan({ out }), env(fake, { signal: controller.signal }))).rejects.toThrow(/^Stopped/);
     truncateSync(partPaths(out).part, 5);
     fake.beforePage = undefined;
     const e = env(fake);
@@ -280,7 +280,7 @@ describe('export engine: resume', () => {
     fake.beforePage = (page, companyId) => {
       if (companyId === 'c3' && page === 2) controller.abort('SIGINT');
     };
-    await expect(runExportPlan(plan({ out, allCompanies: true, companyId: undefined, format: 'csv' }), env(fake, { signal: controller.signal }))).rejects.toThrow(/Interrupted/);
+    await expect(runExportPlan(plan({ out, allCompanies: true, companyId: undefined, format: 'csv' }), env(fake, { signal: controller.signal }))).rejects.toThrow(/^Stopped/);
     fake.sets.set('c4', { records: records(3, 'new'), syncId: 's1' }); // created after the export began: not part of it
     fake.beforePage = undefined;
     const summary = await runExportPlan(plan({ out, allCompanies: true, companyId: undefined, format: 'csv', resume: true }), env(fake));

@@ -93,7 +93,7 @@ export async function runListen(options: ListenCommandOptions, ctx: CommandConte
   });
 
   const forwarded = forwardTo ? `: ${summary.forwarded} forwarded, ${summary.failed} not accepted by the receiver` : '';
-  throw new InterruptedError(`Stopped listening (interrupted) after ${summary.received} event${summary.received === 1 ? '' : 's'}${forwarded}.`);
+  throw new InterruptedError(`Stopped listening after ${summary.received} event${summary.received === 1 ? '' : 's'}${forwarded}; rerun the same command to listen again.`);
 }
 
 /** The company an event is about: its reference company, or the company itself for company events. */

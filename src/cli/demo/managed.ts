@@ -136,6 +136,8 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
     printRehearsal(r, summary, integration.name);
     // The rehearsal shows one failure on purpose; any other means it did not go as shown.
     if (stoppedAfter === undefined) checkRehearsal(r, summary, failures, spoiled, stepSix !== undefined);
+  } catch (err) {
+    throw run.ended(err, signal);
   } finally {
     await clientApi?.close();
     await admin.dispose();

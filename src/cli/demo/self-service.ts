@@ -9,6 +9,7 @@ import * as api from '../../client/api.js';
 import type { IntegrationRecord } from '../../client/wire.js';
 import { ApiClient } from '../../client/client.js';
 import { sandboxApi } from '../../client/sandbox-api.js';
+import { privateDataDir } from '../../lib/private-files.js';
 import { SYNC_EVENTS } from '../../client/wait-for-change.js';
 import { runExportPlan } from '../../ops/export/engine.js';
 import { accountOf } from '../../ops/migrate/account.js';
@@ -65,11 +66,16 @@ export async function runSelfServiceDemo(options: SelfServiceDemoOptions, ctx: C
   const run = startDemoRun(io, ctx.flags.dataDir, 5);
   const { dataDir, kept, say } = run;
   const work = join(dataDir, 'demo');
-  mkdirSync(work, { recursive: true });
+  // A demo run again in the same data dir starts afresh (a new client, new companies): the
+  // earlier run's files would not fit the new tokens. Owner-only, as the data dir is.
+  const again = existsSync(work);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true, mode: 0o700 });
   const admin = createContext(run.sub, { dataDir }, signal);
   let clientApi: ApiClient | undefined;
   try {
     say(`ferry demo: ${options.companies} ${options.platform} organisations, ${options.invoices} invoices each, on the embedded service in ${dataDir}${kept ? '' : ' (temporary)'}`);
+    if (again) say(`(the earlier demo's files in ${work} are replaced; its companies stay, under their own client)`);
     const adminConnection = await admin.connect();
     const integration = await api.integration(adminConnection.client, options.platform);
     if (integration.migrationRoute !== 'self-service') {
@@ -83,10 +89,15 @@ export async function runSelfServiceDemo(options: SelfServiceDemoOptions, ctx: C
     const done = await runStages(run, options, { adminConnection, asClient, client, integration, accountName: account.name, work });
     const next = nextCommands(run, integration.key, account.id, done.ids[0] ?? 'COMPANY_ID');
     printDemoSummary(io, run, { platform: integration.key, platformName: integration.name, companies: options.companies }, done, next);
+  } catch (err) {
+    throw run.ended(err, signal);
   } finally {
     await clientApi?.close();
     await admin.dispose();
     if (!kept) rmSync(dataDir, { recursive: true, force: true });
+    // The results and the export are written with the umask's modes: made owner-only now, as
+    // the data dir is, rather than the next command saying it had to.
+    else privateDataDir(dataDir);
   }
 }
 
@@ -202,7 +213,7 @@ async function migrate(ctx: CommandContext, file: string, resultsPath: string): 
       dryRun: false, noSync: true, failFast: false, resultsPath, journalPath, signal,
     }, { client, onProgress: (p, limit) => progress.update(migrateReport.rowsProgress(p, limit, started)), account: () => accountOf(client) });
   } catch (err) {
-    const worded = migrateReport.wordMigrationError(err, journalPath);
+    const worded = migrateReport.wordMigrationError(err, journalPath, signal);
     progress.fail(migrateReport.stoppedLine(worded));
     throw worded;
   }

@@ -3,9 +3,11 @@
 // to end (its data dir, the stages' IO over an environment that reaches only the embedded
 // service). Loaded only once a demo runs: the command files import its types alone.
 import chalk from 'chalk';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { InterruptedError, isInterruption } from '../errors.js';
+import { checkDataDir } from '../globals.js';
 import type { IO } from '../io.js';
 
 /** A stage and how long it took. */
@@ -34,13 +36,18 @@ export interface DemoRun {
   stage<T>(n: number, title: string, work: () => Promise<T>, done: (value: T) => string | StageEnd, lines?: string[]): Promise<T>;
   /** Seconds since the run started, to a tenth. */
   seconds(): number;
+  /** The error to end with: the person's Ctrl-C (whatever it broke off) says what a rerun does (a temp data dir is gone by then). */
+  ended(err: unknown, signal: AbortSignal): unknown;
 }
 
 /** Names the data dir (a fresh temp one unless --data-dir) and the stages' IO; `stageCount` is the N of each `[n/N]`. */
 export function startDemoRun(io: IO, dataDirFlag: string | undefined, stageCount: number): DemoRun {
   const started = Date.now();
   const kept = dataDirFlag !== undefined;
-  const dataDir = dataDirFlag !== undefined ? resolve(dataDirFlag) : mkdtempSync(join(tmpdir(), 'ferry-demo-'));
+  if (kept) checkDataDir(dataDirFlag, '--data-dir');
+  const dataDir = kept ? resolve(dataDirFlag) : mkdtempSync(join(tmpdir(), 'ferry-demo-'));
+  // Owner-only from the start, as the service wants its data dir: nothing for it to tighten.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Only the embedded service: no remote target, profile or client from the environment.
   const env: NodeJS.ProcessEnv = { ...io.env, XDG_CONFIG_HOME: join(dataDir, 'config') };
   for (const name of ['FERRY_BASE_URL', 'FERRY_PROFILE', 'FERRY_API_KEY', 'FERRY_CLIENT_ID', 'FERRY_DATA_DIR']) delete env[name];
@@ -67,6 +74,9 @@ export function startDemoRun(io: IO, dataDirFlag: string | undefined, stageCount
       return value;
     },
     seconds: () => tenths(Date.now() - started),
+    ended: (err, signal) => (isInterruption(err) || signal.aborted ? new InterruptedError(kept
+      ? `Stopped; rerun the same command to run the demo again in ${dataDir} (it starts afresh there).`
+      : 'Stopped; the demo\'s temporary data dir is removed: rerun the same command to start again (add --data-dir DIR to keep its data).') : err),
   };
 }
 

@@ -5,7 +5,7 @@ import type { AdaptiveLimit } from '../../client/adaptive-limit.js';
 import type { MigrationProgress, MigrationSummary } from '../../ops/migrate/engine.js';
 import { CsvFormatError, JournalMismatchError, RowsError } from '../../ops/migrate/errors.js';
 import { limitText, rateLine } from '../../ops/progress.js';
-import { CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
+import { CliError, EXIT, InterruptedError, isInterruption, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import { ferryCommand } from '../command-line.js';
 
@@ -82,8 +82,9 @@ export function stoppedLine(worded: unknown): string {
   return worded instanceof UsageError ? 'Nothing was written.' : 'Stopped.';
 }
 
-/** The migration's own errors (ops/migrate/errors.ts) as usage errors saying what to do; others as they are. */
-export function wordMigrationError(err: unknown, journalPath: string): unknown {
+/** The migration's own errors (ops/migrate/errors.ts) as usage errors saying what to do; a Ctrl-C as the stop it is; others as they are. */
+export function wordMigrationError(err: unknown, journalPath: string, signal?: AbortSignal): unknown {
+  if (signal?.aborted && !isInterruption(err)) return new InterruptedError('Stopped; rerun the same command to resume.');
   if (err instanceof CsvFormatError) return new UsageError(err.message, err.hint);
   if (err instanceof RowsError) return new UsageError(err.message, 'Check the quoting and the delimiter (--delimiter).');
   if (err instanceof JournalMismatchError) {
@@ -99,7 +100,7 @@ export function migrationFailure(summary: MigrationSummary): Error | undefined {
     return new CliError(`The service refused the key (${summary.authError?.message}); the run stopped, since every row would fail.`, EXIT.auth,
       'Check the key (ferry whoami), then run the same command again to resume.');
   }
-  if (summary.stoppedBy === 'interrupt') return new InterruptedError('Interrupted: in-flight rows finished; run the same command again to resume.');
+  if (summary.stoppedBy === 'interrupt') return new InterruptedError('Stopped (the rows in flight finished); rerun the same command to resume.');
   if (summary.planLimitHit) {
     return new CliError(summary.dryRun ? 'The plan\'s company limit would stop some rows.' : 'The plan\'s company limit stopped some rows.', EXIT.planLimit,
       `Upgrade the plan, or migrate those rows into existing companies (companyId column)${summary.dryRun ? '' : '; then run the same command again to retry them'}.`);

@@ -90,7 +90,7 @@ export function syncFailure(outcome: SyncOutcome, how: SyncEnd): Error | undefin
     const counts = stateCounts(runs);
     const details = { counts, ...(how.resume ? { resume: how.resume } : {}) };
     const next = how.resume ? `Resume the wait with: ${how.resume}` : follow;
-    if (stopped === 'interrupted') return new InterruptedError(`Stopped waiting (interrupted). ${keepsGoing} Companies: ${countsText(counts)}.`, next, details);
+    if (stopped === 'interrupted') return new InterruptedError(`Stopped waiting; rerun the same command to resume. ${keepsGoing} Companies: ${countsText(counts)}.`, next, details);
     const running = stillRunning(runs);
     return new CliError(
       `Timed out after ${durationText(how.timeoutMs)} waiting for syncs: ${countsText(counts)}${running ? `; still running: ${running}` : ''}.`,

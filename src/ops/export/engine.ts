@@ -191,8 +191,9 @@ class Run {
     const counted = `${this.records.toLocaleString('en-US')} record${this.records === 1 ? '' : 's'} written`;
     const resumeHint = `The partial export is kept beside ${plan.out}; continue it with the same command and --resume.`;
     if (interrupted) {
-      if (!plan.out) return interruption(`Interrupted after ${counted}; the output is incomplete.`);
-      return interruption(kept ? `Interrupted after ${counted}. ${resumeHint}` : `Interrupted; nothing was written to ${plan.out}.`);
+      if (!plan.out) return interruption(`Stopped after ${counted}; the output is incomplete: rerun the same command to export it all.`);
+      return interruption(kept ? `Stopped after ${counted}; rerun the same command with --resume to continue (the partial export is kept beside ${plan.out}).`
+        : `Stopped; nothing was written to ${plan.out}: rerun the same command to start again.`);
     }
     if (err instanceof OpError && err.kind === 'input') return err;
     if (err instanceof DataSetUnavailable) return unavailableError(err);

@@ -88,7 +88,7 @@ async function listAll(pages: AsyncGenerator<Page<CompanyRecord>>, ctx: CommandC
     }
   } catch (err) {
     progress.fail();
-    if (signal.aborted) throw new InterruptedError(`Interrupted after ${count} companies.`);
+    if (signal.aborted) throw new InterruptedError(`Stopped after ${count} companies.`);
     throw err;
   }
   if (io.mode === 'json') {

@@ -119,7 +119,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
         account: () => accountOf(client),
       });
     } catch (err) {
-      const worded = wordMigrationError(err, journalPath);
+      const worded = wordMigrationError(err, journalPath, ctx.signal);
       progress.fail(stoppedLine(worded));
       throw worded;
     }
