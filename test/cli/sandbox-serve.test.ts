@@ -52,7 +52,7 @@ describe('ferry sandbox serve beside ferry serve --sandbox-url', () => {
   });
 
   it('prints the listening lines; the service advertises the given sandbox and starts none of its own', async () => {
-    expect(sandbox.ready).toEqual({ event: 'listening', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), dataDir: sandboxData });
+    expect(sandbox.ready).toEqual({ event: 'listening', baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), dataDir: sandboxData });
     expect(serve!.listening).toMatchObject({ event: 'listening', baseUrl: serviceUrl, sandboxUrl: sandbox.url, dataDir: serviceData });
     expect(existsSync(join(sandboxData, 'sandbox.db'))).toBe(true);
     expect(existsSync(join(serviceData, 'sandbox.db'))).toBe(false);

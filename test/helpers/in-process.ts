@@ -141,5 +141,5 @@ export async function startInProcess(args: string[], env: Record<string, string>
 /** `ferry sandbox serve --port 0 …` in this process, ready once it listens (its listening line's url). */
 export async function startSandboxInProcess(args: string[]): Promise<InProcessCommand & { url: string }> {
   const sandbox = await startInProcess(['sandbox', 'serve', '--port', '0', ...args]);
-  return { ...sandbox, url: String(sandbox.ready.url) };
+  return { ...sandbox, url: String(sandbox.ready.baseUrl) };
 }

@@ -59,7 +59,7 @@ export interface SandboxServe extends FerryProcess {
 /** `ferry sandbox serve --port 0 …`, ready once it listens. */
 export async function startSandboxServe(args: string[]): Promise<SandboxServe> {
   const sandbox = await startFerry(['sandbox', 'serve', '--port', '0', ...args]);
-  return { ...sandbox, url: String(sandbox.ready.url) };
+  return { ...sandbox, url: String(sandbox.ready.baseUrl) };
 }
 
 /** A server holding `port` on 127.0.0.1 (0: one the OS picks) until closed. */

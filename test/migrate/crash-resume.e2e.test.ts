@@ -130,8 +130,7 @@ describe('migrate tokens: kill -9 and resume', () => {
     child.child.kill('SIGINT');
     const interrupted = await child.done;
     expect(interrupted.code, interrupted.stderr).toBe(130);
-    expect(interrupted.stderr).toContain('
-Stopped (the rows in flight finished); rerun the same command to resume.');
+    expect(interrupted.stderr).toContain('\nStopped (the rows in flight finished); rerun the same command to resume.');
     expect(interrupted.stderr).not.toContain('error:');
     expect(interrupted.stderr).toContain(`Next: ferry ${stack.target().join(' ')} migrate tokens ${input} --yes   # resumes`);
 

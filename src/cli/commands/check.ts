@@ -12,6 +12,7 @@ import { durationArg, limitFlags, positiveNumber, wholeNumber } from '../flags.j
 import type { LimitStats } from '../../client/adaptive-limit.js';
 import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
+import { formatCount } from '../../ops/progress.js';
 
 export interface CheckOptions extends EventsFlag {
   sync: boolean;
@@ -69,7 +70,7 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   const { limitText, rateLine } = await import('../../ops/progress.js');
   const { AdaptiveLimit, limitOptions } = await import('../../client/adaptive-limit.js');
   const limit = new AdaptiveLimit(limitOptions(limitFlags(options)));
-  const progress = await startProgress(io, `Checking ${unique.length} compan${unique.length === 1 ? 'y' : 'ies'} end to end${options.sync ? ' (fresh sync of every data type)' : ''}…`);
+  const progress = await startProgress(io, `Checking ${formatCount(unique.length)} compan${unique.length === 1 ? 'y' : 'ies'} end to end${options.sync ? ' (fresh sync of every data type)' : ''}…`);
   const started = Date.now();
   let done = 0;
   let failed = 0;
@@ -86,15 +87,17 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   }).finally(() => changes?.close());
   if (signal.aborted) {
     progress.fail('Stopped checking.');
-    throw new InterruptedError('Interrupted: the syncs the check queued carry on in the service.');
+    throw new InterruptedError('Stopped; the syncs the check queued carry on in the service: rerun the same command to check again.');
   }
   results.sort((a, b) => unique.indexOf(a.companyId) - unique.indexOf(b.companyId));
   progress.done(`Checked ${results.length}: ${results.length - failed} passed, ${failed} failed.`);
   await printChecks(io, results, limit.stats());
   if (failed > 0) {
     const names = results.filter((r) => r.verdict === 'fail').slice(0, 3).map((r) => `${r.companyName ?? r.companyId}: ${r.reasons[0] ?? 'failed'}`);
-    throw new CliError(`${failed} of ${results.length} compan${results.length === 1 ? 'y' : 'ies'} failed the end-to-end check (${names.join('; ')}${failed > 3 ? '; …' : ''}).`,
-      EXIT.partial, 'See each criterion\'s evidence above (or with --json).');
+    throw new CliError(`${formatCount(failed)} of ${formatCount(results.length)} compan${results.length === 1 ? 'y' : 'ies'} failed the end-to-end check (${names.join('; ')}${failed > 3 ? '; …' : ''}).`,
+      EXIT.partial, io.mode === 'json'
+        ? 'Each criterion\'s evidence is in the JSON on stdout: results[].criteria[].evidence.'
+        : 'Each criterion\'s summary is above; --json gives its evidence too.');
   }
 }
 

@@ -14,6 +14,7 @@ import type { FileRecord } from '../../ops/push/records.js';
 import type { ApiClient } from '../../client/client.js';
 import { examples, type Registrar } from '../command.js';
 import { noEventsOption, openFeed, type EventsFlag } from '../event-waits.js';
+import { formatCount } from '../../ops/progress.js';
 
 export interface PushOptions extends EventsFlag {
   company: string;
@@ -148,13 +149,13 @@ function throwUnlessAllPushed(options: PushOptions, { results, interrupted, time
   const pushes = api.pushOperationsPath(options.company);
   if (interrupted) {
     throw new InterruptedError(options.wait && pending.length > 0
-      ? `Stopped waiting (interrupted): ${pending.length} push operation${pending.length === 1 ? '' : 's'} still Pending. They were not cancelled; check them with GET ${pushes}.`
-      : `Stopped (interrupted) after ${results.length} record${results.length === 1 ? '' : 's'}; the rest of ${options.file} was not pushed. Records already pushed stay pushed.`);
+      ? `Stopped waiting (interrupted): ${formatCount(pending.length)} push operation${pending.length === 1 ? '' : 's'} still Pending. They were not cancelled; check them with GET ${pushes}.`
+      : `Stopped (interrupted) after ${formatCount(results.length)} record${results.length === 1 ? '' : 's'}; the rest of ${options.file} was not pushed. Records already pushed stay pushed.`);
   }
   if (timedOut) {
     const keys = pending.slice(0, 5).map((r) => `${r.pushOperationKey} (line ${r.line})`).join(', ');
     throw new CliError(
-      `Timed out after ${durationText(options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS)} with ${pending.length} push operation${pending.length === 1 ? '' : 's'} still Pending: ${keys}${pending.length > 5 ? ` and ${pending.length - 5} more` : ''}.`,
+      `Timed out after ${durationText(options.timeout ?? DEFAULT_WAIT_TIMEOUT_MS)} with ${formatCount(pending.length)} push operation${pending.length === 1 ? '' : 's'} still Pending: ${keys}${pending.length > 5 ? ` and ${pending.length - 5} more` : ''}.`,
       EXIT.error,
       `They were not cancelled; the platform settles them later (GET ${pushes}/KEY).`,
     );
@@ -163,7 +164,7 @@ function throwUnlessAllPushed(options: PushOptions, { results, interrupted, time
   const code = batchExitCode(results.length - failed, failed);
   if (code !== EXIT.ok) {
     throw new CliError(
-      code === EXIT.error ? `None of the ${results.length} record${results.length === 1 ? '' : 's'} was pushed successfully.` : `${failed} of ${results.length} records were not pushed successfully.`,
+      code === EXIT.error ? `None of the ${formatCount(results.length)} record${results.length === 1 ? '' : 's'} was pushed successfully.` : `${formatCount(failed)} of ${formatCount(results.length)} records were not pushed successfully.`,
       code,
       results.some((r) => r.status === 'Error') ? 'A record with status Error may or may not have been created: check the company\'s push operations before pushing it again.' : 'See each record\'s line above for the reason.',
     );
@@ -202,7 +203,7 @@ async function resultPrinter(io: IO): Promise<(result: PushResult) => void> {
 function tally(results: PushResult[]): string {
   const counts = new Map<string, number>();
   for (const r of results) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
-  return `${results.length} record${results.length === 1 ? '' : 's'}: ${[...counts].map(([status, n]) => `${n} ${status}`).join(', ')}.`;
+  return `${formatCount(results.length)} record${results.length === 1 ? '' : 's'}: ${[...counts].map(([status, n]) => `${n} ${status}`).join(', ')}.`;
 }
 
 /** The --json document of a push run: every record's outcome in file order, and the counts. */

@@ -7,6 +7,7 @@ import { connectionStatusText } from '../../client/wire.js';
 import { NOT_REQUESTED, type CompanyStatus, type ConnectionStatus } from '../../ops/status/engine.js';
 import { printResult, type IO } from '../io.js';
 import { examples, type Registrar } from '../command.js';
+import { formatCount } from '../../ops/progress.js';
 
 export function register(program: Command, registrar: Registrar): void {
   program.command('status')
@@ -69,7 +70,7 @@ export async function printStatus(io: IO, status: CompanyStatus, target: string[
       { header: 'data type', value: (d) => d.dataType },
       { header: 'state', value: (d) => (tty && d.state === NOT_REQUESTED ? 'not requested' : d.state) },
       { header: 'last successful sync', value: (d) => d.lastSuccessfulSync },
-      { header: 'records', value: (d) => (d.records === undefined ? (tty ? '-' : '') : tty ? d.records.toLocaleString('en-US') : d.records) },
+      { header: 'records', value: (d) => (d.records === undefined ? (tty ? '-' : '') : tty ? formatCount(d.records) : d.records) },
       { header: 'error', value: (d) => d.error ?? (d.supported ? '' : 'not supported by its platforms') },
     ]);
     for (const c of status.connections.filter((x) => x.reauthorizationRequired)) {

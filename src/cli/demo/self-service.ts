@@ -31,6 +31,7 @@ import * as syncReport from '../sync/report.js';
 import { logTo } from '../waiting.js';
 import { startDemoRun, type DemoRun, type StageTiming } from './stage-io.js';
 import { ferryCommand, targetArgs } from '../command-line.js';
+import { formatCount } from '../../ops/progress.js';
 
 export interface SelfServiceDemoOptions {
   companies: number;
@@ -129,20 +130,20 @@ async function runStages(run: DemoRun, options: SelfServiceDemoOptions, on: Stag
   const read = await companyIdsFromResults(results);
   const { ids } = read;
   await run.stage(3, `ferry sync --from-results ${results} --wait`, () => sync(asClient, results, read),
-    () => `${ids.length} companies synced: every data type Complete`);
+    () => `${formatCount(ids.length)} companies synced: every data type Complete`);
 
   const exportFile = join(work, 'invoices.ndjson');
   const invoices = await run.stage(4, `ferry export invoices --all-companies --out ${exportFile}`, async () => {
     await exportInvoices(asClient, exportFile);
     return countLines(exportFile);
-  }, (n) => `${n.toLocaleString('en-US')} invoices in ${exportFile}`);
+  }, (n) => `${formatCount(n)} invoices in ${exportFile}`);
 
   const { client } = on;
   const paid = await run.stage(5, 'Summary: paid invoices per company (query status=paid)', async () => {
     let total = 0;
     for (const id of ids) total += (await api.dataPage(client, id, 'invoices', { query: 'status=paid', pageSize: 1 }, signal)).totalResults;
     return total;
-  }, (n) => `${n.toLocaleString('en-US')} of ${invoices.toLocaleString('en-US')} invoices are paid`);
+  }, (n) => `${formatCount(n)} of ${formatCount(invoices)} invoices are paid`);
   return { ids, invoices, paid, exportFile };
 }
 
@@ -186,7 +187,7 @@ function printDemoSummary(io: IO, run: DemoRun, demo: { platform: string; platfo
   };
   printResult(io, summary, () => {
     say('');
-    say(bold(`Done in ${summary.seconds}s: ${ids.length} companies migrated from ${demo.platformName}, synced, and ${invoices.toLocaleString('en-US')} invoices exported.`));
+    say(bold(`Done in ${summary.seconds}s: ${formatCount(ids.length)} companies migrated from ${demo.platformName}, synced, and ${formatCount(invoices)} invoices exported.`));
     printRecord(io, summary, [
       ['companies', ids.length], ['invoices', invoices], ['paid invoices', paid], ['seconds', summary.seconds],
       ['data dir', kept ? dataDir : `${dataDir} (removed)`],

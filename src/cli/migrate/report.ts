@@ -4,14 +4,10 @@
 import type { AdaptiveLimit } from '../../client/adaptive-limit.js';
 import type { MigrationProgress, MigrationSummary } from '../../ops/migrate/engine.js';
 import { CsvFormatError, JournalMismatchError, RowsError } from '../../ops/migrate/errors.js';
-import { limitText, rateLine } from '../../ops/progress.js';
+import { formatCount, limitText, rateLine } from '../../ops/progress.js';
 import { CliError, EXIT, InterruptedError, isInterruption, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import { ferryCommand } from '../command-line.js';
-
-function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
 
 /** How to run this migration again: its `ferry …` words (no --dry-run, --yes, --retry-failed) and target; the demo's has none. */
 export interface Rerun {
@@ -41,28 +37,30 @@ export function summaryJson(summary: MigrationSummary, rerun?: Rerun): Record<st
 }
 
 export function printSummary(io: IO, summary: MigrationSummary, rerun?: Rerun): void {
-  const say = (line: string) => io.err(line, { force: true });
+  // -q leaves the rows' problems (errors) and the result (stdout); the summary is silenced.
+  const say = (line: string) => io.err(line);
+  const problem = (line: string) => io.err(line, { force: true });
   const { validation } = summary;
   if (validation.invalid > 0) {
-    say(`${count(validation.invalid)} of ${count(validation.rows)} rows are not valid${validation.problems.length < validation.invalid ? ` (the first ${validation.problems.length} below; all in the results file)` : ''}:`);
+    problem(`${formatCount(validation.invalid)} of ${formatCount(validation.rows)} rows are not valid${validation.problems.length < validation.invalid ? ` (the first ${validation.problems.length} below; all in the results file)` : ''}:`);
     for (const { row, problems } of validation.problems) {
-      for (const problem of problems) say(`  row ${row}, ${problem.field}: ${problem.message}`);
+      for (const { field, message } of problems) problem(`  row ${row}, ${field}: ${message}`);
     }
   }
   if (summary.dryRun) {
     const report = summary.dryRunReport!;
-    say(`Dry run: ${count(validation.valid)} valid rows of ${count(validation.rows)}${summary.validation.inShard !== validation.rows ? ` (${count(summary.total)} in this shard)` : ''}; nothing was written.`);
-    say(`  ${count(report.toCreate)} companies would be created, ${count(report.existing)} already exist (their rows would be resumed or skipped).`);
+    say(`Dry run: ${formatCount(validation.valid)} valid rows of ${formatCount(validation.rows)}${summary.validation.inShard !== validation.rows ? ` (${formatCount(summary.total)} in this shard)` : ''}; nothing was written.`);
+    say(`  ${formatCount(report.toCreate)} companies would be created, ${formatCount(report.existing)} already exist (their rows would be resumed or skipped).`);
     if (report.headroom !== undefined) {
       say(report.toCreate > report.headroom
-        ? `  The ${report.plan} plan allows ${count(report.headroom)} more companies: ${count(report.toCreate - report.headroom)} rows would fail at the company step.`
-        : `  The ${report.plan} plan allows ${count(report.headroom)} more companies: enough.`);
+        ? `  The ${report.plan} plan allows ${formatCount(report.headroom)} more companies: ${formatCount(report.toCreate - report.headroom)} rows would fail at the company step.`
+        : `  The ${report.plan} plan allows ${formatCount(report.headroom)} more companies: enough.`);
     }
   } else {
-    const steps = Object.entries(summary.failedBySteps).map(([step, n]) => `${step} ${count(n)}`).join(', ');
-    say(`Migrated ${count(summary.migrated)} · skipped ${count(summary.skipped)} · failed ${count(summary.failed)}${steps ? ` (${steps})` : ''}` +
-      `${summary.resumed ? ` · ${count(summary.resumed)} done by earlier runs` : ''}${summary.retried ? ` · ${count(summary.retried)} retried` : ''} in ${summary.seconds.toFixed(1)}s (${count(Math.round(summary.rowsPerSecond))} rows/s` +
-      `${summary.concurrency ? `; concurrency ${summary.concurrency.final}, peak ${summary.concurrency.peak}, ${count(Math.round(summary.rate ?? 0))} req/s` : ''}).`);
+    const steps = Object.entries(summary.failedBySteps).map(([step, n]) => `${step} ${formatCount(n)}`).join(', ');
+    say(`Migrated ${formatCount(summary.migrated)} · skipped ${formatCount(summary.skipped)} · failed ${formatCount(summary.failed)}${steps ? ` (${steps})` : ''}` +
+      `${summary.resumed ? ` · ${formatCount(summary.resumed)} done by earlier runs` : ''}${summary.retried ? ` · ${formatCount(summary.retried)} retried` : ''} in ${summary.seconds.toFixed(1)}s (${formatCount(Math.round(summary.rowsPerSecond))} rows/s` +
+      `${summary.concurrency ? `; concurrency ${summary.concurrency.final}, peak ${summary.concurrency.peak}, ${formatCount(Math.round(summary.rate ?? 0))} req/s` : ''}).`);
   }
   say(`Results: ${summary.results}`);
   if (summary.failed > 0 && rerun && summary.migrated + summary.skipped + summary.resumed > 0) {
@@ -106,7 +104,7 @@ export function migrationFailure(summary: MigrationSummary): Error | undefined {
       `Upgrade the plan, or migrate those rows into existing companies (companyId column)${summary.dryRun ? '' : '; then run the same command again to retry them'}.`);
   }
   if (summary.failed > 0) {
-    const rows = `${summary.failed} row${summary.failed === 1 ? '' : 's'}`;
+    const rows = `${formatCount(summary.failed)} row${summary.failed === 1 ? '' : 's'}`;
     return new CliError(summary.dryRun ? `${rows} not valid; see ${summary.results}.` : `${rows} failed; see ${summary.results}.`, EXIT.partial);
   }
   return undefined;

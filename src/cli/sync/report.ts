@@ -9,17 +9,18 @@ import { printResult, type IO } from '../io.js';
 import { printTable } from '../output.js';
 import { startProgress } from '../progress.js';
 import { batchExitCode, endsOnce, logTo } from '../waiting.js';
+import { formatCount } from '../../ops/progress.js';
 
 /** The line saying how many companies a results file gave, and which rows it left out. */
 export function readFromResults(path: string, read: { ids: string[]; skipped: Record<string, number> }): string {
   const skippedText = Object.entries(read.skipped).map(([status, n]) => `${n} ${status}`).join(', ');
-  return `Read ${read.ids.length} compan${read.ids.length === 1 ? 'y' : 'ies'} from ${path}${skippedText ? ` (rows left out: ${skippedText})` : ''}.`;
+  return `Read ${formatCount(read.ids.length)} compan${read.ids.length === 1 ? 'y' : 'ies'} from ${path}${skippedText ? ` (rows left out: ${skippedText})` : ''}.`;
 }
 
 /** The engine's display hooks: a progress line, and each company's outcome logged where no spinner shows them. */
 export async function syncShown(io: IO, companies: number): Promise<Omit<SyncHooks, 'signal' | 'changes'>> {
   const spinning = io.stderrIsTTY && io.color && !io.quiet && io.mode !== 'json';
-  const progress = endsOnce(await startProgress(io, `Starting syncs of ${companies} compan${companies === 1 ? 'y' : 'ies'}…`));
+  const progress = endsOnce(await startProgress(io, `Starting syncs of ${formatCount(companies)} compan${companies === 1 ? 'y' : 'ies'}…`));
   return { log: logTo(io), progress, logEach: !spinning };
 }
 
@@ -40,8 +41,7 @@ export function printSyncSummary(io: IO, summary: CompanySummary[]): void {
   });
 }
 
-const n = (count: number) => count.toLocaleString('en-US');
-const companies = (count: number) => `${n(count)} compan${count === 1 ? 'y' : 'ies'}`;
+const companies = (count: number) => `${formatCount(count)} compan${count === 1 ? 'y' : 'ies'}`;
 
 /** What the run made of an earlier run's journal. */
 export function journalLine(found: JournalFound): string {
@@ -60,14 +60,14 @@ export function startedLine(counts: StartCounts, since: string | undefined): str
   if (!counts.resumed && complete === 0 && waiting === 0) return undefined;
   const toFinish = waiting + queued;
   const sinceText = complete > 0 && !counts.resumed && since ? ` (read since ${since})` : '';
-  const detail = `${n(waiting)} already queued or running, ${n(queued)} queued now${failed > 0 ? `; ${n(failed)} could not be started` : ''}`;
+  const detail = `${formatCount(waiting)} already queued or running, ${formatCount(queued)} queued now${failed > 0 ? `; ${formatCount(failed)} could not be started` : ''}`;
   const again = complete > 0 ? ' --force queues them again.' : '';
-  return `${counts.resumed ? 'resuming: ' : ''}${n(toFinish)} of ${companies(total)} still to finish; ${n(complete)} already complete${sinceText} (${detail}).${again}`;
+  return `${counts.resumed ? 'resuming: ' : ''}${formatCount(toFinish)} of ${companies(total)} still to finish; ${formatCount(complete)} already complete${sinceText} (${detail}).${again}`;
 }
 
 /** "433 complete, 2,402 running, 165 queued, 0 failed" */
 export function countsText(counts: StateCounts): string {
-  return `${n(counts.complete)} complete, ${n(counts.running)} running, ${n(counts.queued)} queued, ${n(counts.failed)} failed`;
+  return `${formatCount(counts.complete)} complete, ${formatCount(counts.running)} running, ${formatCount(counts.queued)} queued, ${formatCount(counts.failed)} failed`;
 }
 
 export interface SyncEnd {
@@ -106,7 +106,7 @@ export function syncFailure(outcome: SyncOutcome, how: SyncEnd): Error | undefin
   const more = failed.length > 5 ? ` and ${failed.length - 5} more` : '';
   const what = how.wait ? 'did not sync completely' : 'could not be queued';
   return new CliError(
-    `${failed.length} of ${summary.length} compan${summary.length === 1 ? 'y' : 'ies'} ${what}: ${names}${more}.`,
+    `${formatCount(failed.length)} of ${formatCount(summary.length)} compan${summary.length === 1 ? 'y' : 'ies'} ${what}: ${names}${more}.`,
     code,
     code === EXIT.error ? `Nothing was ${how.wait ? 'synced' : 'queued'}; see the summary above (ferry status COMPANY_ID shows one company's connections and data sets).` : 'See the summary above; ferry status COMPANY_ID shows one company\'s connections and data sets.',
   );

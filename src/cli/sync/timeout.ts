@@ -1,6 +1,7 @@
 // How long `ferry sync --wait` waits by default: long enough for the number of companies
 // (docs/cli.md, "--timeout"), and the line that says so at the start.
 import { durationText } from '../../lib/duration.js';
+import { formatCount } from '../../ops/progress.js';
 
 /** Whatever the count: queuing, the first pulls, a service that is busy with other work. */
 export const BASE_WAIT_MS = 10 * 60_000;
@@ -20,5 +21,5 @@ export function defaultSyncTimeoutMs(companies: number): number {
 export function waitLine(companies: number, timeoutMs: number, given: boolean, now = Date.now()): string {
   const until = new Date(now + timeoutMs).toTimeString().slice(0, 8);
   const rule = given ? 'set by --timeout' : `${durationText(BASE_WAIT_MS)} + ${PER_COMPANY_MS / 1000}s a company: --timeout changes it`;
-  return `Waiting at most ${durationText(timeoutMs)} for ${companies.toLocaleString('en-US')} compan${companies === 1 ? 'y' : 'ies'} (until ${until}; ${rule}).`;
+  return `Waiting at most ${durationText(timeoutMs)} for ${formatCount(companies)} compan${companies === 1 ? 'y' : 'ies'} (until ${until}; ${rule}).`;
 }

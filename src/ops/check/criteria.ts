@@ -11,6 +11,7 @@ import { isFailed, isRunning } from '../../client/wire.js';
 import { durationText } from '../../lib/duration.js';
 import { dataTypeByKey } from '../../platforms/data-types.js';
 import type { CheckOptions, Criterion } from './types.js';
+import { formatCount } from '../progress.js';
 
 const TRANSIENT = new Set(['InternalError', 'FetchError', 'RateLimitError']);
 
@@ -158,7 +159,7 @@ export async function readEvery(client: ApiClient, companyId: string, types: str
   return {
     records,
     criterion: failures.length === 0
-      ? { name: 'reads', status: 'pass', summary: `${ok}/${types.length} data types read with HTTP 200 (${records.toLocaleString('en-US')} records)`, evidence }
+      ? { name: 'reads', status: 'pass', summary: `${ok}/${types.length} data types read with HTTP 200 (${formatCount(records)} records)`, evidence }
       : { name: 'reads', status: 'fail', summary: `${ok}/${types.length} data types read with HTTP 200; failed: ${failures.join(', ')}`, evidence },
   };
 }

@@ -29,6 +29,8 @@ import { findResumePoint } from './resume.js';
 import { MAX_RESTARTS, type ExportEnv, type ExportPlan, type ExportSummary, type SkippedCompany } from './types.js';
 import { DataSetUnavailable, skipMessage, unavailable, unavailableError } from './unavailable.js';
 import { createEncoder, PartFile, StreamSink, type Encoder, type Sink } from './writers.js';
+import { formatCount } from '../progress.js';
+import { recordColumns } from '../../platforms/record-columns.js';
 
 
 /**
@@ -129,14 +131,14 @@ class Run {
       } else {
         this.sink = new StreamSink(this.env.stream);
       }
-      this.encoder = createEncoder(plan.format, withCompany, resumeFrom?.encoder, plan.csvEscape ?? true);
+      this.encoder = createEncoder(plan.format, withCompany, resumeFrom?.encoder, plan.csvEscape ?? true, recordColumns(plan.dataType));
       if (resumeFrom) {
         this.startedAt = resumeFrom.startedAt;
         this.records = this.resumedRecords = resumeFrom.records;
         this.wroteAnyPage = true;
         this.companies = plan.allCompanies ? (readCompanies(paths!) ?? []) : [{ id: plan.companyId!, name: '' }];
         this.replayJournal(resumeFrom.company.index);
-        this.env.note(`Resuming the export to ${plan.out} at ${resumeFrom.records.toLocaleString('en-US')} records` +
+        this.env.note(`Resuming the export to ${plan.out} at ${formatCount(resumeFrom.records)} records` +
           `${plan.allCompanies ? ` (company ${resumeFrom.company.index + 1} of ${this.companies.length})` : ''}.`);
       } else {
         this.companies = plan.allCompanies ? await this.listCompanies() : [{ id: plan.companyId!, name: '' }];
@@ -188,7 +190,7 @@ class Run {
     if (paths && !kept) removeParts(paths);
     // Stopped between pages: the checkpoint catches up with every page written.
     if (kept && !this.writing && !this.pagesInFlight?.unvouched) this.saveCheckpoint();
-    const counted = `${this.records.toLocaleString('en-US')} record${this.records === 1 ? '' : 's'} written`;
+    const counted = `${formatCount(this.records)} record${this.records === 1 ? '' : 's'} written`;
     const resumeHint = `The partial export is kept beside ${plan.out}; continue it with the same command and --resume.`;
     if (interrupted) {
       if (!plan.out) return interruption(`Stopped after ${counted}; the output is incomplete: rerun the same command to export it all.`);
@@ -272,7 +274,7 @@ class Run {
   private async rewind(): Promise<void> {
     const position = this.position!;
     await this.file!.truncate(position.startBytes);
-    this.encoder = createEncoder(this.plan.format, this.plan.allCompanies, position.startEncoder, this.plan.csvEscape ?? true);
+    this.encoder = createEncoder(this.plan.format, this.plan.allCompanies, position.startEncoder, this.plan.csvEscape ?? true, recordColumns(this.plan.dataType));
     this.records = position.startRecords;
     this.position = { ...position, pagesDone: 0, bookmark: {} };
     delete this.position.total;

@@ -2,8 +2,9 @@
 // whole as JSON text (`lineItems`), and the header is fixed before the first row is
 // written, so the file streams in constant memory.
 //
-// Where the header comes from: the first page that has any records (up to --page-size,
-// 5,000 by default) is read before anything is written, and its columns are merged in the
+// Where the header comes from: the data type's columns (platforms/record-columns.ts), then
+// the first page that has any records (up to --page-size, 5,000 by default), read before
+// anything is written, whose columns beyond those are merged in the
 // order the records list their fields: a field first seen in a later record is placed right
 // after the field that precedes it there (so `paidOnDate` lands after `dueDate` whichever
 // record has it first). The result is the same for the same first page, whatever the order
@@ -50,6 +51,15 @@ export class ColumnOrder {
       }
       previous = path;
     });
+  }
+
+  /** Known columns in their order (a data type's schema), before any record. */
+  addPaths(paths: readonly string[]): void {
+    for (const path of paths) {
+      if (this.known.has(path)) continue;
+      this.columns.push(path);
+      this.known.add(path);
+    }
   }
 
   list(): string[] {

@@ -47,8 +47,12 @@ export interface Encoder {
   state(): EncoderState;
 }
 
-/** `withCompany`: add the company id to each record (--all-companies); `csvEscape`: neutralise formula-like CSV cells. */
-export function createEncoder(format: Format, withCompany: boolean, from?: EncoderState, csvEscape = true): Encoder {
+/**
+ * `withCompany`: add the company id to each record (--all-companies); `csvEscape`: neutralise
+ * formula-like CSV cells; `schema`: the data type's columns (platforms/record-columns.ts),
+ * where a CSV header starts, so a field the first records lack is still a column.
+ */
+export function createEncoder(format: Format, withCompany: boolean, from?: EncoderState, csvEscape = true, schema: readonly string[] = []): Encoder {
   const records = from?.records ?? 0;
   switch (format) {
     case 'ndjson':
@@ -56,7 +60,7 @@ export function createEncoder(format: Format, withCompany: boolean, from?: Encod
     case 'json':
       return new LinesEncoder('json', withCompany, records);
     case 'csv':
-      return new CsvEncoder(withCompany, records, csvEscape, from?.columns);
+      return new CsvEncoder(withCompany, records, csvEscape, from?.columns, schema);
   }
 }
 
@@ -178,7 +182,7 @@ class CsvEncoder implements Encoder {
   private rows: CsvRows | undefined;
   private readonly leading: string[];
 
-  constructor(withCompany: boolean, private records: number, private readonly escape: boolean, columns?: string[]) {
+  constructor(withCompany: boolean, private records: number, private readonly escape: boolean, columns?: string[], private readonly schema: readonly string[] = []) {
     this.leading = withCompany ? [COMPANY_FIELD] : [];
     if (columns) this.rows = new CsvRows(this.leading, columns, escape);
   }
@@ -194,6 +198,7 @@ class CsvEncoder implements Encoder {
     let text = '';
     if (!this.rows) {
       const order = new ColumnOrder();
+      order.addPaths(this.schema);
       for (const record of objects) order.add(record);
       this.rows = new CsvRows(this.leading, order.list().filter((c) => !this.leading.includes(c)), this.escape);
       text += this.rows.headerLine();

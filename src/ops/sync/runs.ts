@@ -4,6 +4,7 @@ import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { describeError, isFatal } from '../../client/errors.js';
 import { isFailed as isFailedStatus, isRunning as isRunningStatus, type PullOperation, type WireCompany } from '../../client/wire.js';
+import { formatCount } from '../progress.js';
 
 /** One company's line of the summary; the --json output is an array of these. */
 export interface CompanySummary {
@@ -228,5 +229,5 @@ export function stillRunning(runs: CompanyRun[], companies = 3): string {
     return `${label(r)}: ${running.length} data types (${[...byStatus].map(([status, n]) => `${n} ${status}`).join(', ')})`;
   });
   const more = open.length - parts.length;
-  return parts.join('; ') + (more > 0 ? `; and ${more.toLocaleString('en-US')} more compan${more === 1 ? 'y' : 'ies'}` : '');
+  return parts.join('; ') + (more > 0 ? `; and ${formatCount(more)} more compan${more === 1 ? 'y' : 'ies'}` : '');
 }

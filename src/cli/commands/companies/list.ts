@@ -10,6 +10,7 @@ import { printTable, type Column } from '../../output.js';
 import { examples, group, type Registrar } from '../../command.js';
 import { wholeNumber } from '../../flags.js';
 import type { CompanyRecord } from '../../../client/wire.js';
+import { formatCount } from '../../../ops/progress.js';
 
 export interface CompaniesListOptions {
   query?: string;
@@ -109,9 +110,9 @@ function pageFooter(io: IO, page: Page<CompanyRecord>): void {
   const pages = Math.max(1, Math.ceil(page.totalResults / page.pageSize));
   const noun = page.totalResults === 1 ? 'company' : 'companies';
   if (page.results.length === 0 && page.pageNumber > 1) {
-    io.err(`Page ${page.pageNumber} is past the end: ${page.totalResults} ${noun} make ${pages} page${pages === 1 ? '' : 's'} of ${page.pageSize}.`);
+    io.err(`Page ${page.pageNumber} is past the end: ${formatCount(page.totalResults)} ${noun} make ${pages} page${pages === 1 ? '' : 's'} of ${page.pageSize}.`);
     return;
   }
   const next = page._links.next ? ` Next: --page ${page.pageNumber + 1}, or --all for every page.` : '';
-  io.err(`Page ${page.pageNumber} of ${pages} (${page.totalResults} ${noun}).${next}`);
+  io.err(`Page ${page.pageNumber} of ${pages} (${formatCount(page.totalResults)} ${noun}).${next}`);
 }

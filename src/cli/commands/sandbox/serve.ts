@@ -28,7 +28,7 @@ export function register(program: Command, registrar: Registrar): void {
     .addHelpText('after', examples(
       'ferry sandbox serve --port 9090 --service-url http://127.0.0.1:8080 --data-dir ./sandbox-data',
       'ferry serve --port 8080 --sandbox-url http://127.0.0.1:9090 --data-dir ./ferry-data   # the service using it',
-      'ferry sandbox serve --port 0 --json  # picks a free port, prints {"event":"listening","url":...}',
+      'ferry sandbox serve --port 0 --json  # picks a free port, prints {"event":"listening","baseUrl":...}',
     ))
     .addHelpText('after', `State lives in <data-dir>/sandbox.db (global --data-dir; default $XDG_DATA_HOME/ferry):
 apps, tenants and tokens survive a restart (settings start over). An admin request
@@ -60,7 +60,8 @@ export async function runSandboxServe(options: SandboxServeOptions, ctx: Command
     throw err;
   }
   const { url } = sandbox;
-  printResult(io, { event: 'listening', url, dataDir }, () => {
+  // The same name as ferry serve's listening line, so one script reads both.
+  printResult(io, { event: 'listening', baseUrl: url, dataDir }, () => {
     io.out(`listening ${url}`);
     io.err(`sandbox platforms; data dir ${dataDir}${options.serviceUrl ? `; admin keys checked by ${options.serviceUrl}` : ''}`);
   });

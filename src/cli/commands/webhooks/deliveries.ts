@@ -12,6 +12,7 @@ import { printResult } from '../../io.js';
 import { printTable } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
 import { deliveryColumns, deliveryStatus, STATUSES, webhooksGroup } from '../../webhooks/common.js';
+import { formatCount } from '../../../ops/progress.js';
 
 export interface WebhooksDeliveriesOptions {
   status?: WebhookDeliveryStatus;
@@ -75,9 +76,9 @@ function footer(ctx: CommandContext, page: Page<WebhookDeliveryRecord>, status: 
   const pages = Math.max(1, Math.ceil(page.totalResults / page.pageSize));
   const noun = page.totalResults === 1 ? 'delivery' : 'deliveries';
   if (page.results.length === 0) {
-    io.err(`Page ${page.pageNumber} is past the end: ${page.totalResults} ${noun} make ${pages} page${pages === 1 ? '' : 's'}.`);
+    io.err(`Page ${page.pageNumber} is past the end: ${formatCount(page.totalResults)} ${noun} make ${pages} page${pages === 1 ? '' : 's'}.`);
     return;
   }
   const next = page._links?.next ? ` Next: --page ${page.pageNumber + 1}, or --all for every page.` : '';
-  io.err(`Page ${page.pageNumber} of ${pages} (${page.totalResults} ${noun}).${next}`);
+  io.err(`Page ${page.pageNumber} of ${pages} (${formatCount(page.totalResults)} ${noun}).${next}`);
 }
