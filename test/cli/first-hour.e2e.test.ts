@@ -1,0 +1,119 @@
+// The smaller edges a new user met in the first hour, as the real binary shows them: counts
+// as 1,200 in text and plain in --json, -q leaving only the errors and the result, one name
+// (baseUrl) in the listening lines of serve and sandbox serve, check --json's hint
+// pointing at the JSON, and export --format csv taking its columns from the data type's
+// schema, not from its first records.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runFerry } from '../helpers/cli.js';
+import { startFerry } from '../helpers/processes.js';
+import { tempDir } from '../helpers/service.js';
+
+let dir: string;
+let dataDir: string;
+let clientId: string;
+
+beforeAll(async () => {
+  dir = tempDir('ferry-first-hour-');
+  dataDir = join(dir, 'data');
+  const demo = await runFerry(['demo', '--data-dir', dataDir, '--companies', '4', '--invoices', '30', '--json'], { timeoutMs: 120_000 });
+  expect(demo.code, demo.stderr).toBe(0);
+  const { next } = JSON.parse(demo.stdout) as { next: string[] };
+  clientId = /--client (\S+)/.exec(next[0]!)![1]!;
+}, 150_000);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const asClient = (...args: string[]) => runFerry(['--data-dir', dataDir, '--client', clientId, ...args]);
+
+/** A CSV whose every row lacks its company name: every row is a problem. */
+function invalidRows(count: number): string {
+  const path = join(dir, `invalid-${count}.csv`);
+  const rows = Array.from({ length: count }, (_, i) => `,e${i},gbol,a,r,t`);
+  writeFileSync(path, `companyName,externalId,platformKey,accessToken,refreshToken,tenantId\n${rows.join('\n')}\n`);
+  return path;
+}
+
+describe('counts', () => {
+  it('print as 1,200 in text and as plain numbers in --json', async () => {
+    const input = invalidRows(1200);
+    const text = await asClient('migrate', 'tokens', input, '--dry-run');
+    expect(text.code).toBe(3);
+    expect(text.stderr).toContain('1,200 of 1,200 rows are not valid (the first 50 below; all in the results file):');
+    expect(text.stderr).toContain('Dry run: 0 valid rows of 1,200; nothing was written.');
+    expect(text.stderr).toContain('error: 1,200 rows not valid;');
+    const json = await asClient('--json', 'migrate', 'tokens', input, '--dry-run');
+    expect(json.code).toBe(3);
+    expect((JSON.parse(json.stdout) as { validation: { rows: unknown; invalid: unknown } }).validation).toMatchObject({ rows: 1200, invalid: 1200 });
+  });
+});
+
+describe('-q', () => {
+  it('leaves only the errors and the result: the summary lines are silenced', async () => {
+    const input = invalidRows(3);
+    const quiet = await asClient('-q', 'migrate', 'tokens', input, '--dry-run');
+    expect(quiet.code).toBe(3);
+    expect(quiet.stdout.trim()).toBe(`${input}.dry-run.results.csv`);
+    const lines = quiet.stderr.trimEnd().split('\n');
+    expect(lines).toEqual([
+      '3 of 3 rows are not valid:',
+      '  row 2, companyName: companyName is required (or companyId of an existing company)',
+      '  row 3, companyName: companyName is required (or companyId of an existing company)',
+      '  row 4, companyName: companyName is required (or companyId of an existing company)',
+      `error: 3 rows not valid; see ${input}.dry-run.results.csv.`,
+    ]);
+  });
+});
+
+describe('export --format csv', () => {
+  it('takes its columns from the data type\'s schema: a field the first records lack is a column, not _extra', async () => {
+    const out = join(dir, 'invoices.csv');
+    // One record a page: the old header came from the first page alone.
+    const run = await asClient('export', 'invoices', '--all-companies', '--format', 'csv', '--page-size', '1', '--out', out);
+    expect(run.code, run.stderr).toBe(0);
+    const [header, ...rows] = parse(readFileSync(out, 'utf8')) as string[][];
+    expect(header).toEqual(expect.arrayContaining(['companyId', 'currencyRate', 'paidOnDate', 'customerRef.id', '_extra']));
+    expect(header!.at(-1)).toBe('_extra');
+    const at = (row: string[], column: string) => row[header!.indexOf(column)];
+    // The first record lacks one of them (else this test could not fail), and later ones have it.
+    const first = rows[0]!;
+    const lacking = ['currencyRate', 'paidOnDate'].filter((c) => at(first, c) === '');
+    expect(lacking.length).toBeGreaterThan(0);
+    for (const column of lacking) expect(rows.some((r) => at(r, column) !== '')).toBe(true);
+    expect(rows).toHaveLength(120);
+    expect(rows.filter((r) => at(r, '_extra') !== '')).toEqual([]);
+  }, 60_000);
+});
+
+// After the export: its company has no data, which would make the export skip it (exit 3).
+describe('check --json', () => {
+  it('points at the evidence in the JSON, not "above"', async () => {
+    const created = await asClient('companies', 'create', '--name', 'Nothing Migrated Ltd');
+    expect(created.code, created.stderr).toBe(0);
+    const check = await asClient('--json', 'check', created.stdout.trim(), '--no-sync');
+    expect(check.code).toBe(3);
+    const { error } = JSON.parse(check.stderr.trim().split('\n').at(-1)!) as { error: { hint: string } };
+    expect(error.hint).toBe('Each criterion\'s evidence is in the JSON on stdout: results[].criteria[].evidence.');
+    expect(JSON.parse(check.stdout).results[0].criteria[0].evidence).toBeDefined();
+  });
+});
+
+describe('serve --json and sandbox serve --json', () => {
+  it('name their address the same: baseUrl', async () => {
+    const serve = await startFerry(['serve', '--port', '0', '--data-dir', join(dir, 'serve-data')]);
+    const sandbox = await startFerry(['sandbox', 'serve', '--port', '0', '--data-dir', join(dir, 'sandbox-data')]);
+    try {
+      for (const ready of [serve.ready, sandbox.ready]) {
+        expect(ready).toMatchObject({ event: 'listening', baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+      }
+      expect(sandbox.ready).not.toHaveProperty('url');
+    } finally {
+      await serve.stop();
+      await sandbox.stop();
+    }
+  }, 60_000);
+});
