@@ -70,6 +70,22 @@ describe('a server that is not the API at --base-url', () => {
   });
 });
 
+describe('an error answer without the service\'s words', () => {
+  it('says its status once, with the route', async () => {
+    const { url, server } = await notTheApi(400, 'bad request');
+    try {
+      const key = join(dir, 'key-400');
+      writeFileSync(key, 'not-a-real-key', { mode: 0o600 });
+      const run = await runFerry(['--base-url', url, '--api-key-file', key, 'companies', 'get', 'c0ffee']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('error: HTTP 400 from GET /companies/c0ffee\n');
+      expect(run.stderr.match(/400/g)).toHaveLength(1);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('--data-dir that is a file', () => {
   it('is a usage error naming it, for the service commands and the demo', async () => {
     const file = join(dir, 'not-a-dir');

@@ -203,6 +203,7 @@ the tokens",0b9f`,
     const result = await run;
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('Stopped waiting; rerun the same command to resume. The syncs were not cancelled: they carry on in the service. Companies: 0 complete, 0 running, 1 queued, 0 failed.');
+    expect(result.stderr).not.toMatch(/^error:/m);
     expect(result.stderr).toContain(`Resume the wait with: ferry ${remote.join(' ')} sync ${companyId} --data-type bills --wait --poll-ms 50`);
     expect(result.stdout).toContain('running');
     expect((await history(api, companyId)).map((p) => p.status)).toEqual(['Queued']);

@@ -137,7 +137,7 @@ export async function runSyncs(client: ApiClient, request: SyncRequest, hooks: S
         ...(hooks.changes ? { changes: hooks.changes, since } : {}),
       });
     } else if (stopped) {
-      progress.fail(`Interrupted: queued syncs for ${queued} of ${runs.length} compan${runs.length === 1 ? 'y' : 'ies'}.`);
+      progress.fail(`Stopped: queued syncs for ${queued} of ${runs.length} compan${runs.length === 1 ? 'y' : 'ies'}.`);
     } else {
       progress.done(`Queued syncs for ${queued} of ${runs.length} compan${runs.length === 1 ? 'y' : 'ies'}${done > 0 ? ` (${done} already complete)` : ''}.`);
     }
