@@ -82,7 +82,8 @@ Each row: find or create the company (by its ferryKey tag), find or create the c
 authorize it with the tokens, queue a sync. Results: one line per row, never a token.
 Rerunning the same command resumes: finished rows are skipped, failed rows are tried again.
 Fixed failed rows in the file? --retry-failed runs just the rows not migrated yet.
-Exit codes: 0 all rows done · 3 some rows failed · 4 key refused (run stopped) · 5 plan's company limit.
+Exit codes: 0 all rows done · 2 the file as a whole (empty, binary, its header) or a flag ·
+3 some rows failed · 4 key refused (run stopped) · 5 plan's company limit · 130 Ctrl-C (rerun to resume).
 `)
     .action(registrar.action(runMigrateTokens));
 }
