@@ -31,7 +31,7 @@ export function exportDone(summary: ExportSummary, dataType: string, format: str
 export function exportNotes(io: IO, summary: ExportSummary): void {
   if (io.mode === 'json') return;
   if (summary.extraRows > 0) {
-    io.err(`${formatCount(summary.extraRows)} row${summary.extraRows === 1 ? '' : 's'} had fields the CSV header (taken from the first page) does not name; they are in the _extra column as JSON.`);
+    io.err(`${formatCount(summary.extraRows)} row${summary.extraRows === 1 ? '' : 's'} had fields the CSV header (the data type's columns and the first page's) does not name; they are in the _extra column as JSON.`);
   }
   if (summary.state) io.err(`Bookmarks saved to ${summary.state}; the next run with --state ${summary.state} exports only what changed.`);
 }

@@ -8,6 +8,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { replaceFile } from '../../lib/atomic-file.js';
 import { contactText, defaultReportDir, stepOf, type CompanyOutcome, type Plan } from './plan.js';
+import { formatCount } from '../progress.js';
 
 export const REPORT_TEMPLATES = fileURLToPath(new URL('../../../templates/managed/', import.meta.url));
 
@@ -193,16 +194,16 @@ export function verdictSentence(data: ReportJson): string {
   const passed = data.companies.filter((o) => o.verdict === 'pass').length;
   const heldBack = data.companies.filter((o) => o.verdict === 'fail' && o.migration === 'not-imported');
   const failedCheck = data.companies.filter((o) => o.verdict === 'fail' && o.migration !== 'not-imported');
-  const parts = [`${passed.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} migrated and checked`];
+  const parts = [`${formatCount(passed)} of ${formatCount(total)} migrated and checked`];
   if (heldBack.length > 0) {
     const one = heldBack.length === 1;
     const legacy = heldBack.every((o) => o.reasons.some((r) => /legacy application refreshed/.test(r)));
     parts.push(legacy
-      ? `${heldBack.length.toLocaleString('en-US')} held back because ${one ? 'its' : 'their'} old application refreshed ${one ? 'its token' : 'their tokens'} after step 4 (see below)`
-      : `${heldBack.length.toLocaleString('en-US')} held back (see below)`);
+      ? `${formatCount(heldBack.length)} held back because ${one ? 'its' : 'their'} old application refreshed ${one ? 'its token' : 'their tokens'} after step 4 (see below)`
+      : `${formatCount(heldBack.length)} held back (see below)`);
   }
-  if (failedCheck.length > 0) parts.push(`${failedCheck.length.toLocaleString('en-US')} migrated but not yet passing the end-to-end check (see below)`);
-  if (checked < total) parts.push(`${(total - checked).toLocaleString('en-US')} not checked yet`);
+  if (failedCheck.length > 0) parts.push(`${formatCount(failedCheck.length)} migrated but not yet passing the end-to-end check (see below)`);
+  if (checked < total) parts.push(`${formatCount(total - checked)} not checked yet`);
   return parts.join('; ');
 }
 
@@ -227,7 +228,7 @@ function reportValues(data: ReportJson): Record<string, string> {
     lastMigrated: utc(s.lastMigratedAt),
     medianSync: seconds(s.medianSyncSeconds),
     slowestSync: seconds(s.slowestSyncSeconds),
-    records: s.records.toLocaleString('en-US'),
+    records: formatCount(s.records),
     verdictSentence: verdictSentence(data),
     verdictClass: data.verdict === 'pass' ? 'pass' : data.verdict === 'fail' ? 'attention' : 'incomplete',
     generatedAt: utc(data.generatedAt),
