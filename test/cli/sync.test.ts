@@ -108,6 +108,8 @@ the tokens",0b9f`,
     expect(summary[2]).toMatchObject({ companyId: pending, name: 'Results Pending', ok: false, state: 'failed', dataTypes: {} });
     expect(summary[2].error).toContain('no Linked connection (Xero PendingAuth)');
     expect(JSON.parse(result.stderr)).toMatchObject({ error: { exitCode: 3, message: expect.stringContaining('1 of 3 companies could not be queued') } });
+    // The hint's command reaches the same service, as printed.
+    expect(JSON.parse(result.stderr).error.hint).toContain(`The first one's connections and data sets: ferry ${remote.join(' ')} status ${pending}`);
     // The failed row's company was left alone.
     expect(await history(api, failedRow.companyId)).toEqual([]);
     await h.drain();

@@ -2,6 +2,7 @@
 // them until every data type is Complete or errored, then print a per-company summary.
 // Stopping the wait (Ctrl-C, --timeout) never cancels a sync: they carry on in the service,
 // and the same command resumes the wait from the run's journal (cli/sync/run-files.ts).
+import { targetArgs } from '../command-line.js';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { CliError, EXIT, UsageError } from '../errors.js';
@@ -118,7 +119,7 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
       return run.companyList!;
     })
     : undefined;
-  const failure = report.syncFailure(outcome, { wait, timeoutMs, embedded: connection.embedded, ...(resumeWith ? { resume: resumeWith } : {}) });
+  const failure = report.syncFailure(outcome, { wait, timeoutMs, embedded: connection.embedded, target: targetArgs(ctx.flags), ...(resumeWith ? { resume: resumeWith } : {}) });
   if (failure) throw failure;
 }
 

@@ -68,7 +68,7 @@ export async function runWorker(options: WorkerOptions, ctx: CommandContext): Pr
   }
   if (!options.sandboxUrl) {
     throw new UsageError('ferry worker needs the platforms to sync from: give --sandbox-url URL, the same as the API instances\'.',
-      'Start them with: ferry sandbox serve --port 9090 --service-url http://<an API instance>');
+      'Start them with `ferry sandbox serve --port 9090 --service-url URL`, URL being an API instance\'s (e.g. http://127.0.0.1:8080, as its listening line says).');
   }
   const dataDir = resolveDataDir(ctx.flags, io.env);
   const { webhookTargets, note: targetsNote } = webhookTargetsOf(options);

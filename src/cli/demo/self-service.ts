@@ -238,7 +238,7 @@ async function sync(ctx: CommandContext, resultsPath: string, read: { ids: strin
   const outcome = await runSyncs(client, { companyIds, wait: true, deadline, firstDelayMs: 500 }, { signal, ...shown, ...(changes ? { changes } : {}) })
     .finally(() => changes?.close());
   syncReport.printSyncSummary(io, outcome.summary);
-  const failure = syncReport.syncFailure(outcome, { wait: true, timeoutMs, embedded });
+  const failure = syncReport.syncFailure(outcome, { wait: true, timeoutMs, embedded, target: targetArgs(ctx.flags) });
   if (failure) throw failure;
 }
 

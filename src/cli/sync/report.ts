@@ -1,6 +1,7 @@
 // How a sync run shows on the command line (`ferry sync`, and the demo's sync): what was
 // read of a results file, the progress and per-company lines while it runs, the summary
 // table, and the exit its end makes.
+import { ferryCommand } from '../command-line.js';
 import { durationText } from '../../lib/duration.js';
 import type { JournalFound, StartCounts, SyncHooks, SyncOutcome } from '../../ops/sync/engine.js';
 import { detailOf, stateCounts, stillRunning, type CompanySummary, type StateCounts } from '../../ops/sync/runs.js';
@@ -76,6 +77,8 @@ export interface SyncEnd {
   embedded: boolean;
   /** The command that resumes the wait (ferry sync --wait); without it, how to follow the syncs instead. */
   resume?: string;
+  /** The flags that chose this run's service (command-line.ts targetArgs), for the commands printed. */
+  target: string[];
 }
 
 /** What a run's end makes of the exit: the error to end with (the wait stopped, or companies failed), or none. */
@@ -84,7 +87,8 @@ export function syncFailure(outcome: SyncOutcome, how: SyncEnd): Error | undefin
   const keepsGoing = how.embedded
     ? 'The syncs were not cancelled: they resume the next time ferry opens this data dir.'
     : 'The syncs were not cancelled: they carry on in the service.';
-  const follow = `Follow them with: ferry status ${runs.find((r) => r.started)?.companyId ?? 'COMPANY_ID'}`;
+  const started = runs.find((r) => r.started)?.companyId;
+  const follow = started ? `Follow them with: ${ferryCommand(['status', started], how.target)}` : `Follow them with: ${ferryCommand(['companies', 'list'], how.target)}`;
   if (stopped) {
     // Counts, a few unfinished companies and the command that resumes: a short line at any count.
     const counts = stateCounts(runs);
@@ -108,6 +112,6 @@ export function syncFailure(outcome: SyncOutcome, how: SyncEnd): Error | undefin
   return new CliError(
     `${formatCount(failed.length)} of ${formatCount(summary.length)} compan${summary.length === 1 ? 'y' : 'ies'} ${what}: ${names}${more}.`,
     code,
-    code === EXIT.error ? `Nothing was ${how.wait ? 'synced' : 'queued'}; see the summary above (ferry status COMPANY_ID shows one company's connections and data sets).` : 'See the summary above; ferry status COMPANY_ID shows one company\'s connections and data sets.',
+    `${code === EXIT.error ? `Nothing was ${how.wait ? 'synced' : 'queued'}; see` : 'See'} the summary above. The first one's connections and data sets: ${ferryCommand(['status', failed[0]!.companyId], how.target)}`,
   );
 }
