@@ -154,6 +154,22 @@ describe('sync --wait resumed after a stop (real worker)', () => {
     expect(await pulls(early.companyId)).toHaveLength(1);
   });
 
+  it('--from-results: the migration\'s journal says when it began, so a results file rewritten at its end does not requeue what synced meanwhile', async () => {
+    const early = await linkedCompany(api, stack.sandboxUrl, PLATFORM, 5, { name: 'Journalled Early', seed: 78 });
+    const file = join(work, 'journalled.results.csv');
+    const began = Date.now();
+    writeFileSync(`${file}.journal`, `${JSON.stringify({ type: 'start', input: 'tokens.csv', fingerprint: 'f', at: new Date(began - 2000).toISOString() })}\n`);
+    const synced = await ferry([...remote, 'sync', early.companyId, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
+    expect(synced.code, synced.stderr).toBe(0);
+    // Written whole at the run's end, as migrate writes it from its journal.
+    writeFileSync(file, `row,companyId,status\n2,${early.companyId},migrated\n`);
+
+    const run = await ferry([...remote, 'sync', '--from-results', file, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('0 of 1 company still to finish; 1 already complete');
+    expect(await pulls(early.companyId)).toHaveLength(1);
+  });
+
   it('with --json a timeout is one JSON error line holding the counts and the command that resumes', async () => {
     const d = await linkedCompany(api, stack.sandboxUrl, PLATFORM, 5, { name: 'Json D', seed: 76 });
     const result = await ferry([...remote, '--json', 'sync', d.companyId, '--wait', '--timeout', '1ms', '--poll-ms', '50']);

@@ -14,6 +14,7 @@ import { resolveDataDir } from '../globals.js';
 import { resumeCommand } from '../sync/resume-command.js';
 import { defaultSyncTimeoutMs, waitLine } from '../sync/timeout.js';
 import { statSync } from 'node:fs';
+import { journalBegan } from '../../ops/migrate/journal.js';
 import { dirname } from 'node:path';
 
 export interface SyncOptions extends EventsFlag {
@@ -143,12 +144,14 @@ async function dataTypeKey(text: string): Promise<string> {
 
 /**
  * When the migration that wrote a results file began: companies synced since are done
- * (unless --force). The file is streamed from the run's start and renamed into place at
- * its end, so its creation time is the start; its last change (the end) would count the
- * syncs of rows migrated early, finished before the run ended, as not done, and queue them
- * again. Where the file system keeps no creation time, the last change it is.
+ * (unless --force). Its journal beside it (RESULTS.journal) says so in its first line; the
+ * results file itself is rewritten at the end of every run, so its own times would count
+ * the syncs of rows migrated early, finished before the run ended, as not done, and queue
+ * them again. Without a journal, the file's creation time where the file system keeps
+ * one, else its last change.
  */
 function resultsBegun(path: string): number {
   const stat = statSync(path);
-  return stat.birthtimeMs > 0 ? Math.min(stat.birthtimeMs, stat.mtimeMs) : stat.mtimeMs;
+  const fileTime = stat.birthtimeMs > 0 ? Math.min(stat.birthtimeMs, stat.mtimeMs) : stat.mtimeMs;
+  return Math.min(journalBegan(`${path}.journal`) ?? fileTime, fileTime);
 }

@@ -4,7 +4,7 @@
 // and each step is safe to repeat (the company is found by its ferryKey tag, the
 // connection by the company's connections, an already Linked connection is not
 // authorized again). Tokens are never written here.
-import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RowResult } from './types.js';
@@ -86,3 +86,22 @@ export class JournalWriter {
     closeSync(this.fd);
   }
 }
+
+/** When the journal's run first began (its first line, a `start`), in epoch ms; undefined without a journal or a readable start. */
+export function journalBegan(path: string): number | undefined {
+  if (!existsSync(path)) return undefined;
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(4096);
+    const read = readSync(fd, head, 0, head.length, 0);
+    const first = head.subarray(0, read).toString('utf8').split('\n', 1)[0] ?? '';
+    const event = JSON.parse(first) as Partial<JournalEvent>;
+    const at = event.type === 'start' && event.at ? Date.parse(event.at) : Number.NaN;
+    return Number.isNaN(at) ? undefined : at;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
