@@ -5,6 +5,8 @@ import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ServiceContext } from '../context.js';
 import type { AsyncStore } from '../store/async-store.js';
+import type { EventConsumer, EventInput } from '../store/events.js';
+import { wantsEvent } from './wants.js';
 
 export interface EventContext {
   store: AsyncStore;
@@ -28,14 +30,49 @@ export const tagsOf = (company: CompanyRow | null | undefined): string[] =>
 /** The event context of a route: the stream and the deliveries wake as soon as the change commits. */
 export const eventsOf = (ctx: ServiceContext): EventContext => ({ store: ctx.store, clock: ctx.clock, changed: ctx.events.changed });
 
-export async function recordEvent(ctx: EventContext, event: NewEvent): Promise<{ id: string; seq: number }> {
+/** The event as stored: its id, time and body made now. */
+function eventInput(ctx: EventContext, event: NewEvent): EventInput {
   const id = randomUUID();
   const generated = isoSeconds(ctx.clock.now());
   const body = JSON.stringify({ id, eventType: event.eventType, generatedDate: generated, payload: event.payload });
-  const seq = await ctx.store.insertEvent({
+  return {
     id, clientId: event.clientId, companyId: event.company?.id ?? null, companyTags: tagsOf(event.company),
     eventType: event.eventType, generated, body, ...(event.onlyConsumer ? { onlyConsumer: event.onlyConsumer } : {}),
-  }, randomUUID);
+  };
+}
+
+export async function recordEvent(ctx: EventContext, event: NewEvent): Promise<{ id: string; seq: number }> {
+  const input = eventInput(ctx, event);
+  const seq = await ctx.store.insertEvent(input, randomUUID);
   if (ctx.changed) setImmediate(ctx.changed);
-  return { id, seq };
+  return { id: input.id, seq };
+}
+
+/**
+ * The consumers of the accounts events are recorded for, each account's read once however
+ * many events a transaction records for it (on PostgreSQL held until it ends).
+ */
+export class EventConsumers {
+  private readonly read = new Map<string, Promise<EventConsumer[]>>();
+
+  constructor(private readonly store: AsyncStore) {}
+
+  of(clientId: string): Promise<EventConsumer[]> {
+    let found = this.read.get(clientId);
+    if (!found) this.read.set(clientId, found = this.store.eventConsumers(clientId));
+    return found;
+  }
+}
+
+/** Events of one transaction in one write, in order, each delivered to the consumers that want it; call inside the change's transaction. */
+export async function recordEvents(ctx: EventContext, consumers: EventConsumers, events: NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const grouped = [];
+  for (const event of events) {
+    const input = eventInput(ctx, event);
+    const chosen = (await consumers.of(event.clientId)).filter((consumer) => wantsEvent(consumer, input));
+    grouped.push({ event: input, deliveries: chosen.map((consumer) => ({ id: randomUUID(), consumerId: consumer.id })) });
+  }
+  await ctx.store.insertEvents(grouped);
+  if (ctx.changed) setImmediate(ctx.changed);
 }

@@ -15,6 +15,15 @@ export interface EventInput {
   onlyConsumer?: string;
 }
 
+/** What a consumer's choice of events rests on. */
+export type EventConsumer = Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags' | 'company_id'>;
+
+/** An event and its deliveries, the consumers chosen and the delivery ids made by the caller (insertEvents). */
+export interface EventWithDeliveries {
+  event: EventInput;
+  deliveries: Array<{ id: string; consumerId: string }>;
+}
+
 export interface EventRow {
   /** The event's place among all events: the outbox's reference to it. */
   seq: number;

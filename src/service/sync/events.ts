@@ -3,7 +3,7 @@
 // connection deauthorized by a failed refresh, a push that settled.
 import { isErrored } from '../store/pull-status.js';
 import { connectionPayload, dataTypeReadPayload, readCompletedPayload, writePayload } from '../events/payloads.js';
-import { recordEvent, type EventContext } from '../events/record.js';
+import { EventConsumers, recordEvent, recordEvents, type EventContext, type NewEvent } from '../events/record.js';
 import { FERRY_EVENTS } from '../events/catalogue.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionError } from '../store/connections.js';
@@ -41,12 +41,12 @@ export interface EndedPull {
  */
 export async function pullsEnded(ctx: BackgroundEvents, ended: EndedPull[]): Promise<void> {
   const { store } = ctx;
-  for (const { pull, company, records } of ended) {
-    await recordEvent(ctx, {
-      clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
-      payload: dataTypeReadPayload(company, pull, records),
-    });
-  }
+  // The consumers are read once for all: the pulls' events are one write, read.completed another.
+  const consumers = new EventConsumers(store);
+  await recordEvents(ctx, consumers, ended.map(({ pull, company, records }): NewEvent => ({
+    clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
+    payload: dataTypeReadPayload(company, pull, records),
+  })));
   const company = ended.at(-1)?.company;
   if (!company || (await store.openPulls(company.id)).size > 0) return;
   const previous = await store.lastCompanyEvent(company.id, 'read.completed');
@@ -61,8 +61,8 @@ export async function pullsEnded(ctx: BackgroundEvents, ended: EndedPull[]): Pro
   for (const found of await store.getPulls([...ids])) latest.set(found.data_type, found);
   const pulls = [...latest.values()].sort((a, b) => a.data_type.localeCompare(b.data_type));
   const payload = readCompletedPayload(company, pulls, previous?.generated ?? null);
-  if (!previous) await recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed.initial', payload });
-  await recordEvent(ctx, { clientId: company.client_id, company, eventType: 'read.completed', payload });
+  const completed = (eventType: string): NewEvent => ({ clientId: company.client_id, company, eventType, payload });
+  await recordEvents(ctx, consumers, previous ? [completed('read.completed')] : [completed('read.completed.initial'), completed('read.completed')]);
 }
 
 /** A failed refresh revoked the grant: the connection is Deauthorized, and consumers hear it. */

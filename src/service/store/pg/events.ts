@@ -3,7 +3,8 @@
 // they are written together or not at all, in or out of a transaction. Its number in the
 // account is given when the transaction commits, by a trigger (migrations/011).
 import type { AsyncStore } from '../async-store.js';
-import type { ConsumerRow, EventInput, EventRow } from '../events.js';
+import { wantsEvent } from '../../events/wants.js';
+import type { ConsumerRow, EventConsumer, EventRow } from '../events.js';
 import type { EventStore } from '../store.js';
 import { row, rows, run, type Queryable } from './query.js';
 
@@ -11,15 +12,6 @@ type EventMethods = Pick<AsyncStore, keyof EventStore>;
 
 /** The row as SQLite's `SELECT *` gives it: without seq, SQLite's rowid, named here. */
 const CONSUMER_COLUMNS = 'id, client_id, url, event_types, company_tags, company_id, rule_type, disabled, disabled_reason, secret, created';
-
-/** Whether the consumer wants the event: its type, and one of its company tags (none: every company). */
-function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags' | 'company_id'>, event: EventInput): boolean {
-  if (!(JSON.parse(consumer.event_types) as string[]).includes(event.eventType)) return false;
-  if (consumer.company_id !== null && consumer.company_id !== event.companyId) return false;
-  if (consumer.company_tags === null) return true;
-  const tags = JSON.parse(consumer.company_tags) as string[];
-  return tags.length === 0 || tags.some((t) => event.companyTags.includes(t));
-}
 
 // The deliveries are written in the order of the ids given (seq follows it).
 const INSERT_EVENT = `WITH e AS (
@@ -31,6 +23,21 @@ const INSERT_EVENT = `WITH e AS (
   )
   SELECT seq FROM e`;
 
+// Many events and their deliveries in one statement: events numbered in the order given, each delivery joined to its event by id.
+const INSERT_EVENTS = `WITH e AS (
+    INSERT INTO events (id, client_id, company_id, event_type, generated, body)
+    SELECT x.id, x.client_id, x.company_id, x.event_type, x.generated, x.body
+    FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS x (id, client_id, company_id, event_type, generated, body, n) ORDER BY x.n
+    RETURNING id, seq, company_id, generated
+  ), d AS (
+    INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
+    SELECT y.id, y.consumer_id, e.seq, e.company_id, 'Pending', e.generated, e.generated
+    FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS y (id, consumer_id, event_id, n) JOIN e ON e.id = y.event_id ORDER BY y.n
+  )
+  SELECT id, seq FROM e`;
+
+const CONSUMERS = 'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY seq FOR KEY SHARE';
+
 export function eventMethods(db: Queryable): EventMethods {
   return {
     /**
@@ -38,13 +45,21 @@ export function eventMethods(db: Queryable): EventMethods {
      * until it ends, so none is deleted under the deliveries that name it.
      */
     insertEvent: async (event, deliveryId) => {
-      const consumers = await rows<Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags' | 'company_id'>>(db,
-        'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY seq FOR KEY SHARE', [event.clientId]);
-      const chosen = consumers.filter((consumer) => (event.onlyConsumer ? consumer.id === event.onlyConsumer : wants(consumer, event)));
+      const chosen = (await rows<EventConsumer>(db, CONSUMERS, [event.clientId])).filter((consumer) => wantsEvent(consumer, event));
       const ids = chosen.map(() => deliveryId());
       const inserted = await row<{ seq: number }>(db, INSERT_EVENT, [event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body,
         event.companyId, event.generated, event.generated, ids, chosen.map((consumer) => consumer.id)]);
       return inserted!.seq;
+    },
+    eventConsumers: (clientId) => rows<EventConsumer>(db, CONSUMERS, [clientId]),
+    insertEvents: async (events) => {
+      if (events.length === 0) return [];
+      const deliveries = events.flatMap(({ event, deliveries: its }) => its.map((delivery) => ({ ...delivery, eventId: event.id })));
+      const inserted = await rows<{ id: string; seq: number }>(db, INSERT_EVENTS, [
+        ...(['id', 'clientId', 'companyId', 'eventType', 'generated', 'body'] as const).map((key) => events.map(({ event }) => event[key])),
+        deliveries.map((d) => d.id), deliveries.map((d) => d.consumerId), deliveries.map((d) => d.eventId)]);
+      const seqs = new Map(inserted.map((r) => [r.id, Number(r.seq)]));
+      return events.map(({ event }) => seqs.get(event.id)!);
     },
     // Numbered at commit (migrations/011): an event still unnumbered is one this reader cannot see yet.
     eventsAfter: (clientId, afterAccountSeq, limit) => rows<EventRow>(db,

@@ -3,15 +3,8 @@
 // nothing is sent from here, and nothing committed is ever lost.
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
-import type { EventInput, EventRow, ConsumerRow } from '../events.js';
-
-function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags' | 'company_id'>, event: EventInput): boolean {
-  if (!(JSON.parse(consumer.event_types) as string[]).includes(event.eventType)) return false;
-  if (consumer.company_id !== null && consumer.company_id !== event.companyId) return false;
-  if (consumer.company_tags === null) return true;
-  const tags = JSON.parse(consumer.company_tags) as string[];
-  return tags.length === 0 || tags.some((t) => event.companyTags.includes(t));
-}
+import { wantsEvent } from '../../events/wants.js';
+import type { EventConsumer, EventInput, EventRow, EventWithDeliveries, ConsumerRow } from '../events.js';
 
 /**
  * Records the event and its deliveries; returns the event's sequence number. Its number in
@@ -19,19 +12,28 @@ function wants(consumer: Pick<ConsumerRow, 'event_types' | 'company_tags' | 'com
  * account's numbers commit in order (the PostgreSQL store numbers at commit instead).
  */
 export function insertEvent(db: Db, event: EventInput, deliveryId: () => string): number {
-  const accountSeq = prepared(db, `INSERT INTO event_counters (client_id, last_seq) VALUES (?, 1)
-    ON CONFLICT (client_id) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`).pluck().get(event.clientId) as number;
-  const seq = Number(prepared(db, `INSERT INTO events (id, client_id, company_id, event_type, generated, body, account_seq)
-    VALUES (?, ?, ?, ?, ?, ?, ?)`).run(event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body, accountSeq).lastInsertRowid);
-  const consumers = prepared(db, 'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0')
-    .all(event.clientId) as Array<Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags' | 'company_id'>>;
-  const insert = prepared(db, `INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
+  const chosen = eventConsumers(db, event.clientId).filter((consumer) => wantsEvent(consumer, event));
+  return insertEvents(db, [{ event, deliveries: chosen.map((consumer) => ({ id: deliveryId(), consumerId: consumer.id })) }])[0]!;
+}
+
+/** The account's enabled consumers, oldest first. */
+export function eventConsumers(db: Db, clientId: string): EventConsumer[] {
+  return prepared(db, 'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY rowid').all(clientId) as EventConsumer[];
+}
+
+/** Each event, numbered in its account, and its deliveries as given (in-process: one call, a statement or two each). */
+export function insertEvents(db: Db, events: EventWithDeliveries[]): number[] {
+  const counter = prepared(db, `INSERT INTO event_counters (client_id, last_seq) VALUES (?, 1)
+    ON CONFLICT (client_id) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`).pluck();
+  const insertEvent = prepared(db, `INSERT INTO events (id, client_id, company_id, event_type, generated, body, account_seq) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+  const insertDelivery = prepared(db, `INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
     VALUES (?, ?, ?, ?, 'Pending', ?, ?)`);
-  for (const consumer of consumers) {
-    if (event.onlyConsumer ? consumer.id !== event.onlyConsumer : !wants(consumer, event)) continue;
-    insert.run(deliveryId(), consumer.id, seq, event.companyId, event.generated, event.generated);
-  }
-  return seq;
+  return events.map(({ event, deliveries }) => {
+    const accountSeq = counter.get(event.clientId) as number;
+    const seq = Number(insertEvent.run(event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body, accountSeq).lastInsertRowid);
+    for (const delivery of deliveries) insertDelivery.run(delivery.id, delivery.consumerId, seq, event.companyId, event.generated, event.generated);
+    return seq;
+  });
 }
 
 /** The account's events after its number `afterAccountSeq`, oldest first. */
