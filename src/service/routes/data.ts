@@ -90,11 +90,11 @@ function registerSyncRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     GET: async (request) => {
       const company = await ownedCompany(ctx, request);
       const status: Record<string, unknown> = {};
-      for (const dataset of await store.listDatasets(company.id)) {
-        // Custom data types are read per connection and are not data types of the public status.
-        if (dataset.data_type.startsWith(CUSTOM_PREFIX)) continue;
-        status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? await store.getPull(dataset.latest_sync_id) : undefined);
-      }
+      // Custom data types are read per connection and are not data types of the public status.
+      const datasets = (await store.listDatasets(company.id)).filter((d) => !d.data_type.startsWith(CUSTOM_PREFIX));
+      // Every latest pull in one read, not one a data type: a sync's waiter asks this of each company again and again.
+      const latest = new Map((await store.getPulls(datasets.flatMap((d) => (d.latest_sync_id ? [d.latest_sync_id] : [])))).map((p) => [p.id, p]));
+      for (const dataset of datasets) status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? latest.get(dataset.latest_sync_id) : undefined);
       return status;
     },
   });
