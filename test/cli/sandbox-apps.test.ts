@@ -35,6 +35,9 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     expect(made.stderr).toContain('Its client secret is shown only this once');
     expect(made.stderr).not.toContain(record.clientSecret);
     expect(made.stderr).toContain(`--app-client-id ${record.clientId}`);
+    // The next command reaches the same service, and says where its one blank comes from.
+    expect(made.stderr).toContain(`Next: ferry ${remote.join(' ')} managed init --platform qhyg --client CLIENT_ID`);
+    expect(made.stderr).toContain(`(ferry ${remote.join(' ')} admin clients list lists them)`);
 
     // The secret is the real one: the platform's token endpoint takes it for this app.
     const basic = Buffer.from(`${record.clientId}:${record.clientSecret}`).toString('base64');

@@ -110,6 +110,7 @@ describe('ferry webhooks create', () => {
     expect(run.stdout).toMatch(new RegExp(`^id +${UUID}$`, 'm'));
     expect(run.stdout).toMatch(/^secret +whsec_\S+$/m);
     expect(run.stderr).toContain('The signing secret is shown only now');
+    expect(run.stderr).toContain(`Next: ferry ${target.join(' ')} webhooks test `);
     // Never again: not in the list, not in the consumer.
     const list = await ferry('--json', 'webhooks', 'list');
     expect(list.stdout).not.toContain('whsec_');

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import * as api from '../../../client/api.js';
 import type { CommandContext } from '../../context.js';
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import { printResult } from '../../io.js';
 import { printRecord } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
@@ -63,6 +64,6 @@ export async function runWebhooksCreate(options: WebhooksCreateOptions, ctx: Com
       ['secret', created.secret],
     ]);
     io.err('\nThe signing secret is shown only now: keep it where the receiver can read it (it verifies the webhook-signature header).');
-    io.err(`Next: ferry webhooks test ${created.id} --wait`);
+    io.err(`Next: ${ferryCommand(['webhooks', 'test', created.id, '--wait'], targetArgs(ctx.flags))}`);
   });
 }

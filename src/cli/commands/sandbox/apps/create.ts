@@ -1,6 +1,7 @@
 // `ferry sandbox apps create`: an OAuth app on a sandbox platform, standing in for the
 // client's own app that a managed migration needs (step 1's app id, step 3's callback URL).
 import type { Command } from 'commander';
+import { ferryCommand, targetArgs } from '../../../command-line.js';
 import { printResult } from '../../../io.js';
 import type { CommandContext } from '../../../context.js';
 import { printRecord } from '../../../output.js';
@@ -52,6 +53,7 @@ export async function runAppsCreate(options: AppsCreateOptions, ctx: CommandCont
       ['callbackUrls', app.callbackUrls.join(' ')],
       ['created', app.created],
     ]);
-    io.err(`Next: ferry managed init --platform ${app.platform} --client CLIENT_ID --app-client-id ${app.clientId}`);
+    io.err(`Next: ${ferryCommand(['managed', 'init', '--platform', app.platform, '--client', 'CLIENT_ID', '--app-client-id', app.clientId], targetArgs(ctx.flags))}`);
+    io.err(`  with CLIENT_ID the id of the account whose companies move (${ferryCommand(['admin', 'clients', 'list'], targetArgs(ctx.flags))} lists them).`);
   });
 }
