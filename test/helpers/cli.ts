@@ -1,5 +1,5 @@
 // Runs the real `ferry` binary (bin/ferry.js → dist/) as a child process.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,8 +37,18 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 export function runFerry(args: string[], options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  const child = spawn(process.execPath, [FERRY_BIN, ...args], { env: cleanEnv(options.env), stdio: 'pipe' });
+  return outcome(child, options).then((result) => {
+    // No Node warning may reach a user's terminal: every child-process test checks it.
+    const warning = NODE_WARNING.exec(result.stderr);
+    if (warning) throw new Error(`ferry ${args.join(' ')} printed a Node warning: ${warning[0]}`);
+    return result;
+  });
+}
+
+/** A child's exit and all it wrote, its stdin fed `input`; killed after `timeoutMs`. */
+function outcome(child: ChildProcessWithoutNullStreams, options: { input?: string; timeoutMs?: number }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FERRY_BIN, ...args], { env: cleanEnv(options.env), stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -47,10 +57,7 @@ export function runFerry(args: string[], options: { env?: Record<string, string>
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      // No Node warning may reach a user's terminal: every child-process test checks it.
-      const warning = NODE_WARNING.exec(stderr);
-      if (warning) reject(new Error(`ferry ${args.join(' ')} printed a Node warning: ${warning[0]}`));
-      else resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');
   });
@@ -69,22 +76,9 @@ export function runPrinted(line: string, options: { cwd?: string; env?: Record<s
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     shimDir = dir;
   }
-  return new Promise((resolve, reject) => {
-    const env = cleanEnv(options.env);
-    env.PATH = `${shimDir}:${env.PATH ?? ''}`;
-    const child = spawn('/bin/sh', ['-c', line], { env, cwd: options.cwd, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? '');
-  });
+  const env = cleanEnv(options.env);
+  env.PATH = `${shimDir}:${env.PATH ?? ''}`;
+  return outcome(spawn('/bin/sh', ['-c', line], { env, cwd: options.cwd, stdio: 'pipe' }), options);
 }
 
 /** The command after `label` (e.g. "Next:") on a line of `text`. */
