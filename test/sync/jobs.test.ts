@@ -3,25 +3,19 @@
 // own outcome: one that fails, or that another worker took over, ends only itself, while
 // the others complete and report their events as they would alone.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/lib/clock.js';
 import type { PlatformPage } from '../../src/service/adapters/adapter.js';
 import { FERRY_EVENTS } from '../../src/service/events/catalogue.js';
 import { createSealer } from '../../src/service/secrets.js';
 import type { AsyncStore } from '../../src/service/store/async-store.js';
-import { createPgStore } from '../../src/service/store/pg/pg-store.js';
-import { openPostgres } from '../../src/service/store/pg/pool.js';
-import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
-import { openDatabase } from '../../src/service/store/sqlite/db.js';
 import type { SyncDeps } from '../../src/service/sync/deps.js';
 import { queueAll } from '../../src/service/sync/enqueue.js';
 import { leaseUntil } from '../../src/service/sync/pull-lease.js';
 import { syncOnce } from '../../src/service/sync/sync-once.js';
-import { describePostgres, freshDatabase } from '../helpers/postgres.js';
+import { describePostgres } from '../helpers/postgres.js';
 import { ReadOnlyPlatform } from '../helpers/read-only-platform.js';
-import { tempDir } from '../helpers/service.js';
+import { twoPgWorkers, twoSqliteWorkers, type OpenTwoWorkers } from './two-workers-support.js';
 import { FakeClock } from '../helpers/sync.js';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -59,31 +53,9 @@ class Platform extends ReadOnlyPlatform {
   }
 }
 
-/** Two stores on one database (two workers), and what closes them. */
-type Open = () => Promise<{ stores: [AsyncStore, AsyncStore]; close(): Promise<void> }>;
-
-const openSqlite: Open = async () => {
-  const dir = tempDir('ferry-jobs-');
-  const stores: [AsyncStore, AsyncStore] = [sqliteAsyncStore(openDatabase(join(dir, 'ferry.db'))), sqliteAsyncStore(openDatabase(join(dir, 'ferry.db')))];
-  return {
-    stores,
-    async close() {
-      for (const store of stores) await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-};
-
-const openPg: Open = async () => {
-  const url = await freshDatabase();
-  const stores: [AsyncStore, AsyncStore] = [createPgStore(await openPostgres(url, { max: 4 })), createPgStore(await openPostgres(url, { max: 4 }))];
-  return {
-    stores,
-    async close() {
-      for (const store of stores) await store.close();
-    },
-  };
-};
+type Open = OpenTwoWorkers;
+const openSqlite: Open = twoSqliteWorkers('ferry-jobs-');
+const openPg: Open = twoPgWorkers;
 
 const TYPES = ['invoices', 'bills', 'customers', 'suppliers'];
 

@@ -6,8 +6,6 @@
 // record once. A slow page never loses the lease: the heartbeat renews it. Only a worker
 // told it is the only one of its database (exclusive) frees leases when it starts.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/lib/clock.js';
 import type { PlatformAdapter, PlatformPage } from '../../src/service/adapters/adapter.js';
@@ -15,50 +13,24 @@ import type { Tokens } from '../../src/service/adapters/verifier.js';
 import { ReadOnlyPlatform } from '../helpers/read-only-platform.js';
 import { FERRY_EVENTS } from '../../src/service/events/catalogue.js';
 import { createSealer } from '../../src/service/secrets.js';
-import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
 import type { AsyncStore } from '../../src/service/store/async-store.js';
-import { openDatabase } from '../../src/service/store/sqlite/db.js';
-import { createPgStore } from '../../src/service/store/pg/pg-store.js';
-import { openPostgres } from '../../src/service/store/pg/pool.js';
 import type { PullRow } from '../../src/service/store/pulls.js';
 import type { SyncDeps } from '../../src/service/sync/deps.js';
 import { queuePull } from '../../src/service/sync/enqueue.js';
 import { SyncLoop } from '../../src/service/sync/loop.js';
 import { LeaseHeartbeat, leaseUntil } from '../../src/service/sync/pull-lease.js';
 import { syncOnce } from '../../src/service/sync/sync-once.js';
-import { describePostgres, freshDatabase } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/service.js';
+import { describePostgres } from '../helpers/postgres.js';
+import { twoPgWorkers, twoSqliteWorkers, type OpenTwoWorkers } from './two-workers-support.js';
 import { FakeClock, waitFor } from '../helpers/sync.js';
 
 const RECORDS = 30;
 const T0 = '2026-01-01T00:00:00Z';
 const sealer = createSealer(randomBytes(32));
 
-/** Two stores on one database, each a worker's. */
-type Open = () => Promise<{ stores: [AsyncStore, AsyncStore]; close(): Promise<void> }>;
-
-const openSqlite: Open = async () => {
-  const dir = tempDir('ferry-leases-');
-  const stores: [AsyncStore, AsyncStore] = [sqliteAsyncStore(openDatabase(join(dir, 'ferry.db'))), sqliteAsyncStore(openDatabase(join(dir, 'ferry.db')))];
-  return {
-    stores,
-    async close() {
-      for (const store of stores) await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-};
-
-const openPg: Open = async () => {
-  const url = await freshDatabase();
-  const stores: [AsyncStore, AsyncStore] = [createPgStore(await openPostgres(url, { max: 4 })), createPgStore(await openPostgres(url, { max: 4 }))];
-  return {
-    stores,
-    async close() {
-      for (const store of stores) await store.close();
-    },
-  };
-};
+type Open = OpenTwoWorkers;
+const openSqlite: Open = twoSqliteWorkers('ferry-leases-');
+const openPg: Open = twoPgWorkers;
 
 /** A page fetch the test holds until it opens it. */
 class Gate {
