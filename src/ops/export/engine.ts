@@ -29,6 +29,7 @@ import { findResumePoint } from './resume.js';
 import { MAX_RESTARTS, type ExportEnv, type ExportPlan, type ExportSummary, type SkippedCompany } from './types.js';
 import { DataSetUnavailable, skipMessage, unavailable, unavailableError } from './unavailable.js';
 import { createEncoder, PartFile, StreamSink, type Encoder, type Sink } from './writers.js';
+import { failedWords, stoppedWords } from './stop-words.js';
 import { formatCount } from '../progress.js';
 import { recordColumns } from '../../platforms/record-columns.js';
 
@@ -190,16 +191,10 @@ class Run {
     if (paths && !kept) removeParts(paths);
     // Stopped between pages: the checkpoint catches up with every page written.
     if (kept && !this.writing && !this.pagesInFlight?.unvouched) this.saveCheckpoint();
-    const counted = `${formatCount(this.records)} record${this.records === 1 ? '' : 's'} written`;
-    const resumeHint = `The partial export is kept beside ${plan.out}; continue it with the same command and --resume.`;
-    if (interrupted) {
-      if (!plan.out) return interruption(`Stopped after ${counted}; the output is incomplete: rerun the same command to export it all.`);
-      return interruption(kept ? `Stopped after ${counted}; rerun the same command with --resume to continue (the partial export is kept beside ${plan.out}).`
-        : `Stopped; nothing was written to ${plan.out}: rerun the same command to start again.`);
-    }
+    if (interrupted) return interruption(stoppedWords(this.records, plan.out, kept));
     if (err instanceof OpError && err.kind === 'input') return err;
     if (err instanceof DataSetUnavailable) return unavailableError(err);
-    if (kept) this.env.note(`${counted} before the failure. ${resumeHint}`);
+    if (kept) this.env.note(failedWords(this.records, plan.out!));
     return err;
   }
 

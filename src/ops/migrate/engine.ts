@@ -6,14 +6,15 @@
 import type { ApiClient } from '../../client/client.js';
 import { AdaptiveLimit, limitOptions, type LimitStats } from '../../client/adaptive-limit.js';
 import * as api from '../../client/api.js';
-import { ApiRequestError, ConnectionError } from '../../client/errors.js';
+import { ApiRequestError } from '../../client/errors.js';
 import { indexEntry, loadCompanyIndex, reusableConnection, type CompanyRecord, type IndexedCompany } from './company-index.js';
 import { readJournal, JournalWriter, type JournalState } from './journal.js';
 import { checkFieldCount, inShard, validateInput, type ValidationReport } from './first-pass.js';
 import { readRows } from './read-rows.js';
 import { JournalMismatchError } from './errors.js';
 import { openResults, resultsFromJournal } from './results.js';
-import type { MigrationOptions, RowProblem, RowResult, Step, ValidRow } from './types.js';
+import type { MigrationOptions, RowResult, Step, ValidRow } from './types.js';
+import { ambiguous, baseResult, errorText, problemText } from './row-result.js';
 import { RowValidator, type Validated } from './validate.js';
 import { FREE_PLAN_COMPANY_LIMIT } from '../../platforms/limits.js';
 
@@ -73,30 +74,6 @@ export interface MigrationDeps {
   now?: () => number;
 }
 
-
-/** A company or connection POST whose outcome is unknown (the service may have acted). */
-function ambiguous(err: unknown): boolean {
-  return err instanceof ConnectionError || (err instanceof ApiRequestError && err.status >= 500);
-}
-
-function baseResult(row: Partial<ValidRow> & { row: number }): RowResult {
-  return {
-    row: row.row, externalId: row.externalId ?? '', companyName: row.companyName ?? '', platformKey: row.platformKey ?? '',
-    companyId: row.companyId ?? '', connectionId: row.connectionId ?? '', status: 'failed', step: '', httpStatus: '', error: '', correlationId: '',
-  };
-}
-
-function problemText(problems: RowProblem[]): string {
-  return problems.map((p) => `${p.field}: ${p.message}`).join('; ');
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof ApiRequestError) {
-    const items = err.validation.map((v) => `${v.itemId ? `${v.itemId}: ` : ''}${v.message}`);
-    return items.length > 0 ? `${err.message} (${items.join('; ')})` : err.message;
-  }
-  return (err as Error)?.message ?? String(err);
-}
 
 /** A company create not sent, because an earlier one in this run got the plan's 402. */
 class CompanyLimitReached extends Error {
