@@ -67,6 +67,14 @@ describe('migrate tokens: a file wrong as a whole is one error, exit 2', () => {
     expect(stderr).toContain('hint: Rename or remove it');
   });
 
+  it('a file without a header line is told so, and its first row (tokens) is never repeated', async () => {
+    const first = ['Acme Ltd', 'e1', 'gbol', 'at_first_row_secret_123', 'rt_first_row_secret_456', 'tenant-1'].join(',');
+    const stderr = await migrate('no-header.csv', `${first}\n${rows(2).join('\n')}\n`);
+    expect(stderr).toContain('error: The first line is not a header: none of its 6 cells is a column ferry knows');
+    expect(stderr).toContain('hint: Add a header line');
+    for (const cell of ['at_first_row_secret_123', 'rt_first_row_secret_456', 'Acme Ltd', 'tenant-1']) expect(stderr).not.toContain(cell);
+  });
+
   it('a ";"-delimited file gets the --delimiter hint, and so does a tab-delimited one', async () => {
     const semi = await migrate('semicolons.csv', csv(H, rows(3, ';'), ';'));
     expect(semi).toContain('error: The header is one column holding 6 names: the file looks ";"-delimited.');

@@ -1,7 +1,8 @@
 // The header row as a whole, before any row is read: a column ferry does not know would
 // fail every row the same way, so it is one error naming the column (with the column it
 // most likely meant), and a header that is one long column holding `;` or tabs is a file
-// written with another delimiter. Only a target listing an integration ferry does not
+// written with another delimiter. A first line with no known column at all is a row, and
+// is not repeated (it may hold tokens). Only a target listing an integration ferry does not
 // know leaves a column near none of ferry's to its rows.
 import { editDistance } from '../../lib/edit-distance.js';
 import { BASE_COLUMNS, normaliseHeader, type HeaderMap } from './columns.js';
@@ -40,6 +41,12 @@ function delimiterProblem(header: readonly string[], delimiter: string): CsvForm
 export function headerProblem(header: readonly string[], map: HeaderMap, integrations: readonly IntegrationInfo[], delimiter: string): CsvFormatError | undefined {
   const delimited = delimiterProblem(header, delimiter);
   if (delimited) return delimited;
+  // No cell is a column ferry knows: the first line is a row, not a header, and its cells
+  // may be tokens, which an error must never repeat.
+  if (map.unknown.length === header.length) {
+    return new CsvFormatError(`The first line is not a header: none of its ${header.length} cells is a column ferry knows, so it is not repeated here.`, 1,
+      'Add a header line naming the columns: companyName (or companyId), platformKey and the integration\'s token fields (ferry templates show KEY prints one).');
+  }
   if (map.duplicates.length > 0) return new CsvFormatError(`The header names a column twice: ${map.duplicates.join(', ')}.`, 1, 'Remove or rename one of the two.');
   const known = [...new Set([...BASE_COLUMNS, ...integrations.flatMap((i) => i.tokenFields.map((f) => f.name))])];
   const unknown = map.unknown.map((raw) => ({ raw, near: nearestColumn(raw, known) }));
