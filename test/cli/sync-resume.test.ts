@@ -114,14 +114,14 @@ describe('sync --wait resumed after a stop (real worker)', () => {
     expect((await sync(stale.companyId)).code).toBe(0);
     const staleAt = await lastRead(stale.companyId);
     // The service keeps whole seconds, and its Date header (whole seconds too) moves the
-    // file's time by up to one: the second sync ends two clear seconds after the first.
-    await waitFor('two clear seconds after the first sync', async () => Date.now() > staleAt + 2100, 5000, 20);
+    // file's time back by up to one, the comparison to the second by up to another: the
+    // file is two clear seconds after the first sync, and the second sync a second after it.
+    await waitFor('three clear seconds after the first sync', async () => Date.now() > staleAt + 3100, 6000, 20);
     expect((await sync(fresh.companyId)).code).toBe(0);
-    expect(await lastRead(fresh.companyId)).toBeGreaterThanOrEqual(staleAt + 2000);
-    // The results file was written between the two syncs, a second after the first.
+    expect(await lastRead(fresh.companyId)).toBeGreaterThanOrEqual(staleAt + 3000);
     const file = join(work, 'tokens.results.csv');
     writeFileSync(file, `row,companyId,status\n2,${fresh.companyId},migrated\n3,${stale.companyId},migrated\n`);
-    utimesSync(file, new Date(staleAt + 1001), new Date(staleAt + 1001));
+    utimesSync(file, new Date(staleAt + 2001), new Date(staleAt + 2001));
 
     const run = await ferry([...remote, 'sync', '--from-results', file, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
     expect(run.code, run.stderr).toBe(0);
@@ -168,6 +168,23 @@ describe('sync --wait resumed after a stop (real worker)', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('0 of 1 company still to finish; 1 already complete');
     expect(await pulls(early.companyId)).toHaveLength(1);
+  });
+
+  it('--from-results: a sync that ended in the second the migration began, after it began, is done (the service keeps whole seconds)', async () => {
+    const same = await linkedCompany(api, stack.sandboxUrl, PLATFORM, 5, { name: 'Same Second', seed: 79 });
+    const synced = await ferry([...remote, 'sync', same.companyId, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
+    expect(synced.code, synced.stderr).toBe(0);
+    const readAt = Date.parse((await api.call('GET', `/companies/${same.companyId}/dataStatus`)).body.invoices.lastSuccessfulSync);
+    expect(readAt % 1000).toBe(0);
+    // The migration began late in that same second: its read is shown as the second's start, before the journal's millisecond.
+    const file = join(work, 'same-second.results.csv');
+    writeFileSync(`${file}.journal`, `${JSON.stringify({ type: 'start', input: 'tokens.csv', fingerprint: 'f', at: new Date(readAt + 900).toISOString() })}\n`);
+    writeFileSync(file, `row,companyId,status\n2,${same.companyId},migrated\n`);
+
+    const run = await ferry([...remote, 'sync', '--from-results', file, '--data-type', 'invoices', '--wait', '--timeout', '60s', '--poll-ms', '50']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('0 of 1 company still to finish; 1 already complete');
+    expect(await pulls(same.companyId)).toHaveLength(1);
   });
 
   it('with --json a timeout is one JSON error line holding the counts and the command that resumes', async () => {

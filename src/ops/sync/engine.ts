@@ -190,7 +190,9 @@ async function resumeFrom(client: ApiClient, request: SyncRequest, runs: Company
   const fileSince = resume.doneSince !== undefined && !resume.force ? resume.doneSince + ahead : undefined;
   const runSince = earlier?.start ? Date.parse(earlier.start.since) : undefined;
   const known = [fileSince, runSince].filter((t): t is number => t !== undefined && !Number.isNaN(t));
-  const completeSince = known.length > 0 ? Math.min(...known) : undefined;
+  // The service keeps whole seconds: a data set read in the second the run began, after it
+  // began, shows that second's start, so the second is the bound, not the millisecond.
+  const completeSince = known.length > 0 ? Math.floor(Math.min(...known) / 1000) * 1000 : undefined;
   if (found) hooks.onJournal?.(found);
 
   let journal: SyncJournalWriter | undefined;
