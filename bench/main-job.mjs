@@ -81,7 +81,7 @@ function ferryEnv(countDir) {
 
 /** The counts the services wrote so far: { api, worker } each { statements, commits }, summed over processes and threads. */
 function readCounts(countDir) {
-  const sum = { api: { statements: 0, commits: 0 }, worker: { statements: 0, commits: 0 }, texts: {} };
+  const sum = { api: { statements: 0, commits: 0, texts: {} }, worker: { statements: 0, commits: 0, texts: {} } };
   let files = [];
   try {
     files = readdirSync(countDir).filter((name) => name.endsWith('.json'));
@@ -93,7 +93,7 @@ function readCounts(countDir) {
     const side = totals.mainThread ? sum.api : sum.worker;
     side.statements += totals.statements;
     side.commits += totals.commits;
-    for (const [text, n] of Object.entries(totals.texts)) sum.texts[text] = (sum.texts[text] ?? 0) + n;
+    for (const [text, n] of Object.entries(totals.texts)) side.texts[text] = (side.texts[text] ?? 0) + n;
   }
   return sum;
 }
@@ -207,7 +207,7 @@ async function mainJob(name, target) {
       `${per(job.total.commits)} commits (API ${per(job.api.commits)}, worker ${per(job.worker.commits)})`);
     console.log(`    of which during the migration: API ${per(migratePhase.api.statements)} statements, ${per(migratePhase.api.commits)} commits; ` +
       `per pull (${pulls.toLocaleString('en-US')}): worker ${per(job.worker.statements, pulls)} statements, ${per(job.worker.commits, pulls)} commits`);
-    return { name, phases, seconds: phases.migrate + phases.sync, job, pulls, texts: after.texts };
+    return { name, phases, seconds: phases.migrate + phases.sync, job, pulls, texts: { api: after.api.texts, worker: after.worker.texts } };
   } finally {
     await started.stop();
   }
@@ -302,8 +302,10 @@ try {
   for (const line of lines) console.log(line);
   if (process.argv.includes('--texts')) {
     for (const r of Object.values(runs)) {
-      console.log(`${r.name}: statements by text, per migrated row`);
-      for (const [text, n] of Object.entries(r.texts).sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${(n / companies).toFixed(2).padStart(8)}  ${text}`);
+      for (const side of ['api', 'worker']) {
+        console.log(`${r.name}: the ${side === 'api' ? 'API' : 'worker'}'s statements by text, per migrated row`);
+        for (const [text, n] of Object.entries(r.texts[side]).sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${(n / companies).toFixed(2).padStart(8)}  ${text}`);
+      }
     }
   }
 } finally {

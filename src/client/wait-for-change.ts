@@ -26,6 +26,9 @@ export interface FeedOptions {
 /** The events a wait for syncs looks out for: a data type's pull ended, or every queued one did. */
 export const SYNC_EVENTS = ['ferry.read.dataType.completed', 'ferry.read.dataType.failed', 'read.completed'];
 
+/** The event a wait for many companies' syncs looks out for: every pull of a company that was queued or running has ended. */
+export const COMPANY_SYNC_EVENTS = ['read.completed'];
+
 /** The events a wait for push operations of `dataType` looks out for. */
 export const writeEvents = (dataType: string): string[] => [`${dataType}.write.successful`, `${dataType}.write.unsuccessful`];
 

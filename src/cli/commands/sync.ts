@@ -96,8 +96,12 @@ export async function runSync(options: SyncOptions, ctx: CommandContext, company
     : undefined;
   const shown = await report.syncShown(io, unique.length);
   // Opened before anything is queued, so that no pull can end unseen.
-  const { SYNC_EVENTS } = await import('../../client/wait-for-change.js');
-  const changes = wait ? await openFeed(ctx, connection.client, options, { types: SYNC_EVENTS, ...(unique.length === 1 ? { companyId: unique[0] } : {}) }) : undefined;
+  // One company is read again as each data type ends; many, once each has ended them all (one
+  // read a company, not one for each of the job's commits).
+  const { COMPANY_SYNC_EVENTS, SYNC_EVENTS } = await import('../../client/wait-for-change.js');
+  const changes = wait
+    ? await openFeed(ctx, connection.client, options, unique.length === 1 ? { types: SYNC_EVENTS, companyId: unique[0] } : { types: COMPANY_SYNC_EVENTS })
+    : undefined;
   const outcome = await runSyncs(connection.client, {
     companyIds: unique, ...(dataType ? { dataType } : {}), wait, deadline, firstDelayMs: options.pollMs ?? 500,
     ...limitFlags(options), ...(resume ? { resume } : {}),

@@ -35,10 +35,12 @@ export interface WaitDeps {
  * Full rounds read every unfinished company; with thousands, they are spaced so as to read
  * at most this many a second on average: the service's time goes to syncing, not to
  * answering for companies that have not changed. While the event stream is live, events
- * name the companies to read, and a full round is only the safety net.
+ * name the companies to read, and a full round is only the safety net against an event
+ * missed (the stream resumes after its last event, so none should be): rare enough that
+ * it is not most of the reads a company costs.
  */
 const FULL_ROUND_READS_PER_SECOND = 200;
-const FULL_ROUND_READS_PER_SECOND_WITH_EVENTS = 50;
+const FULL_ROUND_READS_PER_SECOND_WITH_EVENTS = 10;
 
 /** Polls until every queued data type has finished; returns why it stopped early, if it did. */
 export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: WaitDeps): Promise<'interrupted' | 'timeout' | undefined> {

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.js';
 import { errors } from '../errors.js';
+import { assertOwns } from '../http/auth.js';
 import { params, queryOf } from '../http/body.js';
 import { parsePageRequest, sendRecordPage } from '../http/paging.js';
 import { dataStatusRecord, pullRecord } from '../wire/sync-records.js';
@@ -88,13 +89,14 @@ function registerSyncRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 
   defineRoute(app, '/companies/:companyId/dataStatus', {
     GET: async (request) => {
-      const company = await ownedCompany(ctx, request);
+      // The company, its data sets and their latest pulls in one read: a sync's waiter asks this of each company again and again.
+      const { companyId = '' } = params(request);
+      const found = await store.companyDataStatus(companyId);
+      if (!found) throw errors.companyNotFound(companyId);
+      assertOwns(request.auth, found.company.client_id);
       const status: Record<string, unknown> = {};
       // Custom data types are read per connection and are not data types of the public status.
-      const datasets = (await store.listDatasets(company.id)).filter((d) => !d.data_type.startsWith(CUSTOM_PREFIX));
-      // Every latest pull in one read, not one a data type: a sync's waiter asks this of each company again and again.
-      const latest = new Map((await store.getPulls(datasets.flatMap((d) => (d.latest_sync_id ? [d.latest_sync_id] : [])))).map((p) => [p.id, p]));
-      for (const dataset of datasets) status[dataset.data_type] = dataStatusRecord(dataset, dataset.latest_sync_id ? latest.get(dataset.latest_sync_id) : undefined);
+      for (const { dataset, latest } of found.datasets) if (!dataset.data_type.startsWith(CUSTOM_PREFIX)) status[dataset.data_type] = dataStatusRecord(dataset, latest);
       return status;
     },
   });

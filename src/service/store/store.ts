@@ -10,7 +10,7 @@ import type { ConfigKind } from './data-configs.js';
 import type { ConsumerRow, EventConsumer, EventInput, EventRow, EventWithDeliveries } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
 import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
-import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
+import type { CompanyDataStatus, DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { PullBacklogRow } from './monitoring.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { NewPull, PullFields, PullJob, PullRow } from './pulls.js';
@@ -80,7 +80,8 @@ export interface ConnectionStore {
 /** Data sets: generations (snapshots) of synced records, and the schedule. */
 export interface DatasetStore {
   getDataset(companyId: string, dataType: string): DatasetRow | undefined;
-  listDatasets(companyId: string): DatasetRow[];
+  /** The company (undefined when there is none), its data sets and their latest pulls' states, in one read. */
+  companyDataStatus(companyId: string): CompanyDataStatus | undefined;
   /** Reserves the generation a new pull writes into, and records the request. */
   reserveGeneration(companyId: string, dataType: string, syncId: string, requested: string): number;
   /** Makes a completed pull's generation the one readers see. Returns the generation it replaced. */
@@ -128,6 +129,13 @@ export interface PullStore {
    * at most once. A company's data sets cost one statement, not two each.
    */
   queuePulls(pulls: NewPull[]): PullRow[];
+  /**
+   * The company's open pulls by data type (as openPulls), and each of these pulls (of that
+   * company, a data set at most once) queued (as queuePulls) unless its data set has one
+   * open: POST data/all's look and its queuing in one statement on PostgreSQL. Call in a
+   * transaction holding the company's lock.
+   */
+  queueUnlessOpen(companyId: string, pulls: NewPull[]): Map<string, PullRow>;
   /**
    * Takes one pull's lease if it is still free (false when another worker got there first);
    * a queued pull becomes Fetching in the same write. Workers claim jobs (claimJobs); this is

@@ -33,8 +33,9 @@ export function queuePull(store: AsyncStore, clock: Clock, connection: Connectio
 
 /**
  * POST /data/all: every supported data type of every Linked connection of the company, in
- * one transaction with one look for open pulls and one statement queuing the rest, so a
- * company costs one commit and a few round trips whatever its number of data types.
+ * one transaction, the look for open pulls and the queuing of the rest in one statement
+ * (queueUnlessOpen), so a company costs one commit and a few round trips whatever its
+ * number of data types.
  * A data type two connections serve gets one pull, listed for each.
  */
 export async function queueAll(store: AsyncStore, clock: Clock, connections: ConnectionRow[], priority = 0): Promise<PullRow[]> {
@@ -42,16 +43,15 @@ export async function queueAll(store: AsyncStore, clock: Clock, connections: Con
   if (linked.length === 0) return [];
   return store.transaction(async (tx) => {
     const requested = isoSeconds(clock.now());
-    const open = await tx.openPulls(linked[0]!.company_id);
     const listed: string[] = [];
-    const added = new Map<string, NewPull>();
+    const wanted = new Map<string, NewPull>();
     for (const connection of linked) {
       for (const dataType of integrationByKey(connection.integration_key)?.dataTypes ?? []) {
         listed.push(dataType);
-        if (!open.has(dataType) && !added.has(dataType)) added.set(dataType, newPull(requested, connection, dataType, priority));
+        if (!wanted.has(dataType)) wanted.set(dataType, newPull(requested, connection, dataType, priority));
       }
     }
-    for (const pull of await tx.queuePulls([...added.values()])) open.set(pull.data_type, pull);
+    const open = await tx.queueUnlessOpen(linked[0]!.company_id, [...wanted.values()]);
     return listed.map((dataType) => open.get(dataType)!);
   });
 }

@@ -28,7 +28,7 @@ export function pullRecord(row: PullRow): Record<string, unknown> {
  * its latest pull, and a worker may commit in between: a pull read Complete that the data set
  * read does not show yet was made its last success by that commit.
  */
-export function dataStatusRecord(dataset: DatasetRow, latest: PullRow | undefined): Record<string, unknown> {
+export function dataStatusRecord(dataset: DatasetRow, latest: Pick<PullRow, 'id' | 'status' | 'completed'> | undefined): Record<string, unknown> {
   const record: Record<string, unknown> = { dataType: dataset.data_type, currentStatus: latest?.status ?? 'Initial' };
   const endedNow = latest?.status === 'Complete' && latest.id === dataset.latest_sync_id;
   const success = endedNow ? { at: latest.completed, id: latest.id } : { at: dataset.last_successful_sync, id: dataset.latest_successful_sync_id };

@@ -8,7 +8,7 @@ import { createPgStore } from '../../../src/service/store/pg/pg-store.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, pgOwners, relabel, secondPool, type Owners } from './owners.js';
-import { freshPostgres, onBoth } from './stores.js';
+import { datasetsOf, freshPostgres, onBoth } from './stores.js';
 
 const methods = (db: Queryable) => ({ ...datasetMethods(db), ...connectionMethods(db), ...companyMethods(db), ...pgOwners(db) });
 type Store = ReturnType<typeof methods>;
@@ -18,7 +18,7 @@ const at = (hour: number) => `2024-03-01T${String(hour).padStart(2, '0')}:00:00Z
 /** What the writes leave: the data sets, the connections' and companies' last syncs. */
 async function state(store: Store, o: Owners) {
   return {
-    datasets: [await store.listDatasets(o.a), await store.listDatasets(o.b)],
+    datasets: [await datasetsOf(store, o.a), await datasetsOf(store, o.b)],
     connections: await Promise.all([o.a1, o.a2, o.b1].map(async (id) => (await store.getConnectionById(id))?.last_sync)),
     companies: await Promise.all([o.a, o.b].map(async (id) => (await store.getCompany(id))?.last_sync)),
   };
@@ -70,7 +70,7 @@ describePostgres('completing a generation', () => {
           await tx.getCompany(o.a);
           await tx.completeGeneration(o.a, dataType, 1, `s-${dataType}`, i % 3 === 0 ? o.a2 : o.a1, at(2 + (i % 5)));
         })));
-        const datasets = await stores[0]!.listDatasets(o.a);
+        const datasets = await datasetsOf(stores[0]!, o.a);
         expect(datasets.map((d) => d.visible_generation)).toEqual(dataTypes.map(() => 1));
         expect((await stores[0]!.getCompany(o.a))?.last_sync).toMatch(/^2024-03-01T0[2-6]:00:00Z$/);
         expect((await stores[0]!.getConnectionById(o.a2))?.last_sync).toMatch(/^2024-03-01T0[2-6]:00:00Z$/);

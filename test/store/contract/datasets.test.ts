@@ -11,7 +11,7 @@ import type { Queryable } from '../../../src/service/store/pg/query.js';
 import type { FieldType } from '../../../src/service/query/types.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
-import { freshPostgres, onBoth } from './stores.js';
+import { datasetsOf, freshPostgres, onBoth } from './stores.js';
 
 const methods = (db: Queryable) => ({
   ...datasetMethods(db), ...pullMethods(db), ...pgOwners(db), runPage: <Row>(plan: PagePlan) => runPgPagePlan<Row>(db, plan),
@@ -49,7 +49,7 @@ describePostgres('data set store contract', () => {
   it('reserves and publishes generations', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
-      const answers: unknown[] = [await store.getDataset(o.a, 'invoices'), await store.listDatasets(o.a)];
+      const answers: unknown[] = [await store.getDataset(o.a, 'invoices'), await datasetsOf(store, o.a)];
       answers.push(await store.publishGeneration(o.a, 'invoices', 1, 'sync-0', '2024-03-01T09:00:00Z'), await store.getDataset(o.a, 'invoices'));
       answers.push(await store.reserveGeneration(o.a, 'invoices', 'sync-1', '2024-03-01T10:00:00Z'));
       answers.push(await store.reserveGeneration(o.a, 'bills', 'sync-2', '2024-03-01T10:01:00Z'));
@@ -59,7 +59,7 @@ describePostgres('data set store contract', () => {
       answers.push(await store.reserveGeneration(o.a, 'invoices', 'sync-4', '2024-03-01T11:00:00Z'));
       answers.push(await store.getDataset(o.a, 'invoices'));
       answers.push(await store.publishGeneration(o.a, 'invoices', 2, 'sync-4', '2024-03-01T11:05:00Z'));
-      answers.push(await store.listDatasets(o.a), await store.listDatasets(o.b), await store.listDatasets('no-company'));
+      answers.push(await datasetsOf(store, o.a), await datasetsOf(store, o.b), await datasetsOf(store, 'no-company'));
       answers.push(await outcome(() => store.reserveGeneration('no-company', 'invoices', 'sync-5', '2024-03-01T12:00:00Z')));
       return relabel(answers, o.names);
     });

@@ -7,7 +7,7 @@ import type { Queryable } from '../../../src/service/store/pg/query.js';
 import type { NewPull } from '../../../src/service/store/pulls.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
-import { freshPostgres, onBoth } from './stores.js';
+import { datasetsOf, freshPostgres, onBoth } from './stores.js';
 
 const methods = (db: Queryable) => ({ ...pullMethods(db), ...datasetMethods(db), ...pgOwners(db) });
 type Store = ReturnType<typeof methods>;
@@ -48,7 +48,7 @@ describePostgres('queuing pulls in one call', () => {
       const otherCompany = await store.queuePulls([{ id: 'q3', companyId: o.b, connectionId: o.b1, dataType: 'invoices', status: 'Queued', requested: T1 }]);
       return relabel({
         queued, again, otherCompany,
-        datasets: [await store.listDatasets(o.a), await store.listDatasets(o.b)],
+        datasets: [await datasetsOf(store, o.a), await datasetsOf(store, o.b)],
         open: await store.openPulls(o.a),
         seqInOrder: [...queued, ...again].every((pull, i, all) => i === 0 || all[i - 1]!.seq < pull.seq),
       }, o.names);
@@ -94,7 +94,7 @@ describePostgres('queuing pulls in one call', () => {
           await store.queuePulls([pull('k2', o.a, 'invoices'), pull('k1', o.a, 'bills')]);
         }),
         // Nothing of a refused list stays: no pull, no reserved generation.
-        datasets: [await store.listDatasets(o.a), await store.listDatasets(o.b)],
+        datasets: [await datasetsOf(store, o.a), await datasetsOf(store, o.b)],
         open: await store.openPulls(o.a),
       }, o.names);
     });
@@ -116,7 +116,7 @@ describePostgres('queuing pulls in one call', () => {
           const generations = rounds.map((round) => round[index]!).map((pull) => { expect(pull.data_type).toBe(dataType); return pull.generation; });
           expect(generations.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
         }
-        expect((await stores[0]!.listDatasets(o.a)).map((d) => d.next_generation)).toEqual([21, 21, 21, 21]);
+        expect((await datasetsOf(stores[0]!, o.a)).map((d) => d.next_generation)).toEqual([21, 21, 21, 21]);
       } finally {
         await other.end();
         await pool.end();

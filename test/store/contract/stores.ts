@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import { sqliteAsyncStore } from '../../../src/service/store/sqlite/async-store.js';
 import type { AsyncStore } from '../../../src/service/store/async-store.js';
+import type { DatasetRow } from '../../../src/service/store/datasets.js';
 import { openDatabase } from '../../../src/service/store/sqlite/db.js';
 import { migratePostgres } from '../../../src/service/store/pg/migrate.js';
 import { ROW_TYPES } from '../../../src/service/store/pg/pool.js';
@@ -58,4 +59,9 @@ export async function onBoth<K extends keyof AsyncStore, T>(methods: PgMethods<K
   } finally {
     await pool.end();
   }
+}
+
+/** A company's data sets by data type, as its data status reads them (none for an unknown company). */
+export async function datasetsOf(store: Pick<AsyncStore, 'companyDataStatus'>, companyId: string): Promise<DatasetRow[]> {
+  return ((await store.companyDataStatus(companyId))?.datasets ?? []).map((d) => d.dataset);
 }

@@ -2,7 +2,7 @@
 // ../sqlite/datasets.ts keeps them in SQLite; the records themselves are in records.ts.
 import type { AsyncStore } from '../async-store.js';
 import type { DatasetStore } from '../store.js';
-import type { DatasetRow, ScheduleCandidate } from '../datasets.js';
+import { COMPANY_DATA_STATUS, splitCompanyDataStatus, type DatasetRow, type ScheduleCandidate } from '../datasets.js';
 import { row, rows, type Queryable } from './query.js';
 import * as records from './records.js';
 
@@ -27,7 +27,7 @@ const COMPLETE = `WITH company AS (UPDATE companies SET last_sync = ? WHERE id =
 export function datasetMethods(db: Queryable): DatasetMethods {
   return {
     getDataset: (companyId, dataType) => row<DatasetRow>(db, 'SELECT * FROM datasets WHERE company_id = ? AND data_type = ?', [companyId, dataType]),
-    listDatasets: (companyId) => rows<DatasetRow>(db, 'SELECT * FROM datasets WHERE company_id = ? ORDER BY data_type', [companyId]),
+    companyDataStatus: async (companyId) => splitCompanyDataStatus(await rows<Record<string, unknown>>(db, COMPANY_DATA_STATUS, [companyId])),
     reserveGeneration: async (companyId, dataType, syncId, requested) => {
       const reserved = await row<{ next_generation: number }>(db, `INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested)
         VALUES (?, ?, 2, ?, ?)

@@ -21,7 +21,8 @@ import type { CompanyRow } from '../companies.js';
 import type { ConnectionRow } from '../connections.js';
 import { row, run, type Queryable } from './query.js';
 
-type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'getCompanyConnection' | 'openPull' | 'openPulls' | 'listConsumers' | 'interactiveCompanies'>;
+type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'getCompanyConnection' | 'openPull' | 'openPulls' | 'queueUnlessOpen' | 'listConsumers'
+  | 'interactiveCompanies'>;
 
 /** `plain`'s reads, each after locking what it decides on; for a transaction's client only. */
 export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany' | 'getCompanyConnection'>): Decisions {
@@ -60,6 +61,10 @@ export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany'
     openPulls: async (companyId) => {
       await lock('companies', companyId);
       return plain.openPulls(companyId);
+    },
+    queueUnlessOpen: async (companyId, pulls) => {
+      await lock('companies', companyId);
+      return plain.queueUnlessOpen(companyId, pulls);
     },
     // The interactive lane's companies per account (sync/lanes.ts): an advisory lock of its
     // own, so it has no place in the order of row locks above.

@@ -8,7 +8,7 @@ import { isFinished } from '../pull-status.js';
 import type { AsyncStore } from '../async-store.js';
 import type { JobStore, PullStore } from '../store.js';
 import { planPage } from '../paging.js';
-import { checkDistinctDataSets, pullFields, type PullFields, type PullRow } from '../pulls.js';
+import { checkDistinctDataSets, pullFields, type NewPull, type PullFields, type PullRow } from '../pulls.js';
 import { row, rows, run, type Queryable } from './query.js';
 
 type PullMethods = Pick<AsyncStore, Exclude<keyof PullStore, keyof JobStore> | 'pullsPage'>;
@@ -42,24 +42,46 @@ function pullUpdate(id: string, fields: PullFields, lease: string | undefined): 
   };
 }
 
+/** The pulls to queue, as given, in order (`n`). */
+const QUEUE_INPUT = `SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::int[])
+  WITH ORDINALITY AS x (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, priority, n)`;
+
 /**
- * reserveGeneration and insertPull for a whole list in one statement: the data sets' rows
- * are upserted in the list's order, and each pull takes the generation its upsert reserved.
+ * reserveGeneration and insertPull for a whole list (`input`) in one statement: the data
+ * sets' rows are upserted in the list's order, and each pull takes the generation its
+ * upsert reserved.
  */
-const QUEUE = `WITH input AS (
-    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::int[])
-      WITH ORDINALITY AS x (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, priority, n)
-  ), reserved AS (
-    INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested)
-    SELECT company_id, data_type, 2, id, requested FROM input ORDER BY n
-    ON CONFLICT (company_id, data_type) DO UPDATE SET next_generation = datasets.next_generation + 1,
-    latest_sync_id = excluded.latest_sync_id, last_requested = excluded.last_requested
-    RETURNING company_id, data_type, next_generation
-  )
-  INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation, priority)
+const RESERVE = `INSERT INTO datasets (company_id, data_type, next_generation, latest_sync_id, last_requested)
+  SELECT company_id, data_type, 2, id, requested FROM input ORDER BY n
+  ON CONFLICT (company_id, data_type) DO UPDATE SET next_generation = datasets.next_generation + 1,
+  latest_sync_id = excluded.latest_sync_id, last_requested = excluded.last_requested
+  RETURNING company_id, data_type, next_generation`;
+const INSERT_RESERVED = `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation, priority)
   SELECT i.id, i.company_id, i.connection_id, i.data_type, i.status, i.status_description, i.requested, i.completed, i.progress, r.next_generation - 1, i.priority
   FROM input i JOIN reserved r ON r.company_id = i.company_id AND r.data_type = i.data_type ORDER BY i.n
   RETURNING *`;
+
+const QUEUE = `WITH input AS (${QUEUE_INPUT}), reserved AS (${RESERVE}) ${INSERT_RESERVED}`;
+
+/**
+ * QUEUE for the pulls whose data set has no open pull, and the company's open pulls beside
+ * them (each data set's oldest, as openPulls): the lock on the company is held already, so
+ * no open pull can come between the look and the insert.
+ */
+const QUEUE_UNLESS_OPEN = `WITH open AS (
+    SELECT DISTINCT ON (data_type) * FROM pull_operations WHERE company_id = ? AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY data_type, seq
+  ), input AS (SELECT * FROM (${QUEUE_INPUT}) given WHERE data_type NOT IN (SELECT data_type FROM open)),
+  reserved AS (${RESERVE}), queued AS (${INSERT_RESERVED})
+  SELECT * FROM open UNION ALL SELECT * FROM queued`;
+
+/** queuePulls' parameters: its pulls as columns. */
+function queueColumns(pulls: NewPull[]): unknown[] {
+  const column = <T>(value: (pull: NewPull) => T): T[] => pulls.map(value);
+  const finished = pulls.map((pull) => isFinished(pull.status));
+  return [column((p) => p.id), column((p) => p.companyId), column((p) => p.connectionId), column((p) => p.dataType),
+    column((p) => p.status), column((p) => p.statusDescription ?? null), column((p) => p.requested),
+    pulls.map((p, i) => (finished[i] ? p.requested : null)), finished.map((done) => (done ? 100 : 0)), column((p) => p.priority ?? 0)];
+}
 
 export function pullMethods(db: Queryable): PullMethods {
   return {
@@ -82,13 +104,14 @@ export function pullMethods(db: Queryable): PullMethods {
     queuePulls: async (pulls) => {
       checkDistinctDataSets(pulls);
       if (pulls.length === 0) return [];
-      const column = <T>(value: (pull: (typeof pulls)[number]) => T): T[] => pulls.map(value);
-      const finished = pulls.map((pull) => isFinished(pull.status));
-      const inserted = await rows<PullRow>(db, QUEUE, [column((p) => p.id), column((p) => p.companyId), column((p) => p.connectionId), column((p) => p.dataType),
-        column((p) => p.status), column((p) => p.statusDescription ?? null), column((p) => p.requested),
-        pulls.map((p, i) => (finished[i] ? p.requested : null)), finished.map((done) => (done ? 100 : 0)), column((p) => p.priority ?? 0)]);
-      const byId = new Map(inserted.map((pull) => [pull.id, pull]));
+      const byId = new Map((await rows<PullRow>(db, QUEUE, queueColumns(pulls))).map((pull) => [pull.id, pull]));
       return pulls.map((pull) => byId.get(pull.id)!);
+    },
+    queueUnlessOpen: async (companyId, pulls) => {
+      checkDistinctDataSets(pulls);
+      const open = new Map<string, PullRow>();
+      for (const pull of await rows<PullRow>(db, QUEUE_UNLESS_OPEN, [companyId, ...queueColumns(pulls)])) open.set(pull.data_type, pull);
+      return open;
     },
     pullsPage: (companyId, request) => planPage({
       columns: '*', from: 'pull_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pgPullFields, defaultOrder: 'seq DESC', dialect: 'postgres',

@@ -5,14 +5,14 @@ import type { Page, PagePlan, PageRequest } from '../paging.js';
 import { runPagePlan } from './paging.js';
 import { planRecordsPage } from '../records-page.js';
 import { prepared } from './statements.js';
-import type { DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from '../datasets.js';
+import { COMPANY_DATA_STATUS, splitCompanyDataStatus, type CompanyDataStatus, type DatasetRow, type RecordBytes, type RecordInput, type ScheduleCandidate } from '../datasets.js';
 
 export function getDataset(db: Db, companyId: string, dataType: string): DatasetRow | undefined {
   return prepared(db, 'SELECT * FROM datasets WHERE company_id = ? AND data_type = ?').get(companyId, dataType) as DatasetRow | undefined;
 }
 
-export function listDatasets(db: Db, companyId: string): DatasetRow[] {
-  return prepared(db, 'SELECT * FROM datasets WHERE company_id = ? ORDER BY data_type').all(companyId) as DatasetRow[];
+export function companyDataStatus(db: Db, companyId: string): CompanyDataStatus | undefined {
+  return splitCompanyDataStatus(prepared(db, COMPANY_DATA_STATUS).all(companyId) as Array<Record<string, unknown>>);
 }
 
 /** Reserves the generation a new pull writes into, and records the request. */

@@ -62,6 +62,12 @@ export function queuePulls(db: Db, pulls: NewPull[]): PullRow[] {
   return db.inTransaction ? queue() : db.transaction(queue).immediate();
 }
 
+export function queueUnlessOpen(db: Db, companyId: string, pulls: NewPull[]): Map<string, PullRow> {
+  const open = openPulls(db, companyId);
+  for (const pull of queuePulls(db, pulls.filter((p) => !open.has(p.dataType)))) open.set(pull.data_type, pull);
+  return open;
+}
+
 export function pullsPage(companyId: string, request: PageRequest): PagePlan {
   return planPage({
     columns: '*', from: 'pull_operations', scope: 'company_id = ?', scopeParams: [companyId], resolve: pullFields, defaultOrder: 'seq DESC',
