@@ -11,6 +11,7 @@ import type { ConsumerRow, EventConsumer, EventInput, EventRow, EventWithDeliver
 import type { CompanyInput, CompanyRow } from './companies.js';
 import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { CompanyDataStatus, DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
+import type { CompletedGeneration, PullChange, RecordBatch } from './grouped-writes.js';
 import type { PullBacklogRow } from './monitoring.js';
 import type { Page, PagePlan, PageRequest } from './paging.js';
 import type { NewPull, PullFields, PullJob, PullRow } from './pulls.js';
@@ -87,13 +88,17 @@ export interface DatasetStore {
   /** Makes a completed pull's generation the one readers see. Returns the generation it replaced. */
   publishGeneration(companyId: string, dataType: string, generation: number, syncId: string, completed: string): number | null;
   /**
-   * publishGeneration, then setLastSync of the pull's connection and company, in one call:
-   * a completed pull's last writes. Call with the company locked (a pull's ending
-   * transaction reads it first), as every writer of both takes it.
+   * publishGeneration of each of a company's completed pulls, then setLastSync of their
+   * connections and the company (each the last time given), in one call: the completed
+   * pulls' last writes in a job's group (sync/job-writes.ts). Call with the company locked
+   * (the group's transaction reads it first), as every writer of both takes it. Answers,
+   * in the order given, the generation each replaced.
    */
-  completeGeneration(companyId: string, dataType: string, generation: number, syncId: string, connectionId: string, completed: string): number | null;
+  completeGenerations(companyId: string, generations: CompletedGeneration[]): Array<number | null>;
   /** Upserts one page of records into a generation; callers wrap it in the page's transaction. */
   upsertRecords(companyId: string, dataType: string, generation: number, connectionId: string, records: RecordInput[]): void;
+  /** upsertRecords of pages of several data sets in one call (one statement on PostgreSQL), in the order given. */
+  writeRecords(batches: RecordBatch[]): void;
   /** Deletes up to `limit` records of older generations; returns how many went. */
   pruneGenerations(companyId: string, dataType: string, keep: number, limit: number): number;
   countRecords(companyId: string, dataType: string, generation: number): number;
@@ -101,6 +106,8 @@ export interface DatasetStore {
   getRecord(companyId: string, dataType: string, generation: number, id: string, connectionId?: string): string | undefined;
   recordFields(dataType: string): Map<string, FieldType>;
   rememberFields(dataType: string, fields: Map<string, FieldType>): void;
+  /** rememberFields of several data types in one call, by data type. */
+  rememberAllFields(fields: Map<string, Map<string, FieldType>>): void;
   /**
    * Query paths resolve to json_extract over the record; the data type is inlined as a
    * literal so SQLite can use the partial indexes. Both are spliced into SQL text, so both
@@ -149,10 +156,11 @@ export interface PullStore {
    */
   updatePull(id: string, fields: PullFields, lease?: string): boolean;
   /**
-   * As updatePull, answering the pull as written (undefined where updatePull answers
-   * false): a pull's final write, whose row its events report, without reading it again.
+   * updatePull of each change with `lease`, in one call (one statement on PostgreSQL):
+   * answers the pulls as written, those whose lease was still `lease` (in no set order).
+   * The others, taken over or ended, change nothing. A job's writes (sync/job-writes.ts).
    */
-  updatePullReturning(id: string, fields: PullFields, lease?: string): PullRow | undefined;
+  updatePulls(changes: PullChange[], lease: string): PullRow[];
   /** Leases of pulls still open: void when the only worker of this database starts (a killed one left them). */
   releaseOpenPullLeases(): void;
   /** The connection the latest pull of a company's data type used. */

@@ -1,32 +1,54 @@
 // A job's writes, grouped: the pages and endings its pulls hand in are committed together,
 // once ~1,000 records or ~1 s have gathered, or once every pull still running waits on a
-// write (nothing more can join). A company of mostly empty data sets costs a commit or two,
-// not one per data type. Each group first reads (and on PostgreSQL locks) the company, in
-// the order every writer of a company takes its locks. A group that fails is tried again
-// one write at a time, so one data type's failure reaches only its own pull.
+// write (nothing more can join). Each write describes what it writes (the pull's new state,
+// a page of records and the fields they showed, a generation to publish), so a group costs
+// one statement of each kind, not one per data type: a company of mostly empty data sets
+// costs a commit or two and a dozen statements. Each group first reads (and on PostgreSQL
+// locks) the company, then writes the pulls, records, fields, data sets and last syncs, in
+// the order every writer of a company takes its locks. The pulls' state is written only
+// where the job's lease is still theirs, and a pull another worker took over writes nothing
+// else (LeaseLost). A group that fails is tried again one write at a time, so one data
+// type's failure reaches only its own pull.
+import type { FieldType } from '../query/types.js';
 import type { AsyncStore } from '../store/async-store.js';
+import type { RecordInput } from '../store/datasets.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';
-import type { CompanyRow } from '../store/companies.js';
-import { pullsEnded, type BackgroundEvents, type EndedPull } from './events.js';
-import type { HeldJob } from './pull-lease.js';
+import type { PullFields, PullRow } from '../store/pulls.js';
+import { pullsEnded, type BackgroundEvents } from './events.js';
+import { LeaseLost, type HeldJob, type HeldPull } from './pull-lease.js';
 
 /** Records gathered before a group commits. */
 export const GROUP_RECORDS = 1000;
 /** How long a write waits for others at most. */
 export const GROUP_MS = 1000;
 
-/** The transaction a write runs in, and its company as the group read it (undefined once deleted). */
-export interface GroupTx {
-  tx: AsyncStore;
-  company: CompanyRow | undefined;
-  /** Pulls the group's writes ended: their events are recorded once the writes are done (events.ts pullsEnded). */
-  ended: EndedPull[];
+/** One write of a pull: its new state, and what goes with it. */
+export interface PullWrite {
+  pull: PullRow;
+  held: HeldPull;
+  /** The pull's new state, written only while the job's lease is still the pull's. */
+  change: PullFields;
+  /** A page of records into the pull's generation, and the fields they showed. */
+  page?: { connectionId: string; rows: RecordInput[]; fields: Map<string, FieldType> };
+  /** The pull completed: its generation is published; `records` is its count when known without a read (this page holds them all). */
+  publish?: { connectionId: string; completed: string; records?: number };
+  /** The pull ended: its event is recorded with the group's. */
+  ends?: boolean;
+  /** What else its transaction records once the pulls' states are written (a revoked grant). */
+  also?: () => Promise<void>;
 }
 
+/** What a write answers: the pull as written and, when it published a generation, the one that replaced. */
+export interface Written {
+  pull: PullRow;
+  replaced: number | null;
+}
+
+type Outcome = { value: Written } | { error: unknown };
+
 interface Pending {
-  records: number;
-  work: (group: GroupTx) => Promise<unknown>;
-  settle: (outcome: { value: unknown } | { error: unknown }) => void;
+  write: PullWrite;
+  settle: (outcome: Outcome) => void;
 }
 
 export class JobWriter {
@@ -38,13 +60,11 @@ export class JobWriter {
 
   constructor(private readonly store: AsyncStore, private readonly events: BackgroundEvents, private readonly job: HeldJob, private readonly companyId: string) {}
 
-  /** `work` in a transaction, with other pulls' writes; settles as `work` does, once committed. */
-  write<T>(records: number, work: (group: GroupTx) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({
-        records, work, settle: (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.value as T)),
-      });
-      this.records += records;
+  /** `write` in a transaction, with other pulls' writes; settles once committed (LeaseLost when the pull is no longer this worker's). */
+  write(write: PullWrite): Promise<Written> {
+    return new Promise<Written>((resolve, reject) => {
+      this.pending.push({ write, settle: (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.value)) });
+      this.records += write.page?.rows.length ?? 0;
       this.timer ??= setTimeout(() => this.flush(), GROUP_MS);
       this.check();
     });
@@ -66,8 +86,8 @@ export class JobWriter {
 
   private async commit(group: Pending[]): Promise<void> {
     try {
-      const values = await this.transaction(group);
-      group.forEach((item, i) => item.settle({ value: values[i] }));
+      const outcomes = await this.transaction(group.map((item) => item.write));
+      group.forEach((item, i) => item.settle(outcomes[i]!));
     } catch (err) {
       if (group.length === 1 || isDatabaseLost(err)) {
         for (const item of group) item.settle({ error: err });
@@ -75,7 +95,7 @@ export class JobWriter {
       }
       for (const item of group) {
         try {
-          item.settle({ value: (await this.transaction([item]))[0] });
+          item.settle((await this.transaction([item.write]))[0]!);
         } catch (one) {
           item.settle({ error: one });
         }
@@ -83,13 +103,41 @@ export class JobWriter {
     }
   }
 
-  private transaction(group: Pending[]): Promise<unknown[]> {
-    return this.store.transaction(async (tx) => {
-      const written: GroupTx = { tx, company: await tx.getCompany(this.companyId), ended: [] };
-      const values: unknown[] = [];
-      for (const item of group) values.push(await item.work(written));
-      if (written.ended.length > 0) await pullsEnded(this.events, written.ended);
-      return values;
+  /** The writes in one transaction; a pull whose lease is gone answers LeaseLost, and nothing of it is written. */
+  private async transaction(writes: PullWrite[]): Promise<Outcome[]> {
+    const outcomes = await this.store.transaction(async (tx) => {
+      const company = await tx.getCompany(this.companyId);
+      const live = writes.filter(({ held }) => !held.lost);
+      const written = new Map((await tx.updatePulls(live.map(({ pull, change }) => ({ id: pull.id, fields: change })), this.job.lease)).map((row) => [row.id, row]));
+      const held = live.filter(({ pull }) => written.has(pull.id));
+      await tx.writeRecords(held.flatMap(({ pull, page }) => (page && page.rows.length > 0
+        ? [{ companyId: pull.company_id, dataType: pull.data_type, generation: pull.generation, connectionId: page.connectionId, rows: page.rows }]
+        : [])));
+      await tx.rememberAllFields(new Map(held.flatMap(({ pull, page }) => (page && page.fields.size > 0 ? [[pull.data_type, page.fields] as const] : []))));
+      const published = held.filter(({ publish }) => publish);
+      const replaced = published.length === 0 ? [] : await tx.completeGenerations(this.companyId, published.map(({ pull, publish }) => ({
+        dataType: pull.data_type, generation: pull.generation, syncId: pull.id, connectionId: publish!.connectionId, completed: publish!.completed,
+      })));
+      for (const { also } of held) await also?.();
+      const ended = [];
+      for (const { pull, ends, publish } of held) {
+        if (!ends || !company) continue;
+        const records = publish ? publish.records ?? await tx.countRecords(pull.company_id, pull.data_type, pull.generation) : null;
+        ended.push({ pull: written.get(pull.id)!, company, records });
+      }
+      if (ended.length > 0) await pullsEnded(this.events, ended);
+      return writes.map(({ pull }): Outcome => {
+        const row = written.get(pull.id);
+        if (!row) return { error: new LeaseLost(pull.id) };
+        const at = published.findIndex((write) => write.pull.id === pull.id);
+        return { value: { pull: row, replaced: at < 0 ? null : replaced[at] ?? null } };
+      });
     });
+    // Known once committed: a pull whose lease was gone is another worker's; one ended or waiting to retry is nobody's.
+    writes.forEach(({ held, change, ends }, i) => {
+      if (!('value' in outcomes[i]!)) held.lose();
+      else if (ends || change.lease_until === null) held.released();
+    });
+    return outcomes;
   }
 }

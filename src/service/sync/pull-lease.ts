@@ -7,7 +7,7 @@
 // its pulls for one lease length at most.
 import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { AsyncStore } from '../store/async-store.js';
-import type { PullFields, PullRow } from '../store/pulls.js';
+import type { PullFields } from '../store/pulls.js';
 import type { SyncDeps } from './deps.js';
 
 /**
@@ -74,37 +74,14 @@ export class HeldPull {
 
   constructor(readonly id: string, private readonly job: HeldJob) {}
 
-  /** Runs `work` after the job's earlier writes and renewals. */
-  hold<T>(work: () => Promise<T>): Promise<T> {
-    return this.job.hold(work);
-  }
-
   lose(): void {
     this.lost = true;
     this.job.open.delete(this.id);
   }
 
-  /** Sets `fields` if this worker still holds the pull, else LeaseLost with nothing written. Call inside hold(). */
-  async update(store: AsyncStore, fields: PullFields): Promise<void> {
-    if (this.lost || !(await store.updatePull(this.id, fields, this.job.lease))) {
-      this.lose();
-      throw new LeaseLost(this.id);
-    }
-    if (fields.lease_until === null) this.job.open.delete(this.id);
-  }
-
-  /**
-   * The pull's final write: as update, answering the pull as written, so the events that
-   * report its end need not read it again. Call inside hold().
-   */
-  async end(store: AsyncStore, fields: PullFields): Promise<PullRow> {
-    const written = this.lost ? undefined : await store.updatePullReturning(this.id, fields, this.job.lease);
-    if (!written) {
-      this.lose();
-      throw new LeaseLost(this.id);
-    }
+  /** The pull's lease was freed (it ended, or waits to retry): the job holds it no more. */
+  released(): void {
     this.job.open.delete(this.id);
-    return written;
   }
 }
 

@@ -9,7 +9,6 @@
 import { isoSeconds } from '../../lib/clock.js';
 import type { Validation } from '../errors.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../adapters/adapter.js';
-import type { AsyncStore } from '../store/async-store.js';
 import type { RecordInput } from '../store/datasets.js';
 import type { PullRow } from '../store/pulls.js';
 import type { PullStatus } from '../store/pull-status.js';
@@ -22,7 +21,7 @@ import { checkPage } from './read-validation.js';
 import { backgroundEvents as eventsOf, deauthorized } from './events.js';
 import { LeaseLost, type HeldPull, type PullFields } from './pull-lease.js';
 import type { ConnectionAccess, PullConnection } from './connection-access.js';
-import type { GroupTx, JobWriter } from './job-writes.js';
+import type { JobWriter, PullWrite } from './job-writes.js';
 
 /** What the job hands each of its pulls: the connections read once, the writer, and a turn to fetch. */
 export interface JobShare {
@@ -103,11 +102,8 @@ async function prerequisites(run: JobPull): Promise<Ready | PullStatus> {
 }
 
 /** The pull ended before its first page: its final state and its events, in one transaction. */
-async function endBeforeFirstPage({ deps, held, writer }: JobPull, status: PullStatus, fields: PullFields = {}): Promise<PullStatus> {
-  await writer.write(0, async ({ tx, company, ended }) => {
-    const pull = await held.end(tx, { status, completed: isoSeconds(deps.clock.now()), lease_until: null, ...fields });
-    if (company) ended.push({ pull, company, records: null });
-  });
+async function endBeforeFirstPage({ deps, pull, held, writer }: JobPull, status: PullStatus, fields: PullFields = {}): Promise<PullStatus> {
+  await writer.write({ pull, held, change: { status, completed: isoSeconds(deps.clock.now()), lease_until: null, ...fields }, ends: true });
   return status;
 }
 
@@ -162,8 +158,7 @@ async function writePages(run: JobPull, { connection, tokensRead, source, valida
     const completed = state.cursor ? undefined : now();
     // Store calls only: the next page's fetch was started above and is awaited after the commit.
     // The lease is checked first: a page of a pull this worker lost is not written at all.
-    const write = { connectionId: connection.id, rows, state: { ...state }, validation };
-    const replaced = await writer.write(rows.length, (group) => (completed ? writeLastPage(group, run, write, completed) : writePage(group.tx, pull, held, write)));
+    const { replaced } = await writer.write(pageWrite(run, { connectionId: connection.id, rows, state: { ...state }, validation }, completed));
     deps.signals?.recordsWritten(pull.data_type, rows.length);
     if (!completed) continue;
     // The old snapshot is no longer visible; remove it in small steps so readers never wait long.
@@ -180,33 +175,23 @@ interface PageWrite {
   validation: Validation;
 }
 
-/** A page before the last: its records, and the pull's cursor and counts (checking the lease). */
-async function writePage(tx: AsyncStore, pull: PullRow, held: HeldPull, { connectionId, rows, state, validation }: PageWrite): Promise<null> {
-  const { cursor, fetched, progress, fields } = state;
-  await held.update(tx, { status: 'Fetching', cursor: cursor ?? null, fetched, progress, attempts: 0, validation: JSON.stringify(validation) });
-  await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connectionId, rows);
-  await tx.rememberFields(pull.data_type, fields);
-  return null;
-}
-
 /**
- * The last page: the pull's final state (one write, checking the lease), its records, the
- * generation published and the events, in one commit (one commit a page, the last one
- * included). Returns what completeGeneration does: the generation this one replaced.
+ * A page's write: its records and the fields they showed, and the pull's cursor and counts.
+ * The last page (`completed`) also ends the pull and publishes its generation, with its
+ * events, in the same commit (one commit a page, the last one included).
  */
-async function writeLastPage({ tx, company, ended: endings }: GroupTx, { pull, held }: JobPull, { connectionId, rows, state, validation }: PageWrite, completed: string) {
-  const { fetched, fields } = state;
-  const ended = await held.end(tx, {
-    status: 'Complete', cursor: null, fetched, progress: 100, attempts: 0, validation: JSON.stringify(validation), completed, lease_until: null,
-  });
-  await tx.upsertRecords(pull.company_id, pull.data_type, pull.generation, connectionId, rows);
-  await tx.rememberFields(pull.data_type, fields);
-  const previous = await tx.completeGeneration(pull.company_id, pull.data_type, pull.generation, pull.id, connectionId, completed);
+function pageWrite({ pull, held }: JobPull, { connectionId, rows, state, validation }: PageWrite, completed: string | undefined): PullWrite {
+  const { cursor, fetched, progress, fields } = state;
+  const page = { connectionId, rows, fields };
+  const common = { fetched, attempts: 0, validation: JSON.stringify(validation) };
+  if (!completed) return { pull, held, page, change: { status: 'Fetching', cursor: cursor ?? null, progress, ...common } };
   // `fetched` counts the records of every page committed into this pull's own generation:
   // when this page holds them all, its distinct ids are the generation's records.
-  const records = fetched === rows.length ? new Set(rows.map((r) => r.id)).size : await tx.countRecords(pull.company_id, pull.data_type, pull.generation);
-  if (company) endings.push({ pull: ended, company, records });
-  return previous;
+  const records = fetched === rows.length ? new Set(rows.map((r) => r.id)).size : undefined;
+  return {
+    pull, held, page, ends: true, publish: { connectionId, completed, ...(records === undefined ? {} : { records }) },
+    change: { status: 'Complete', cursor: null, progress: 100, ...common, completed, lease_until: null },
+  };
 }
 
 async function handleFailure({ deps, pull, held, writer }: JobPull, connectionId: string, err: unknown): Promise<PullStatus> {
@@ -216,16 +201,12 @@ async function handleFailure({ deps, pull, held, writer }: JobPull, connectionId
   const attempts = pull.attempts + 1;
   /** The pull's final state (this worker's to write, or nothing is), then what `also` records, then its events: one transaction. */
   const ended = async (status: PullStatus, fields: PullFields, also?: () => Promise<void>): Promise<PullStatus> => {
-    await writer.write(0, async ({ tx, company, ended }) => {
-      const pull = await held.end(tx, { status, completed: isoSeconds(now), lease_until: null, ...fields });
-      await also?.();
-      if (company) ended.push({ pull, company, records: null });
-    });
+    await writer.write({ pull, held, change: { status, completed: isoSeconds(now), lease_until: null, ...fields }, ends: true, ...(also ? { also } : {}) });
     return status;
   };
   /** Back in the queue until `notBefore`, for any worker. */
   const retry = async (notBefore: string, description: string): Promise<PullStatus> => {
-    await writer.write(0, ({ tx }) => held.update(tx, { attempts, not_before: notBefore, lease_until: null, status_description: description }));
+    await writer.write({ pull, held, change: { attempts, not_before: notBefore, lease_until: null, status_description: description } });
     return 'Fetching';
   };
   if (err instanceof PlatformAuthError && err.revoked) {

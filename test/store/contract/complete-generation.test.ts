@@ -1,5 +1,5 @@
-// A completed pull's last writes in one call (completeGeneration) answer on PostgreSQL as
-// on SQLite, and as publishGeneration followed by setLastSync do.
+// Completed pulls' last writes in one call (completeGenerations) answer on PostgreSQL as on
+// SQLite, and as publishGeneration followed by setLastSync, one pull after the other, do.
 import { describe, expect, it } from 'vitest';
 import { companyMethods } from '../../../src/service/store/pg/companies.js';
 import { connectionMethods } from '../../../src/service/store/pg/connections.js';
@@ -32,29 +32,36 @@ describePostgres('completing a generation', () => {
         await store.reserveGeneration(companyId, 'invoices', 's1', at(1));
         await store.reserveGeneration(companyId, 'invoices', 's2', at(2));
       }
-      // Company a in one call each time; company b through the two calls apart.
+      // Company a in one call; company b through the two calls apart, pull by pull.
+      const generations = [
+        { dataType: 'invoices', generation: 2, syncId: 's2', hour: 4 },
+        { dataType: 'bills', generation: 1, syncId: 's3', hour: 5 }, // no such data set: nothing published, the sync recorded
+        { dataType: 'customers', generation: 1, syncId: 's4', hour: 3 }, // given last: its time is the company's
+      ];
       const together = [
-        await store.completeGeneration(o.a, 'invoices', 1, 's1', o.a1, at(3)),
-        await store.completeGeneration(o.a, 'invoices', 2, 's2', o.a2, at(4)),
-        await store.completeGeneration(o.a, 'bills', 1, 's3', o.a1, at(5)), // no such data set: nothing published, the sync recorded
+        ...await store.completeGenerations(o.a, [{ dataType: 'invoices', generation: 1, syncId: 's1', connectionId: o.a1, completed: at(3) }]),
+        ...await store.completeGenerations(o.a, generations.map((g, i) => ({ ...g, connectionId: i === 1 ? o.a2 : o.a1, completed: at(g.hour) }))),
       ];
       const apart = [];
-      for (const [dataType, generation, syncId, connectionId, hour] of [['invoices', 1, 's1', o.b1, 3], ['invoices', 2, 's2', o.b1, 4], ['bills', 1, 's3', o.b1, 5]] as const) {
+      for (const [dataType, generation, syncId, connectionId, hour] of [['invoices', 1, 's1', o.b1, 3], ['invoices', 2, 's2', o.b1, 4], ['bills', 1, 's3', o.b1, 5],
+        ['customers', 1, 's4', o.b1, 3]] as const) {
         apart.push(await store.publishGeneration(o.b, dataType, generation, syncId, at(hour)));
         await store.setLastSync(connectionId, o.b, at(hour));
       }
-      const missing = await store.completeGeneration('no-company', 'invoices', 1, 's9', 'no-connection', at(9));
-      return relabel({ together, apart, missing, state: await state(store, o) }, o.names);
+      const none = await store.completeGenerations(o.a, []);
+      const missing = await store.completeGenerations('no-company', [{ dataType: 'invoices', generation: 1, syncId: 's9', connectionId: 'no-connection', completed: at(9) }]);
+      return relabel({ together, apart, none, missing, state: await state(store, o) }, o.names);
     });
     expect(postgres).toEqual(sqlite);
-    expect(sqlite.together).toEqual([null, 1, null]);
+    expect(sqlite.together).toEqual([null, 1, null, null]);
     expect(sqlite.together).toEqual(sqlite.apart);
+    expect(sqlite.none).toEqual([]);
     const [a, b] = sqlite.state.datasets;
     expect(a!.map(({ company_id: _c, ...rest }) => rest)).toEqual(b!.map(({ company_id: _c, ...rest }) => rest));
     expect(a![0]).toMatchObject({ visible_generation: 2, latest_successful_sync_id: 's2', last_successful_sync: at(4) });
-    expect(sqlite.state.connections).toEqual([at(5), at(4), at(5)]);
-    expect(sqlite.state.companies).toEqual([at(5), at(5)]);
-    expect(sqlite.missing).toBeNull();
+    expect(sqlite.state.connections).toEqual([at(3), at(5), at(3)]);
+    expect(sqlite.state.companies).toEqual([at(3), at(3)]);
+    expect(sqlite.missing).toEqual([null]);
   });
 
   describe('on PostgreSQL alone', () => {
@@ -68,7 +75,7 @@ describePostgres('completing a generation', () => {
         for (const dataType of dataTypes) await stores[0]!.reserveGeneration(o.a, dataType, `s-${dataType}`, at(1));
         await Promise.all(dataTypes.map((dataType, i) => stores[i % 2]!.transaction(async (tx) => {
           await tx.getCompany(o.a);
-          await tx.completeGeneration(o.a, dataType, 1, `s-${dataType}`, i % 3 === 0 ? o.a2 : o.a1, at(2 + (i % 5)));
+          await tx.completeGenerations(o.a, [{ dataType, generation: 1, syncId: `s-${dataType}`, connectionId: i % 3 === 0 ? o.a2 : o.a1, completed: at(2 + (i % 5)) }]);
         })));
         const datasets = await datasetsOf(stores[0]!, o.a);
         expect(datasets.map((d) => d.visible_generation)).toEqual(dataTypes.map(() => 1));

@@ -128,6 +128,34 @@ describePostgres('data set store contract', () => {
     expect(sqlite.records.slice(4, 6)).toEqual(['{"v":2}', undefined]);
   });
 
+  it('writes pages of several data sets in one call as upsertRecords one after the other, and remembers their fields', async () => {
+    const { sqlite, postgres } = await onBoth(methods, async (store) => {
+      const o = await makeOwners(store);
+      const pages = (companyId: string, connectionId: string) => [
+        { companyId, dataType: 'invoices', generation: 1, connectionId, rows: [{ id: 'x1', data: '{"v":1}' }, { id: 'x2', data: '{"v":2}' }, { id: 'x1', data: '{"v":"again"}' }] },
+        { companyId, dataType: 'bills', generation: 1, connectionId, rows: [] },
+        { companyId, dataType: 'bills', generation: 2, connectionId, rows: [{ id: 'x1', data: '{"t":"bills"}', modifiedDate: '2024-01-01T00:00:00Z' }] },
+        { companyId, dataType: 'invoices', generation: 1, connectionId, rows: [{ id: 'x2', data: '{"v":"later"}' }, { id: 'x3', data: '[]' }] },
+      ];
+      await store.writeRecords(pages(o.a, o.a1));
+      await store.writeRecords([]);
+      for (const page of pages(o.b, o.b1)) await store.upsertRecords(page.companyId, page.dataType, page.generation, page.connectionId, page.rows);
+      await store.rememberAllFields(new Map([['invoices', new Map<string, FieldType>([['total', 'number'], ['status', 'string']])], ['bills', new Map()],
+        ['items', new Map<string, FieldType>([['code', 'string']])]]));
+      await store.rememberAllFields(new Map([['invoices', new Map<string, FieldType>([['total', 'string'], ['dueDate', 'date']])]])); // a known path keeps its type
+      const read = async (companyId: string) => Promise.all([['invoices', 1], ['bills', 1], ['bills', 2]].map(async ([dataType, generation]) =>
+        (await store.listRecords(companyId, dataType as string, generation as number, { page: 1, pageSize: 10 })).rows.map((r) => Buffer.from(r.data).toString())));
+      return {
+        a: await read(o.a), b: await read(o.b),
+        fields: await Promise.all(['invoices', 'bills', 'items'].map(async (dataType) => Object.fromEntries(await store.recordFields(dataType)))),
+      };
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(sqlite.a).toEqual(sqlite.b);
+    expect(sqlite.a).toEqual([['{"v":"again"}', '{"v":"later"}', '[]'], [], ['{"t":"bills"}']]);
+    expect(sqlite.fields).toEqual([{ dueDate: 'date', status: 'string', total: 'number' }, {}, { code: 'string' }]);
+  });
+
   it('remembers fields and pages records with query= and orderBy=', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);

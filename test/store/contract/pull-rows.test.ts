@@ -1,5 +1,5 @@
-// A pull's final write answering its row (updatePullReturning) and many pulls read at once
-// (getPulls) answer on PostgreSQL as on SQLite, and as updatePull and getPull do.
+// Many pulls' writes under a job's lease answering their rows (updatePulls) and many pulls
+// read at once (getPulls) answer on PostgreSQL as on SQLite, and as updatePull and getPull do.
 import { describe, expect, it } from 'vitest';
 import { jobMethods } from '../../../src/service/store/pg/jobs.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
@@ -23,30 +23,38 @@ async function seed(store: Store, o: Owners): Promise<void> {
 }
 
 describePostgres('pull rows', () => {
-  it('answers the pull as written, under the lease as updatePull checks it', async () => {
+  it('answers the pulls as written, those under the lease as updatePull checks it', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
       await seed(store, o);
-      const leased = (await store.claimJobs(at(1), at(5), 1))[0]!.pulls[0]; // company a's job, p1 first, leased until at(5)
-      const answers: unknown[] = [leased];
-      answers.push(await store.updatePullReturning('p1', {}, at(5))); // nothing to set
-      answers.push(await store.updatePullReturning('p1', { cursor: 'c', fetched: 3 }, at(4))); // not its lease
-      answers.push(await store.updatePullReturning('p1', { status: 'Complete', completed: at(2), progress: 100, fetched: 7, cursor: null, lease_until: null,
-        validation: '{"errors":[],"warnings":[]}' }, at(5)));
-      answers.push(await store.getPull('p1'));
-      answers.push(await store.updatePullReturning('p1', { lease_until: at(9) }, at(5))); // ended: no more writes under a lease
-      answers.push(await store.updatePullReturning('p2', { status_description: 'no lease asked' }));
-      answers.push(await store.updatePullReturning('missing', { progress: 1 }));
+      const job = (await store.claimJobs(at(1), at(5), 1))[0]!; // company a's job: p1, p2, p4 leased until at(5)
+      const byId = (written: Array<{ id: string }>) => [...written].sort((x, y) => x.id.localeCompare(y.id));
+      const answers: unknown[] = [job.pulls];
+      answers.push(await store.updatePulls([{ id: 'p1', fields: {} }], at(5))); // nothing to set
+      answers.push(await store.updatePulls([{ id: 'p1', fields: { cursor: 'c', fetched: 3 } }], at(4))); // not its lease
+      answers.push(byId(await store.updatePulls([
+        { id: 'p1', fields: { status: 'Complete', completed: at(2), progress: 100, fetched: 7, cursor: null, lease_until: null, validation: '{"errors":[],"warnings":[]}' } },
+        { id: 'p2', fields: { cursor: 'next', fetched: 2, progress: 40, attempts: 0, status_description: null } },
+        { id: 'p3', fields: { progress: 1 } }, // not leased
+        { id: 'missing', fields: { progress: 1 } },
+        { id: 'p4', fields: { attempts: 2, not_before: at(3), lease_until: null, status_description: 'Retrying' } },
+      ], at(5))));
+      answers.push([await store.getPull('p1'), await store.getPull('p2'), await store.getPull('p4')]);
+      answers.push(await store.updatePulls([{ id: 'p1', fields: { lease_until: at(9) } }, { id: 'p4', fields: { progress: 3 } }], at(5))); // ended or freed: no more writes under the lease
+      answers.push(await store.getPull('p3'));
       return relabel(answers, o.names);
     });
     expect(postgres).toEqual(sqlite);
-    expect(sqlite[1]).toBeUndefined();
-    expect(sqlite[2]).toBeUndefined();
+    expect(sqlite[1]).toEqual([]);
+    expect(sqlite[2]).toEqual([]);
     expect(sqlite[3]).toEqual(sqlite[4]);
-    expect(sqlite[3]).toMatchObject({ id: 'p1', status: 'Complete', fetched: 7, progress: 100, cursor: null, lease_until: null });
-    expect(sqlite[5]).toBeUndefined();
-    expect(sqlite[6]).toMatchObject({ id: 'p2', status: 'Fetching', status_description: 'no lease asked' }); // leased with p1, in its company's job
-    expect(sqlite[7]).toBeUndefined();
+    expect(sqlite[3]).toMatchObject([
+      { id: 'p1', status: 'Complete', fetched: 7, progress: 100, cursor: null, lease_until: null },
+      { id: 'p2', status: 'Fetching', cursor: 'next', fetched: 2, progress: 40, lease_until: at(5) },
+      { id: 'p4', status: 'Fetching', attempts: 2, not_before: at(3), lease_until: null, status_description: 'Retrying' },
+    ]);
+    expect(sqlite[5]).toEqual([]);
+    expect(sqlite[6]).toMatchObject({ id: 'p3', status: 'Complete', progress: 100 });
   });
 
   it('reads the pulls of many ids at once, oldest first, leaving out those that do not exist', async () => {
@@ -79,7 +87,7 @@ describePostgres('pull rows', () => {
         for (const [i, id] of ids.entries()) await holder.insertPull({ id, companyId: o.a, connectionId: o.a1, dataType: `type${i}`, status: 'Queued', generation: 1, requested: T0 });
         await holder.claimJobs(at(0), at(5), 1);
         const results = await Promise.all(ids.map((id) => Promise.all([
-          holder.updatePullReturning(id, { status: 'Complete', completed: at(6), progress: 100, lease_until: null }, at(5)),
+          holder.updatePulls([{ id, fields: { status: 'Complete', completed: at(6), progress: 100, lease_until: null } }], at(5)).then(([ended]) => ended),
           taker.leasePull(id, at(6), at(9)),
         ])));
         for (const [i, [ended, taken]] of results.entries()) {

@@ -75,7 +75,8 @@ describePostgres('races between processes on one database', () => {
       // As run-pull.ts ends a pull: its company (locked), its final state, then its events, in one transaction.
       const end = (store: AsyncStore, pull: PullRow) => store.transaction(async (tx) => {
         const company = (await tx.getCompany(pull.company_id))!;
-        const ended = (await tx.updatePullReturning(pull.id, { status: 'Complete', completed: isoSeconds(clock.now()), progress: 100, lease_until: null }))!;
+        await tx.updatePull(pull.id, { status: 'Complete', completed: isoSeconds(clock.now()), progress: 100, lease_until: null });
+        const ended = (await tx.getPull(pull.id))!;
         await turn();
         await pullsEnded({ store, clock }, [{ pull: ended, company, records: null }]);
       });

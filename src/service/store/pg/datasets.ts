@@ -15,14 +15,28 @@ const PUBLISH = `UPDATE datasets d SET visible_generation = ?, latest_successful
 const OLD = 'old AS (SELECT company_id, data_type, visible_generation FROM datasets WHERE company_id = ? AND data_type = ? FOR UPDATE)';
 
 /**
- * publishGeneration and setLastSync (pg/connections.ts) in one statement. The company's row
- * is updated before the connection's (EXISTS makes it wait), and the caller holds the
- * company's lock already, so no other writer of the company holds what the rest updates.
+ * publishGeneration of each data type given and setLastSync (pg/connections.ts) in one
+ * statement: each connection's last sync its last generation's, the company's the last of
+ * all. The company's row is updated before the connections' (EXISTS makes them wait), and
+ * the caller holds the company's lock already, so no other writer of the company holds
+ * what the rest updates; the data sets are locked in data type order.
  */
-const COMPLETE = `WITH company AS (UPDATE companies SET last_sync = ? WHERE id = ? RETURNING id),
-    connection AS (UPDATE connections SET last_sync = ? WHERE id = ? AND EXISTS (SELECT 1 FROM company) RETURNING id),
-    ${OLD}
-  ${PUBLISH}`;
+const COMPLETE = `WITH input AS (
+    SELECT * FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS x(data_type, generation, sync_id, connection_id, completed, n)
+  ), company AS (UPDATE companies SET last_sync = ? WHERE id = ? RETURNING id),
+  connection AS (
+    UPDATE connections c SET last_sync = l.completed
+    FROM (SELECT DISTINCT ON (connection_id) connection_id, completed FROM input ORDER BY connection_id, n DESC) l
+    WHERE c.id = l.connection_id AND EXISTS (SELECT 1 FROM company) RETURNING c.id
+  ), old AS (
+    SELECT company_id, data_type, visible_generation FROM datasets WHERE company_id = ? AND data_type IN (SELECT data_type FROM input)
+    ORDER BY data_type FOR UPDATE
+  ), published AS (
+    UPDATE datasets d SET visible_generation = i.generation, latest_successful_sync_id = i.sync_id, last_successful_sync = i.completed
+    FROM old JOIN input i ON i.data_type = old.data_type WHERE d.company_id = old.company_id AND d.data_type = old.data_type
+    RETURNING old.data_type, old.visible_generation
+  )
+  SELECT data_type, visible_generation FROM published`;
 
 export function datasetMethods(db: Queryable): DatasetMethods {
   return {
@@ -40,17 +54,24 @@ export function datasetMethods(db: Queryable): DatasetMethods {
       const replaced = await row<{ visible_generation: number | null }>(db, `WITH ${OLD} ${PUBLISH}`, [companyId, dataType, generation, syncId, completed]);
       return replaced?.visible_generation ?? null;
     },
-    completeGeneration: async (companyId, dataType, generation, syncId, connectionId, completed) => {
-      const replaced = await row<{ visible_generation: number | null }>(db, COMPLETE,
-        [completed, companyId, completed, connectionId, companyId, dataType, generation, syncId, completed]);
-      return replaced?.visible_generation ?? null;
+    completeGenerations: async (companyId, generations) => {
+      const last = generations.at(-1);
+      if (!last) return [];
+      const column = <T>(value: (g: (typeof generations)[number]) => T): T[] => generations.map(value);
+      const replaced = new Map((await rows<{ data_type: string; visible_generation: number | null }>(db, COMPLETE, [
+        column((g) => g.dataType), column((g) => g.generation), column((g) => g.syncId), column((g) => g.connectionId), column((g) => g.completed),
+        last.completed, companyId, companyId,
+      ])).map((r) => [r.data_type, r.visible_generation]));
+      return generations.map((g) => replaced.get(g.dataType) ?? null);
     },
     upsertRecords: (companyId, dataType, generation, connectionId, page) => records.upsertRecords(db, companyId, dataType, generation, connectionId, page),
+    writeRecords: (batches) => records.writeRecords(db, batches),
     pruneGenerations: (companyId, dataType, keep, limit) => records.pruneGenerations(db, companyId, dataType, keep, limit),
     countRecords: (companyId, dataType, generation) => records.countRecords(db, companyId, dataType, generation),
     getRecord: (companyId, dataType, generation, id, connectionId) => records.getRecord(db, companyId, dataType, generation, id, connectionId),
     recordFields: (dataType) => records.recordFields(db, dataType),
     rememberFields: (dataType, fields) => records.rememberFields(db, dataType, fields),
+    rememberAllFields: (fields) => records.rememberAllFields(db, fields),
     recordsPage: (companyId, dataType, generation, request, connectionId) => records.recordsPage(db, companyId, dataType, generation, request, connectionId),
     listRecords: (companyId, dataType, generation, request) => records.listRecords(db, companyId, dataType, generation, request),
     scheduleCandidates: () => rows<ScheduleCandidate>(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d

@@ -9,6 +9,7 @@ import type { AsyncStore } from '../async-store.js';
 import type { JobStore, PullStore } from '../store.js';
 import { planPage } from '../paging.js';
 import { checkDistinctDataSets, pullFields, type NewPull, type PullFields, type PullRow } from '../pulls.js';
+import type { PullChange } from '../grouped-writes.js';
 import { row, rows, run, type Queryable } from './query.js';
 
 type PullMethods = Pick<AsyncStore, Exclude<keyof PullStore, keyof JobStore> | 'pullsPage'>;
@@ -30,7 +31,7 @@ const pgPullFields = pgDates(pullFields);
 const UPDATABLE = new Set<string>(['company_id', 'connection_id', 'data_type', 'status', 'status_description', 'error_message', 'requested',
   'completed', 'progress', 'generation', 'cursor', 'fetched', 'attempts', 'not_before', 'lease_until', 'validation']);
 
-/** The UPDATE behind updatePull and updatePullReturning, and its parameters; undefined when there is nothing to set. */
+/** The UPDATE behind updatePull, and its parameters; undefined when there is nothing to set. */
 function pullUpdate(id: string, fields: PullFields, lease: string | undefined): { sql: string; params: unknown[] } | undefined {
   const entries = Object.entries(fields);
   if (entries.length === 0) return undefined;
@@ -39,6 +40,26 @@ function pullUpdate(id: string, fields: PullFields, lease: string | undefined): 
   return {
     sql: `UPDATE pull_operations SET ${entries.map(([key]) => `${key} = ?`).join(', ')} WHERE id = ?${held}`,
     params: [...entries.map(([, value]) => value), id, ...(lease === undefined ? [] : [lease])],
+  };
+}
+
+/** The columns of pull_operations that are not text: what updatePulls casts their JSON text to. */
+const CASTS: Record<string, string> = { progress: '::integer', generation: '::integer', fetched: '::integer', attempts: '::integer', validation: '::json' };
+
+/**
+ * updatePull of many pulls in one statement: each change's fields go in as JSON, and a
+ * column takes the change's value where the change names it, its own value elsewhere.
+ * Only the columns some change names are in the text.
+ */
+function pullsUpdate(changes: PullChange[], lease: string): { sql: string; params: unknown[] } {
+  const named = new Set(changes.flatMap(({ fields }) => Object.keys(fields)));
+  for (const key of named) if (!UPDATABLE.has(key)) throw new Error(`No pull column ${JSON.stringify(key)} to update.`);
+  const sets = [...UPDATABLE].filter((key) => named.has(key)).map((key) =>
+    `${key} = CASE WHEN u.f->'set'->'${key}' IS NULL THEN p.${key} ELSE (u.f->'set'->>'${key}')${CASTS[key] ?? ''} END`);
+  return {
+    sql: `UPDATE pull_operations p SET ${sets.join(', ')} FROM jsonb_array_elements(?::jsonb) AS u(f)
+      WHERE p.id = u.f->>'id' AND p.lease_until = ? AND p.status IN ('Queued', 'Fetching', 'Mapping') RETURNING p.*`,
+    params: [JSON.stringify(changes.map(({ id, fields }) => ({ id, set: fields }))), lease],
   };
 }
 
@@ -124,9 +145,13 @@ export function pullMethods(db: Queryable): PullMethods {
       const update = pullUpdate(id, fields, lease);
       return update !== undefined && (await run(db, update.sql, update.params)) === 1;
     },
-    updatePullReturning: async (id, fields, lease) => {
-      const update = pullUpdate(id, fields, lease);
-      return update && row<PullRow>(db, `${update.sql} RETURNING *`, update.params);
+    // In the order given (a job's writer gives them in its pulls' order); a pull another worker took over is not matched, so not locked.
+    updatePulls: async (changes, lease) => {
+      // A change with nothing to set writes nothing, as updatePull's.
+      const given = changes.filter(({ fields }) => Object.keys(fields).length > 0);
+      if (given.length === 0) return [];
+      const update = pullsUpdate(given, lease);
+      return rows<PullRow>(db, update.sql, update.params);
     },
     releaseOpenPullLeases: async () => {
       await run(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')");

@@ -3,32 +3,53 @@
 // and read back as its UTF-8 bytes, as SQLite's CAST(data AS BLOB) gives them.
 import type { FieldType } from '../../query/types.js';
 import type { RecordBytes, RecordInput } from '../datasets.js';
+import type { RecordBatch } from '../grouped-writes.js';
 import type { Page, PagePlan, PageRequest } from '../paging.js';
 import { planRecordsPage } from '../records-page.js';
 import { runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
 
+/** One page of records into a generation (writeRecords of one batch). Callers wrap it in the page's transaction. */
+export function upsertRecords(db: Queryable, companyId: string, dataType: string, generation: number, connectionId: string, records: RecordInput[]): Promise<void> {
+  return writeRecords(db, [{ companyId, dataType, generation, connectionId, rows: records }]);
+}
+
 /**
- * One page of records in one statement. Ids repeated within the page are upserted as
- * SQLite's row-by-row upsert leaves them: in the place of the first, with the values of
- * the last (PostgreSQL refuses to touch one row twice in a statement). The arrays go in
- * as three parameters, so the text is one statement whatever the page's size, and rows
- * take their seq in the page's order. Callers wrap it in the page's transaction.
+ * Pages of several data sets in one statement. A record given twice (in a page, or in two
+ * pages of its data set) is upserted as SQLite's row-by-row upsert leaves it: in the place
+ * and with the connection of the first, with the values of the last (PostgreSQL refuses to
+ * touch one row twice in a statement). The batches and their rows go in as arrays, so the
+ * text is one statement whatever the group's size, and rows take their seq in the order given.
  */
-export async function upsertRecords(db: Queryable, companyId: string, dataType: string, generation: number, connectionId: string, records: RecordInput[]): Promise<void> {
-  const byId = new Map<string, RecordInput>();
-  for (const record of records) {
-    // Map keeps the first insertion's place when a key is set again.
-    byId.set(record.id, record);
+export async function writeRecords(db: Queryable, batches: RecordBatch[]): Promise<void> {
+  const rowBatch: number[] = [];
+  const page: RecordInput[] = [];
+  // By data set generation, then by id: where each record is in `page`.
+  const placed = new Map<string, Map<string, number>>();
+  for (const [i, batch] of batches.entries()) {
+    const generation = JSON.stringify([batch.companyId, batch.dataType, batch.generation]);
+    let at = placed.get(generation);
+    if (!at) placed.set(generation, at = new Map());
+    for (const record of batch.rows) {
+      const first = at.get(record.id);
+      if (first !== undefined) {
+        page[first] = record;
+        continue;
+      }
+      at.set(record.id, page.length);
+      rowBatch.push(i + 1);
+      page.push(record);
+    }
   }
-  if (byId.size === 0) return;
-  const page = [...byId.values()];
-  await run(db, `INSERT INTO records (company_id, data_type, generation, id, connection_id, modified_date, data)
-                 SELECT ?, ?, ?, r.id, ?, r.modified_date, r.data::json
-                 FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS r(id, modified_date, data, n) ORDER BY r.n
+  if (page.length === 0) return;
+  await run(db, `WITH b AS (SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::text[]) WITH ORDINALITY AS b(company_id, data_type, generation, connection_id, k))
+                 INSERT INTO records (company_id, data_type, generation, id, connection_id, modified_date, data)
+                 SELECT b.company_id, b.data_type, b.generation, r.id, b.connection_id, r.modified_date, r.data::json
+                 FROM unnest(?::int[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS r(k, id, modified_date, data, n) JOIN b ON b.k = r.k ORDER BY r.n
                  ON CONFLICT (company_id, data_type, generation, id) DO UPDATE SET
                  modified_date = excluded.modified_date, data = excluded.data`,
-  [companyId, dataType, generation, connectionId, page.map((r) => r.id), page.map((r) => r.modifiedDate ?? null), page.map((r) => r.data)]);
+  [batches.map((b) => b.companyId), batches.map((b) => b.dataType), batches.map((b) => b.generation), batches.map((b) => b.connectionId),
+    rowBatch, page.map((r) => r.id), page.map((r) => r.modifiedDate ?? null), page.map((r) => r.data)]);
 }
 
 /** Deletes up to `limit` records of older generations; returns how many went. */
@@ -56,12 +77,26 @@ export async function recordFields(db: Queryable, dataType: string): Promise<Map
   return new Map(found.map((r) => [r.path, r.type]));
 }
 
-// In path order: pages of two pulls of one data type (each in its page's transaction) that
-// bring the same new paths wait for each other path by path in the same order, never in a cycle.
-export async function rememberFields(db: Queryable, dataType: string, fields: Map<string, FieldType>): Promise<void> {
-  if (fields.size === 0) return;
-  await run(db, `INSERT INTO data_type_fields (data_type, path, type) SELECT ?, f.path, f.type FROM unnest(?::text[], ?::text[]) AS f(path, type)
-                 ORDER BY f.path ON CONFLICT (data_type, path) DO NOTHING`, [dataType, [...fields.keys()], [...fields.values()]]);
+export function rememberFields(db: Queryable, dataType: string, fields: Map<string, FieldType>): Promise<void> {
+  return rememberAllFields(db, new Map([[dataType, fields]]));
+}
+
+// In (data type, path) order: groups of two jobs that bring the same new paths wait for
+// each other path by path in the same order, never in a cycle.
+export async function rememberAllFields(db: Queryable, fields: Map<string, Map<string, FieldType>>): Promise<void> {
+  const dataTypes: string[] = [];
+  const paths: string[] = [];
+  const types: string[] = [];
+  for (const [dataType, found] of fields) {
+    for (const [path, type] of found) {
+      dataTypes.push(dataType);
+      paths.push(path);
+      types.push(type);
+    }
+  }
+  if (paths.length === 0) return;
+  await run(db, `INSERT INTO data_type_fields (data_type, path, type) SELECT f.data_type, f.path, f.type FROM unnest(?::text[], ?::text[], ?::text[]) AS f(data_type, path, type)
+                 ORDER BY f.data_type, f.path ON CONFLICT (data_type, path) DO NOTHING`, [dataTypes, paths, types]);
 }
 
 /** A page of a published generation's records (../records-page.ts), each as its UTF-8 bytes. */

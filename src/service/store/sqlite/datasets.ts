@@ -6,6 +6,7 @@ import { runPagePlan } from './paging.js';
 import { planRecordsPage } from '../records-page.js';
 import { prepared } from './statements.js';
 import { COMPANY_DATA_STATUS, splitCompanyDataStatus, type CompanyDataStatus, type DatasetRow, type RecordBytes, type RecordInput, type ScheduleCandidate } from '../datasets.js';
+import type { RecordBatch } from '../grouped-writes.js';
 
 export function getDataset(db: Db, companyId: string, dataType: string): DatasetRow | undefined {
   return prepared(db, 'SELECT * FROM datasets WHERE company_id = ? AND data_type = ?').get(companyId, dataType) as DatasetRow | undefined;
@@ -43,6 +44,11 @@ export function upsertRecords(db: Db, companyId: string, dataType: string, gener
   }
 }
 
+/** upsertRecords of each batch, in the order given. */
+export function writeRecords(db: Db, batches: RecordBatch[]): void {
+  for (const { companyId, dataType, generation, connectionId, rows } of batches) upsertRecords(db, companyId, dataType, generation, connectionId, rows);
+}
+
 /** Deletes up to `limit` records of older generations; returns how many went. */
 export function pruneGenerations(db: Db, companyId: string, dataType: string, keep: number, limit: number): number {
   return prepared(db, `DELETE FROM records WHERE seq IN (SELECT seq FROM records WHERE company_id = ? AND data_type = ? AND generation < ? LIMIT ?)`)
@@ -69,6 +75,11 @@ export function recordFields(db: Db, dataType: string): Map<string, FieldType> {
 export function rememberFields(db: Db, dataType: string, fields: Map<string, FieldType>): void {
   const statement = prepared(db, 'INSERT OR IGNORE INTO data_type_fields (data_type, path, type) VALUES (?, ?, ?)');
   for (const [path, type] of fields) statement.run(dataType, path, type);
+}
+
+/** rememberFields of each data type. */
+export function rememberAllFields(db: Db, fields: Map<string, Map<string, FieldType>>): void {
+  for (const [dataType, found] of fields) rememberFields(db, dataType, found);
 }
 
 /**

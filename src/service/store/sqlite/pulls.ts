@@ -14,6 +14,7 @@ import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
 import { isFinished } from '../pull-status.js';
 import { type PullRow, type PullFields, pullFields, type NewPull, checkDistinctDataSets } from '../pulls.js';
+import type { PullChange } from '../grouped-writes.js';
 
 export function getPull(db: Db, id: string): PullRow | undefined {
   return prepared(db, 'SELECT * FROM pull_operations WHERE id = ?').get(id) as PullRow | undefined;
@@ -81,7 +82,7 @@ export function leasePull(db: Db, id: string, now: string, until: string): boole
                        AND status IN ('Queued', 'Fetching', 'Mapping')`).run(until, id, now).changes === 1;
 }
 
-/** The UPDATE behind updatePull and updatePullReturning, and its parameters; undefined when there is nothing to set. */
+/** The UPDATE behind updatePull and updatePulls, and its parameters; undefined when there is nothing to set. */
 function pullUpdate(id: string, fields: PullFields, lease: string | undefined): { sql: string; params: unknown[] } | undefined {
   const entries = Object.entries(fields);
   if (entries.length === 0) return undefined;
@@ -96,10 +97,15 @@ export function updatePull(db: Db, id: string, fields: PullFields, lease?: strin
   return update !== undefined && prepared(db, update.sql).run(...update.params as never[]).changes === 1;
 }
 
-/** As updatePull, answering the pull as written (undefined where updatePull answers false). */
-export function updatePullReturning(db: Db, id: string, fields: PullFields, lease?: string): PullRow | undefined {
-  const update = pullUpdate(id, fields, lease);
-  return update && prepared(db, `${update.sql} RETURNING *`).get(...update.params as never[]) as PullRow | undefined;
+/** updatePull of each change with `lease`, answering the pulls as written (those still held by `lease`). */
+export function updatePulls(db: Db, changes: PullChange[], lease: string): PullRow[] {
+  const written: PullRow[] = [];
+  for (const { id, fields } of changes) {
+    const update = pullUpdate(id, fields, lease);
+    const row = update && prepared(db, `${update.sql} RETURNING *`).get(...update.params as never[]) as PullRow | undefined;
+    if (row) written.push(row);
+  }
+  return written;
 }
 
 /** Leases of pulls still open: void when the only worker of this database starts (a killed one left them). */

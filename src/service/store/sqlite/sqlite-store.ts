@@ -59,9 +59,15 @@ export function createSqliteStore(db: Db): Store {
     ...bindArea(db, version),
     ...bindArea(db, deliveries),
     // The one method over two areas (store.ts says why), so no area module holds it.
-    completeGeneration: (companyId, dataType, generation, syncId, connectionId, completed) => {
-      const replaced = datasets.publishGeneration(db, companyId, dataType, generation, syncId, completed);
-      connections.setLastSync(db, connectionId, companyId, completed);
+    completeGenerations: (companyId, generations) => {
+      const replaced = generations.map((g) => datasets.publishGeneration(db, companyId, g.dataType, g.generation, g.syncId, g.completed));
+      const last = generations.at(-1);
+      if (!last) return replaced;
+      // Each connection's last sync as its last generation given left it; the company's (written last) as the last of all.
+      const byConnection = new Map(generations.map((g) => [g.connectionId, g.completed]));
+      byConnection.delete(last.connectionId);
+      for (const [connectionId, completed] of byConnection) connections.setLastSync(db, connectionId, companyId, completed);
+      connections.setLastSync(db, last.connectionId, companyId, last.completed);
       return replaced;
     },
     runPage: (plan) => runPagePlan(db, plan),
