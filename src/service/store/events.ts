@@ -1,5 +1,6 @@
 // Events and webhook consumers as both stores keep them (SQL in sqlite/events.ts and
 // pg/events.ts).
+import type { PullRow } from './pulls.js';
 
 export interface EventInput {
   id: string;
@@ -22,6 +23,22 @@ export type EventConsumer = Pick<ConsumerRow, 'id' | 'event_types' | 'company_ta
 export interface EventWithDeliveries {
   event: EventInput;
   deliveries: Array<{ id: string; consumerId: string }>;
+}
+
+/** The event types read.completed rests on (readCompletion). */
+export interface CompletionTypes {
+  /** The company's event that reports its read: the previous one's time is in the next. */
+  completed: string;
+  /** The events of data types that ended: each names its pull (payload.pullOperationId). */
+  ended: string[];
+}
+
+/** What read.completed reports once none of a company's pulls is open. */
+export interface ReadCompletion {
+  /** When the previous read.completed was generated; null before the first. */
+  previousGenerated: string | null;
+  /** The pulls whose data type events came since it, oldest first. */
+  pulls: PullRow[];
 }
 
 export interface EventRow {
@@ -53,4 +70,26 @@ export interface ConsumerRow {
   disabled_reason: string | null;
   secret: Buffer;
   created: string;
+}
+
+/**
+ * readCompletion's one statement, where `pullId` reads an event body's payload.pullOperationId:
+ * a first row that says whether a pull is open and when the previous read.completed was,
+ * joined to the pulls when none is open. Parameters: company, completed, company, company, the ended types (as JSON).
+ */
+export function readCompletionSql(pullId: (body: string) => string, endedTypes: string): string {
+  return `WITH previous AS (SELECT seq, generated FROM events WHERE company_id = ? AND event_type = ? ORDER BY seq DESC LIMIT 1),
+    head AS (SELECT EXISTS (SELECT 1 FROM pull_operations WHERE company_id = ? AND status IN ('Queued', 'Fetching', 'Mapping')) AS ferry_open,
+      (SELECT generated FROM previous) AS ferry_previous)
+    SELECT head.*, p.* FROM head LEFT JOIN pull_operations p ON NOT head.ferry_open AND p.id IN (
+      SELECT ${pullId('body')} FROM events WHERE company_id = ? AND event_type IN (${endedTypes}) AND seq > coalesce((SELECT seq FROM previous), 0))
+    ORDER BY p.seq`;
+}
+
+/** readCompletion's answer from the statement's rows. */
+export function readCompletionOf(found: Array<PullRow & { ferry_open: unknown; ferry_previous: string | null }>): ReadCompletion | undefined {
+  const head = found[0];
+  if (!head || Boolean(head.ferry_open)) return undefined;
+  const pulls = found.filter((r) => r.id !== null).map(({ ferry_open: _open, ferry_previous: _previous, ...pull }) => pull as PullRow);
+  return { previousGenerated: head.ferry_previous, pulls };
 }

@@ -7,7 +7,7 @@ import type { FieldType } from '../query/index.js';
 import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './attachments.js';
 import type { ApiKeyRow, ClientRow, KeyedVersion, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
-import type { ConsumerRow, EventConsumer, EventInput, EventRow, EventWithDeliveries } from './events.js';
+import type { CompletionTypes, ConsumerRow, EventConsumer, EventInput, EventRow, EventWithDeliveries, ReadCompletion } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
 import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { CompanyDataStatus, DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
@@ -240,7 +240,12 @@ export interface EventStore {
   latestEventSeq(): number;
   /** The last number the account gave an event (0 before its first); on PostgreSQL an event is numbered when its transaction commits. */
   latestAccountEventSeq(clientId: string): number;
-  lastCompanyEvent(companyId: string, eventType: string): EventRow | undefined;
+  /**
+   * undefined while the company has an open pull; else what read.completed reports: the
+   * previous one's time and the pulls named by the data type events since it, in one read.
+   * Inside a transaction on PostgreSQL it first locks the company, as openPulls does.
+   */
+  readCompletion(companyId: string, types: CompletionTypes): ReadCompletion | undefined;
   /** The company's events of one type after `afterSeq`, oldest first. */
   companyEventsAfter(companyId: string, eventType: string, afterSeq: number): EventRow[];
   insertConsumer(row: ConsumerRow): void;

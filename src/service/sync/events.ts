@@ -31,38 +31,38 @@ export interface EndedPull {
   records: number | null;
 }
 
+/** The events read.completed rests on: its own, and those of data types that ended. */
+const COMPLETION = { completed: 'read.completed', ended: [FERRY_EVENTS.dataTypeReadCompleted, FERRY_EVENTS.dataTypeReadFailed] };
+
 /**
  * After the final states of pulls of one company are written, in their transaction: each
  * pull's own event, and read.completed once none of the company's pulls is open (looked at
- * once for them all). Reading the company locks it (on PostgreSQL; on SQLite the
- * transaction is alone anyway), so transactions ending pulls of one company take turns
- * here and the last one sees the others ended. The job's writer hands over what its
- * transaction holds already, so nothing is read again.
+ * once for them all, in one read with what it reports). Reading the company locks it (on
+ * PostgreSQL; on SQLite the transaction is alone anyway), so transactions ending pulls of
+ * one company take turns here and the last one sees the others ended. The job's writer
+ * hands over what its transaction holds already, so nothing is read again, and says when
+ * other pulls of its job still run (`othersOpen`: no read.completed yet, nothing to read);
+ * the events are one write.
  */
-export async function pullsEnded(ctx: BackgroundEvents, ended: EndedPull[]): Promise<void> {
+export async function pullsEnded(ctx: BackgroundEvents, ended: EndedPull[], othersOpen = false): Promise<void> {
   const { store } = ctx;
-  // The consumers are read once for all: the pulls' events are one write, read.completed another.
-  const consumers = new EventConsumers(store);
-  await recordEvents(ctx, consumers, ended.map(({ pull, company, records }): NewEvent => ({
+  const events = ended.map(({ pull, company, records }): NewEvent => ({
     clientId: company.client_id, company, eventType: isErrored(pull.status) ? FERRY_EVENTS.dataTypeReadFailed : FERRY_EVENTS.dataTypeReadCompleted,
     payload: dataTypeReadPayload(company, pull, records),
-  })));
+  }));
   const company = ended.at(-1)?.company;
-  if (!company || (await store.openPulls(company.id)).size > 0) return;
-  const previous = await store.lastCompanyEvent(company.id, 'read.completed');
-  const ids = new Set<string>();
-  for (const type of [FERRY_EVENTS.dataTypeReadCompleted, FERRY_EVENTS.dataTypeReadFailed]) {
-    for (const row of await store.companyEventsAfter(company.id, type, previous?.seq ?? 0)) {
-      ids.add((JSON.parse(row.body) as { payload: { pullOperationId: string } }).payload.pullOperationId);
-    }
+  const completion = company && !othersOpen && await store.readCompletion(company.id, COMPLETION);
+  if (company && completion) {
+    // The pulls of the events read, and those of the events recorded here: oldest first, a later pull of a data type replaces an earlier one.
+    const named = new Map([...completion.pulls, ...ended.map(({ pull }) => pull)].map((pull) => [pull.id, pull]));
+    const latest = new Map<string, PullRow>();
+    for (const pull of [...named.values()].sort((a, b) => a.seq - b.seq)) latest.set(pull.data_type, pull);
+    const pulls = [...latest.values()].sort((a, b) => a.data_type.localeCompare(b.data_type));
+    const payload = readCompletedPayload(company, pulls, completion.previousGenerated);
+    const completed = (eventType: string): NewEvent => ({ clientId: company.client_id, company, eventType, payload });
+    events.push(...(completion.previousGenerated === null ? [completed('read.completed.initial'), completed('read.completed')] : [completed('read.completed')]));
   }
-  const latest = new Map<string, PullRow>();
-  // Oldest first: a later pull of a data type replaces an earlier one.
-  for (const found of await store.getPulls([...ids])) latest.set(found.data_type, found);
-  const pulls = [...latest.values()].sort((a, b) => a.data_type.localeCompare(b.data_type));
-  const payload = readCompletedPayload(company, pulls, previous?.generated ?? null);
-  const completed = (eventType: string): NewEvent => ({ clientId: company.client_id, company, eventType, payload });
-  await recordEvents(ctx, consumers, previous ? [completed('read.completed')] : [completed('read.completed.initial'), completed('read.completed')]);
+  await recordEvents(ctx, new EventConsumers(store), events);
 }
 
 /** A failed refresh revoked the grant: the connection is Deauthorized, and consumers hear it. */

@@ -125,7 +125,8 @@ export class JobWriter {
         const records = publish ? publish.records ?? await tx.countRecords(pull.company_id, pull.data_type, pull.generation) : null;
         ended.push({ pull: written.get(pull.id)!, company, records });
       }
-      if (ended.length > 0) await pullsEnded(this.events, ended);
+      // Pulls of the job that do not end here still run, so are open: read.completed cannot be due.
+      if (ended.length > 0) await pullsEnded(this.events, ended, this.running > ended.length);
       return writes.map(({ pull }): Outcome => {
         const row = written.get(pull.id);
         if (!row) return { error: new LeaseLost(pull.id) };

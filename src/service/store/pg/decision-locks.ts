@@ -21,8 +21,8 @@ import type { CompanyRow } from '../companies.js';
 import type { ConnectionRow } from '../connections.js';
 import { row, run, type Queryable } from './query.js';
 
-type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'getCompanyConnection' | 'openPull' | 'openPulls' | 'queueUnlessOpen' | 'listConsumers'
-  | 'interactiveCompanies'>;
+type Decisions = Pick<AsyncStore, 'countCompanies' | 'getCompany' | 'getCompanyConnection' | 'openPull' | 'openPulls' | 'queueUnlessOpen' | 'readCompletion'
+  | 'listConsumers' | 'interactiveCompanies'>;
 
 /** `plain`'s reads, each after locking what it decides on; for a transaction's client only. */
 export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany' | 'getCompanyConnection'>): Decisions {
@@ -65,6 +65,10 @@ export function decisionLocks(tx: Queryable, plain: Omit<Decisions, 'getCompany'
     queueUnlessOpen: async (companyId, pulls) => {
       await lock('companies', companyId);
       return plain.queueUnlessOpen(companyId, pulls);
+    },
+    readCompletion: async (companyId, types) => {
+      await lock('companies', companyId);
+      return plain.readCompletion(companyId, types);
     },
     // The interactive lane's companies per account (sync/lanes.ts): an advisory lock of its
     // own, so it has no place in the order of row locks above.

@@ -4,7 +4,7 @@
 // account is given when the transaction commits, by a trigger (migrations/011).
 import type { AsyncStore } from '../async-store.js';
 import { wantsEvent } from '../../events/wants.js';
-import type { ConsumerRow, EventConsumer, EventRow } from '../events.js';
+import { readCompletionOf, readCompletionSql, type ConsumerRow, type EventConsumer, type EventRow } from '../events.js';
 import type { EventStore } from '../store.js';
 import { row, rows, run, type Queryable } from './query.js';
 
@@ -12,6 +12,8 @@ type EventMethods = Pick<AsyncStore, keyof EventStore>;
 
 /** The row as SQLite's `SELECT *` gives it: without seq, SQLite's rowid, named here. */
 const CONSUMER_COLUMNS = 'id, client_id, url, event_types, company_tags, company_id, rule_type, disabled, disabled_reason, secret, created';
+
+const READ_COMPLETION = readCompletionSql((body) => `${body}::json->'payload'->>'pullOperationId'`, 'SELECT unnest(?::text[])');
 
 // The deliveries are written in the order of the ids given (seq follows it).
 const INSERT_EVENT = `WITH e AS (
@@ -66,8 +68,7 @@ export function eventMethods(db: Queryable): EventMethods {
       'SELECT * FROM events WHERE client_id = ? AND account_seq > ? ORDER BY account_seq LIMIT ?', [clientId, afterAccountSeq, limit]),
     latestEventSeq: async () => (await row<{ seq: number }>(db, 'SELECT coalesce(max(seq), 0) AS seq FROM events'))!.seq,
     latestAccountEventSeq: async (clientId) => (await row<{ last_seq: number }>(db, 'SELECT last_seq FROM event_counters WHERE client_id = ?', [clientId]))?.last_seq ?? 0,
-    lastCompanyEvent: (companyId, eventType) => row<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? ORDER BY seq DESC LIMIT 1',
-      [companyId, eventType]),
+    readCompletion: async (companyId, types) => readCompletionOf(await rows(db, READ_COMPLETION, [companyId, types.completed, companyId, companyId, types.ended])),
     companyEventsAfter: (companyId, eventType, afterSeq) => rows<EventRow>(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? AND seq > ? ORDER BY seq',
       [companyId, eventType, afterSeq]),
     insertConsumer: async (consumer) => {

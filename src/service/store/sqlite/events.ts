@@ -4,7 +4,7 @@
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
 import { wantsEvent } from '../../events/wants.js';
-import type { EventConsumer, EventInput, EventRow, EventWithDeliveries, ConsumerRow } from '../events.js';
+import { readCompletionOf, readCompletionSql, type CompletionTypes, type EventConsumer, type EventInput, type EventRow, type EventWithDeliveries, type ConsumerRow, type ReadCompletion } from '../events.js';
 
 /**
  * Records the event and its deliveries; returns the event's sequence number. Its number in
@@ -52,8 +52,9 @@ export function latestAccountEventSeq(db: Db, clientId: string): number {
 }
 
 /** The company's latest event of a type (read.completed marks where the next one starts). */
-export function lastCompanyEvent(db: Db, companyId: string, eventType: string): EventRow | undefined {
-  return prepared(db, 'SELECT * FROM events WHERE company_id = ? AND event_type = ? ORDER BY seq DESC LIMIT 1').get(companyId, eventType) as EventRow | undefined;
+export function readCompletion(db: Db, companyId: string, types: CompletionTypes): ReadCompletion | undefined {
+  const sql = readCompletionSql((body) => `json_extract(${body}, '$.payload.pullOperationId')`, 'SELECT value FROM json_each(?)');
+  return readCompletionOf(prepared(db, sql).all(companyId, types.completed, companyId, companyId, JSON.stringify(types.ended)) as Parameters<typeof readCompletionOf>[0]);
 }
 
 export function companyEventsAfter(db: Db, companyId: string, eventType: string, afterSeq: number): EventRow[] {
