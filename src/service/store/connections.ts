@@ -2,6 +2,7 @@
 // reads of its connection and for a company with one of its connections (SQL of the rest in
 // sqlite/connections.ts and pg/connections.ts).
 import type { CompanyRow } from './companies.js';
+import { CONFIG_TABLES, type ConfigKind } from './data-configs.js';
 
 export type ConnectionStatus = 'PendingAuth' | 'Linked' | 'Unlinked' | 'Deauthorized';
 
@@ -27,18 +28,29 @@ export interface ConnectionWithTokens {
 export interface PullConnection extends ConnectionWithTokens {
   /** The client owning the connection's company: a pull's data configs are keyed by it. */
   clientId: string;
+  /** Whether the account has configurations of each kind for the connection's platform: a job reads only those it has. */
+  configured: Record<ConfigKind, boolean>;
 }
 
-/** What getConnectionById and loadSealedTokens read, and the company's client id: all a pull reads before it fetches, in one statement (both stores run it). */
-export const PULL_CONNECTION = `SELECT c.*, t.sealed AS ferry_sealed, co.client_id AS ferry_client_id FROM connections c
-  JOIN companies co ON co.id = c.company_id
+/**
+ * What getConnectionById and loadSealedTokens read, the company's client id and whether its
+ * account configured the platform's data types: all a pull reads before it fetches, in one
+ * statement (both stores run it).
+ */
+export const PULL_CONNECTION = `SELECT c.*, t.sealed AS ferry_sealed, co.client_id AS ferry_client_id,
+  EXISTS (SELECT 1 FROM ${CONFIG_TABLES.supplemental.table} s WHERE s.client_id = co.client_id AND s.platform_key = c.integration_key) AS ferry_supplemental,
+  EXISTS (SELECT 1 FROM ${CONFIG_TABLES.custom.table} s WHERE s.client_id = co.client_id AND s.platform_key = c.integration_key) AS ferry_custom
+  FROM connections c JOIN companies co ON co.id = c.company_id
   LEFT JOIN connection_tokens t ON t.connection_id = c.id WHERE c.id = ?`;
 
+/** A row of PULL_CONNECTION as the stores read it (SQLite answers EXISTS with 0 or 1). */
+export type PullConnectionRow = ConnectionRow & { ferry_sealed: Buffer | null; ferry_client_id: string; ferry_supplemental: boolean | number; ferry_custom: boolean | number };
+
 /** A row of PULL_CONNECTION as getPullConnection answers it. */
-export function splitPullConnection(row: (ConnectionRow & { ferry_sealed: Buffer | null; ferry_client_id: string }) | undefined): PullConnection | undefined {
+export function splitPullConnection(row: PullConnectionRow | undefined): PullConnection | undefined {
   if (!row) return undefined;
-  const { ferry_client_id: clientId, ferry_sealed: sealed, ...connection } = row;
-  return { connection, sealed: sealed ?? undefined, clientId };
+  const { ferry_client_id: clientId, ferry_sealed: sealed, ferry_supplemental: supplemental, ferry_custom: custom, ...connection } = row;
+  return { connection, sealed: sealed ?? undefined, clientId, configured: { supplemental: Boolean(supplemental), custom: Boolean(custom) } };
 }
 
 /** Every column of connections, as `SELECT *` reads them (the contract test compares the two reads). */

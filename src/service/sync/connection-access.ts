@@ -1,7 +1,8 @@
 // What a job's pulls share of their connections: each connection, its tokens and its
 // company's client id read once for the job (not once per data type), its tokens
 // refreshed once when a page finds them expired, however many pulls found it at once, and
-// the account's data configurations for its platform read once, all data types together.
+// the account's data configurations for its platform read once, all data types together
+// (and not at all for a kind the connection's read found it has none of).
 import { isoSeconds } from '../../lib/clock.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { Tokens } from '../adapters/verifier.js';
@@ -57,9 +58,11 @@ export class ConnectionAccess {
     return next;
   }
 
-  /** The account's configurations for the platform, each kind read once for the job. */
-  configs(clientId: string, platformKey: string): ConfigReader {
+  /** The account's configurations for the connection's platform, each kind it has read once for the job (one it has none of, never). */
+  configs({ clientId, connection, configured }: PullConnection): ConfigReader {
+    const platformKey = connection.integration_key;
     return async (kind: ConfigKind, name: string) => {
+      if (!configured[kind]) return undefined;
       const key = JSON.stringify([kind, clientId, platformKey]);
       let all = this.configured.get(key);
       if (!all) {

@@ -95,7 +95,7 @@ async function prerequisites(run: JobPull): Promise<Ready | PullStatus> {
   const tokensRead = access.stored(found);
   if (!tokensRead) return finish('AuthError', { status_description: 'The connection has no tokens.', error_message: 'Reauthorization required: no tokens stored.' });
 
-  const source = await pullSource(access.configs(found.clientId, connection.integration_key), clock, connection.integration_key, pull.data_type);
+  const source = await pullSource(access.configs(found), clock, connection.integration_key, pull.data_type);
   if ('unavailable' in source) return finish('PrerequisiteNotMet', { status_description: source.unavailable });
   const validation: Validation = pull.validation ? (JSON.parse(pull.validation) as Validation) : { errors: [], warnings: [] };
   return { connection, tokensRead, source, validation };

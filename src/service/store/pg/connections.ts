@@ -6,7 +6,7 @@ import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
 import type { ConnectionStore } from '../store.js';
-import { COMPANY_CONNECTION, PULL_CONNECTION, splitCompanyConnection, splitPullConnection, type ConnectionRow } from '../connections.js';
+import { COMPANY_CONNECTION, PULL_CONNECTION, splitCompanyConnection, splitPullConnection, type ConnectionRow, type PullConnectionRow } from '../connections.js';
 import type { PagePlan, PageRequest } from '../paging.js';
 import { planPgPage, runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
@@ -69,7 +69,7 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
     },
     loadSealedTokens: async (connectionId) => (await row<{ sealed: Buffer }>(db, 'SELECT sealed FROM connection_tokens WHERE connection_id = ?', [connectionId]))?.sealed,
     getConnectionById: (id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ?', [id]),
-    getPullConnection: async (id) => splitPullConnection(await row<ConnectionRow & { ferry_sealed: Buffer | null; ferry_client_id: string }>(db, PULL_CONNECTION, [id])),
+    getPullConnection: async (id) => splitPullConnection(await row<PullConnectionRow>(db, PULL_CONNECTION, [id])),
     deauthorize: async (id, error) => {
       const text = JSON.stringify(error);
       await run(db, `UPDATE connections SET status = 'Deauthorized', errors = ${APPEND_ERROR} WHERE id = ?`, [text, text, id]);
