@@ -21,7 +21,7 @@ export const MIN_LEASE_SECONDS = 3;
 
 export type { PullFields };
 
-/** Thrown inside a pull's transaction (rolling it back) when the pull is no longer this worker's. */
+/** What a pull's write answers when the pull is no longer this worker's: nothing of the write was written (job-writes.ts). */
 export class LeaseLost extends Error {
   constructor(pullId: string) {
     super(`Pull ${pullId} is no longer held by this worker.`);

@@ -5,7 +5,7 @@
 // harmless. Rate limits and platform faults reschedule the pull (not_before) rather
 // than sleeping, so the clock drives retries and nothing waits in memory. Every write is
 // conditional on this worker's lease (pull-lease.ts): one that lost the pull to another
-// worker rolls back its page and stops, leaving the cursor and the records to the new holder.
+// worker writes nothing of its page and stops, leaving the cursor and the records to the new holder.
 import { isoSeconds } from '../../lib/clock.js';
 import type { Validation } from '../errors.js';
 import { PlatformAuthError, PlatformFetchError, PlatformRateLimitError } from '../adapters/adapter.js';
