@@ -37,7 +37,13 @@ export interface HttpState {
 export function createFastify(options: ServiceOptions): FastifyInstance {
   const app = Fastify({
     // The log's own logger when there is one; the request lines are observability/requests.ts's, one per request.
-    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
+    // No pino child logger made per request (fastify's default), which is pino work on every
+    // request: fastify's own rare lines go to the process's logger, the request line carries the id.
+    ...(options.logger ? {
+      loggerInstance: options.logger as FastifyBaseLogger,
+      logController: new LogController({ disableRequestLogging: true }),
+      childLoggerFactory: (logger: FastifyBaseLogger) => logger,
+    } : { logger: false }),
     bodyLimit: MAX_BODY_BYTES,
     genReqId: () => randomUUID(),
     requestIdHeader: false,

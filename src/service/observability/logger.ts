@@ -5,6 +5,7 @@
 // reach it (and Authorization would be redacted if anything ever logged a request whole).
 import { pino, type Logger } from 'pino';
 import type { Writable } from 'node:stream';
+import { isoTimeBySecond } from './log-time.js';
 import { prettyStream } from './pretty.js';
 import type { EventLog } from './signals.js';
 
@@ -29,7 +30,7 @@ export function createLogger(options: LoggerOptions): Logger {
   return pino({
     name: options.name,
     level: options.level,
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeBySecond,
     formatters: { level: (label) => ({ level: label }) },
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
   }, destination(options));
