@@ -5,6 +5,7 @@ import { CodatPlatform as CodatPlatformV4 } from '@codat/platform-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic } from '../helpers/service.js';
 import { startTestStack, type TestService } from '../helpers/stack.js';
+import { OUT_OF_SCOPE, SERVED } from './older-client-routes.js';
 import { expectErrorBody } from './support.js';
 
 let t: TestService;
@@ -24,6 +25,7 @@ const ROUTES: Array<[method: string, path: () => string, product: string]> = [
   ['GET', () => '/groups', 'company groups'],
   ['POST', () => '/groups', 'company groups'],
   ['POST', () => `/companies/${company}/groups`, 'company groups'],
+  ['PATCH', () => `/companies/${company}/groups`, 'company groups'],
   ['DELETE', () => `/companies/${company}/groups/00000000-0000-4000-8000-000000000000`, 'company groups'],
   ['GET', () => `/companies/${company}/sync/expenses/config`, 'the expenses product'],
   ['POST', () => `/companies/${company}/sync/expenses/expense-transactions`, 'the expenses product'],
@@ -60,5 +62,30 @@ describe('routes outside ferry\'s scope', () => {
     expectErrorBody(await t.call('GET', `/companies/${company}/data/unicorns`, { apiKey: key }), 404, 'Unknown data type unicorns.');
     // Without a key, as any route: 401 first.
     expect((await t.call('GET', '/groups', { apiKey: null })).status).toBe(401);
+  });
+});
+
+/** A route template of an older client with this test's company and connection, and any other id. */
+function pathOf(template: string): string {
+  return template.replace('{companyId}', company).replace('{connectionId}', connection).replace('{dataType}', 'invoices')
+    .replace('{platformKey}', 'gbol').replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000');
+}
+const withBody = (method: string) => (method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+
+describe('every route the older clients call', () => {
+  it.each(OUT_OF_SCOPE)('%s: outside the scope, naming %s', async (route, product) => {
+    const [method, template] = route.split(' ') as [string, string];
+    const result = await t.call(method, pathOf(template), { apiKey: key, ...withBody(method) });
+    expectErrorBody(result, 404,
+      `${method} ${pathOf(template)} is outside ferry's scope: it belongs to ${product}, which this service does not serve (docs/api.md lists these routes).`);
+  });
+
+  // Deletes last: they take the company and connection the others read.
+  const served = [...SERVED].sort((a, b) => Number(a.startsWith('DELETE')) - Number(b.startsWith('DELETE')));
+  it.each(served)('%s: served', async (route) => {
+    const [method, template] = route.split(' ') as [string, string];
+    const result = await t.call(method, pathOf(template), { apiKey: key, ...withBody(method) });
+    const error = String((result.body as { error?: unknown } | undefined)?.error ?? '');
+    expect(error, `${route}: ${result.status}`).not.toMatch(/^No route|outside ferry's scope/);
   });
 });
