@@ -113,6 +113,13 @@ export function utc(iso: string | null | undefined): string {
   return `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 }
 
+/** A time in a table cell: its date and its clock each kept whole, so a narrow column breaks between them, never inside a date. */
+function utcCell(iso: string | null | undefined): string {
+  const text = utc(iso);
+  const at = text.indexOf(' ');
+  return at < 0 ? escapeHtml(text) : `<span class="when">${escapeHtml(text.slice(0, at))}</span> <span class="when">${escapeHtml(text.slice(at + 1))}</span>`;
+}
+
 /** Notes and reasons with their ISO times (…T03:01:11Z) as the rest of the report shows times. */
 export function readableTimes(text: string): string {
   return text.replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, (iso) => utc(iso));
@@ -252,12 +259,12 @@ export function renderHtml(data: ReportJson, template: string): string {
   const values = reportValues(data);
   const e = (text: string | number | undefined) => escapeHtml(text === undefined ? '–' : String(text));
   values.timeline = timelineHtml(data.companies);
-  values.stepRows = data.steps.map((st) => `<tr><td>${st.step}. ${e(st.title)}</td><td class="${e(st.state)} nowrap">${e(stateWord(st.state))}</td><td>${e(utc(st.at))}</td><td>${e(st.by ?? '–')}</td><td>${e(readableTimes(st.notes) || '–')}</td></tr>`).join('\n');
+  values.stepRows = data.steps.map((st) => `<tr><td>${st.step}. ${e(st.title)}</td><td class="${e(st.state)} nowrap">${e(stateWord(st.state))}</td><td>${utcCell(st.at)}</td><td>${e(st.by ?? '–')}</td><td>${e(readableTimes(st.notes) || '–')}</td></tr>`).join('\n');
   const failures = data.companies.filter((o) => o.verdict === 'fail');
   values.failureList = failures.length === 0
     ? '<p>None: every company checked passed.</p>'
     : `<ul>\n${failures.map((o) => `<li><strong>${e(o.companyName)}</strong> (row ${o.row}${o.companyId ? `, <code>${e(o.companyId)}</code>` : ''}): ${e(readableTimes(o.reasons.join('; ')) || 'failed')}</li>`).join('\n')}\n</ul>`;
-  values.companyRows = data.companies.map((o) => `<tr><td class="num">${o.row}</td><td>${e(o.companyName)}${o.pilot ? ' <span class="muted">(pilot)</span>' : ''}</td><td><code>${e(o.companyId ?? '–')}</code></td><td>${e(utc(o.migratedAt))}</td><td class="${o.verdict === 'pass' ? 'pass' : 'fail'} nowrap">${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'}</td><td class="num">${e(o.durations.syncSeconds)}</td><td class="num">${e(o.durations.checkSeconds)}</td><td class="num">${e(o.records)}</td></tr>`).join('\n');
+  values.companyRows = data.companies.map((o) => `<tr><td class="num">${o.row}</td><td>${e(o.companyName)}${o.pilot ? ' <span class="muted">(pilot)</span>' : ''}</td><td><code>${e(o.companyId ?? '–')}</code></td><td>${utcCell(o.migratedAt)}</td><td class="${o.verdict === 'pass' ? 'pass' : 'fail'} nowrap">${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'}</td><td class="num">${e(o.durations.syncSeconds)}</td><td class="num">${e(o.durations.checkSeconds)}</td><td class="num">${e(o.records)}</td></tr>`).join('\n');
   return render(template, values, escapeHtml);
 }
 
