@@ -5,7 +5,8 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { createContext } from './context.js';
-import { CliError, EXIT, exitCodeFor, InterruptedError, isInterruption, isWorded } from './errors.js';
+import { CliError, EXIT, exitCodeFor, InterruptedError, isInterruption, isWorded, withTarget } from './errors.js';
+import { targetArgs } from './command-line.js';
 import type { GlobalFlags } from './globals.js';
 import { createIO, type IO } from './io.js';
 import type { Action, Registrar } from './command.js';
@@ -45,7 +46,8 @@ export async function runCli(argv: string[], streams: Streams, signal: AbortSign
       try {
         await fn(command.opts() as O, ctx, all.slice(0, -2) as string[]);
       } catch (err) {
-        failure = err;
+        // A command an engine's hint names reaches the service this one did.
+        failure = withTarget(err, targetArgs(flags));
       } finally {
         await ctx.dispose();
       }

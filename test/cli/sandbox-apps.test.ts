@@ -110,7 +110,7 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     const noApp = await apps('callbacks', 'add', 'NO-SUCH-APP', 'https://acme.example/cb');
     expect(noApp.code).toBe(1);
     expect(noApp.stderr).toContain('error: The sandbox has no app NO-SUCH-APP.');
-    expect(noApp.stderr).toContain('hint: See the apps with: ferry sandbox apps list');
+    expect(noApp.stderr).toContain(`hint: See the apps with: ferry ${remote.join(' ')} sandbox apps list`);
 
     const app = await json('create', '--platform', 'qhyg', '--callback-url', 'https://acme.example/cb');
     const notUrl = await apps('callbacks', 'add', app.clientId, 'acme.example/cb');
@@ -134,7 +134,7 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     const none = await ferry([...remote, 'sandbox', 'apps', 'list', '--platform', 'akxx'], { tty: true, env: { NO_COLOR: '1' } });
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
-    expect(none.stderr).toContain('No sandbox apps on akxx. Create one: ferry sandbox apps create --platform akxx');
+    expect(none.stderr).toContain(`No sandbox apps on akxx. Create one: ferry ${remote.join(' ')} sandbox apps create --platform akxx`);
   });
 
   it('a managed rehearsal: steps 1 and 3 with an app made by these commands, following the hints', async () => {

@@ -53,7 +53,7 @@ export async function printStatus(io: IO, status: CompanyStatus, target: string[
       io.out(['company', status.id, status.name, status.lastSync ?? ''].join('\t'));
     }
     if (status.connections.length === 0) {
-      io.err('This company has no connections: create one with ferry connections create --company ' + status.id + ' --platform KEY.');
+      io.err(`This company has no connections: create one with ${ferryCommand(['connections', 'create', '--company', status.id], target)} --platform KEY   # keys: ferry integrations list`);
     } else {
       printTable(io, status.connections, [
         ...kind('connection'),

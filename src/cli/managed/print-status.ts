@@ -191,6 +191,6 @@ export function printPlanStarted(io: IO, planPath: string, plan: Plan): void {
     io.out(planPath);
     const flag = planFlag(planPath, process.cwd(), plan);
     io.err(`Started the managed migration of ${plan.client.name} from ${plan.platform.key}: ${planPath}`);
-    io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   (ferry managed status shows the checklist)`);
+    io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   # ferry managed status shows the checklist`);
   });
 }

@@ -92,11 +92,11 @@ export function wordMigrationError(err: unknown, journalPath: string, signal?: A
   return err;
 }
 
-/** What a finished run makes of the exit: the error to end with, or none when every row went through. */
-export function migrationFailure(summary: MigrationSummary): Error | undefined {
+/** What a finished run makes of the exit: the error to end with, or none when every row went through; `target` reaches the run's service. */
+export function migrationFailure(summary: MigrationSummary, target: string[] = []): Error | undefined {
   if (summary.stoppedBy === 'auth') {
     return new CliError(`The service refused the key (${summary.authError?.message}); the run stopped, since every row would fail.`, EXIT.auth,
-      'Check the key (ferry whoami), then run the same command again to resume.');
+      `Check the key (${ferryCommand(['whoami'], target)}), then run the same command again to resume.`);
   }
   if (summary.stoppedBy === 'interrupt') return new InterruptedError('Stopped (the rows in flight finished); rerun the same command to resume.');
   if (summary.planLimitHit) {

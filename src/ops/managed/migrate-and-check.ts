@@ -243,7 +243,7 @@ async function migrateRows(run: BatchRun, file: string, toMigrate: RowInfo[], re
   if (summary.concurrency) run.throughput.migration = { concurrency: summary.concurrency, rate: summary.rate ?? 0 };
   progress.done(`Migrated ${summary.migrated} · already migrated ${summary.skipped} · failed ${summary.failed}${summary.resumed ? ` · ${summary.resumed} done by an earlier run` : ''}${summary.retried ? ` · ${summary.retried} tried again` : ''} (${summary.seconds.toFixed(1)}s).`);
   if (summary.stoppedBy === 'auth') {
-    throw new OpError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, 'auth', 'Use the support team\'s admin key (ferry whoami), then run the step again to resume.');
+    throw new OpError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, 'auth', `Use the support team's admin key (${env.command('whoami')} says which this is), then run the step again to resume.`);
   }
   if (summary.stoppedBy === 'interrupt') throw interrupted('Interrupted: in-flight companies finished; run the same step again to resume.');
 }

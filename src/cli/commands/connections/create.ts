@@ -32,6 +32,6 @@ export async function runConnectionsCreate(options: ConnectionsCreateOptions, ct
   printResult(io, connection, () => {
     io.out(connection.id);
     io.err(`Created connection ${connection.id} to ${connection.platformName} (${connection.status}).`);
-    io.err(`Next: ${ferryCommand(['connections', 'authorize', '--company', options.company, '--connection', connection.id, '--tokens-file', 'tokens.json'], targetArgs(ctx.flags))}   (fields: ferry integrations get ${connection.integrationKey})`);
+    io.err(`Next: ${ferryCommand(['connections', 'authorize', '--company', options.company, '--connection', connection.id, '--tokens-file', 'tokens.json'], targetArgs(ctx.flags))}   # fields: ferry integrations get ${connection.integrationKey}`);
   });
 }

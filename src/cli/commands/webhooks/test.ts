@@ -14,6 +14,7 @@ import { printResult } from '../../io.js';
 import { printRecord, type Section } from '../../output.js';
 import type { WebhookAttemptRecord } from '../../../client/wire.js';
 import { examples, type Registrar } from '../../command.js';
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import { attemptOutcome, webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksTestOptions {
@@ -49,10 +50,11 @@ export async function runWebhooksTest(options: WebhooksTestOptions, ctx: Command
   const { client } = await ctx.connect();
   const { io, signal } = ctx;
   const sent = await api.testWebhook(client, consumerId!, signal);
+  const follow = ferryCommand(['webhooks', 'deliveries', consumerId!], targetArgs(ctx.flags));
   if (!options.wait) {
     printResult(io, sent, () => {
       io.out(sent.id);
-      io.err(`Sent a ${sent.eventType} event (webhook-id ${sent.eventId}); delivery ${sent.id} is ${sent.status}. Follow it: ferry webhooks deliveries ${consumerId}, or test again with --wait.`);
+      io.err(`Sent a ${sent.eventType} event (webhook-id ${sent.eventId}); delivery ${sent.id} is ${sent.status}. Follow it: ${follow}, or test again with --wait.`);
     });
     return;
   }
@@ -66,7 +68,7 @@ export async function runWebhooksTest(options: WebhooksTestOptions, ctx: Command
     throw new CliError(
       `The test delivery was still Pending after ${durationText(timeoutMs)}: ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}${last ? `, last: ${last}` : ''}.`,
       EXIT.error,
-      `The service keeps retrying it; follow it with ferry webhooks deliveries ${consumerId} --status Pending.`,
+      `The service keeps retrying it; follow it with ${follow} --status Pending`,
     );
   }
 }
