@@ -38,9 +38,9 @@ export function register(program: Command, registrar: Registrar): void {
     .addOption(noEventsOption())
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 500)))
     .addHelpText('after', `${examples(
-      'ferry check 3f0c8a3e-…',
+      'ferry check COMPANY_ID',
       'ferry check --from-results tokens.csv.results.csv --concurrency 16 --json > checks.json',
-      'ferry check 3f0c8a3e-… --no-sync      # judge the data as it is, queue nothing',
+      'ferry check COMPANY_ID --no-sync      # judge the data as it is, queue nothing',
     )}
 Each criterion is reported with its evidence (statuses, counts, timings). Where the platform
 can be asked (the sandbox), a refresh by the client's old application after the migration

@@ -18,8 +18,8 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Delete a connection with its data and stored tokens'))
     .option('--yes', 'do not ask (required without a terminal)')
     .addHelpText('after', examples(
-      'ferry connections delete --company 5b2c… 9d41…          # asks first',
-      'ferry connections delete --company 5b2c… --connection 9d41… --yes',
+      'ferry connections delete --company COMPANY_ID CONNECTION_ID          # asks first',
+      'ferry connections delete --company COMPANY_ID --connection CONNECTION_ID --yes',
     ))
     .action(registrar.action(runConnectionsDelete));
 }

@@ -12,8 +12,8 @@ export function register(program: Command, registrar: Registrar): void {
     .command('get')
     .description('Show one connection: platform, status, last sync, errors'))
     .addHelpText('after', examples(
-      'ferry connections get --company 5b2c… 9d41…',
-      'ferry connections get --company 5b2c… --connection 9d41… --json | jq -r .status',
+      'ferry connections get --company COMPANY_ID CONNECTION_ID',
+      'ferry connections get --company COMPANY_ID --connection CONNECTION_ID --json | jq -r .status',
     ))
     .action(registrar.action(runConnectionsGet));
 }

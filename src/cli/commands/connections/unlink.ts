@@ -12,8 +12,8 @@ export function register(program: Command, registrar: Registrar): void {
     .command('unlink')
     .description('Unlink a Linked connection (status Unlinked; its data is kept)'))
     .addHelpText('after', examples(
-      'ferry connections unlink --company 5b2c… 9d41…',
-      'ferry connections unlink --company 5b2c… --connection 9d41… --json',
+      'ferry connections unlink --company COMPANY_ID CONNECTION_ID',
+      'ferry connections unlink --company COMPANY_ID --connection CONNECTION_ID --json',
     ))
     .action(registrar.action(runConnectionsUnlink));
 }

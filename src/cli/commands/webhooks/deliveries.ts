@@ -30,9 +30,9 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--page <n>', 'page number (default 1)', wholeNumber('--page', 1))
     .option('--all', 'every page')
     .addHelpText('after', examples(
-      'ferry webhooks deliveries 0c5e…',
-      'ferry webhooks deliveries 0c5e… --status Failed --all',
-      'ferry webhooks deliveries 0c5e… --json | jq .results',
+      'ferry webhooks deliveries CONSUMER_ID',
+      'ferry webhooks deliveries CONSUMER_ID --status Failed --all',
+      'ferry webhooks deliveries CONSUMER_ID --json | jq .results',
     ))
     .action(registrar.action(runWebhooksDeliveries));
 }

@@ -15,8 +15,8 @@ export function register(program: Command, registrar: Registrar): void {
     .argument('<consumerId>', 'the consumer id (ferry webhooks list)')
     .argument('<deliveryId>', 'the delivery id (ferry webhooks deliveries CONSUMER_ID)')
     .addHelpText('after', examples(
-      'ferry webhooks replay 0c5e… 7a41…',
-      'ferry webhooks deliveries 0c5e… --status Failed --all | cut -f1 | xargs -n1 ferry webhooks replay 0c5e…',
+      'ferry webhooks replay CONSUMER_ID DELIVERY_ID',
+      'ferry webhooks deliveries CONSUMER_ID --status Failed --all | cut -f1 | xargs -n1 ferry webhooks replay CONSUMER_ID',
     ))
     .action(registrar.action(runWebhooksReplay));
 }

@@ -35,9 +35,9 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--timeout <duration>', `with --wait: stop waiting after this long (default ${durationText(DEFAULT_TEST_TIMEOUT_MS)})`, durationArg('--timeout'))
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 200)))
     .addHelpText('after', `${examples(
-      'ferry webhooks test 0c5e…',
-      'ferry webhooks test 0c5e… --wait',
-      'ferry webhooks test 0c5e… --wait --json | jq .status',
+      'ferry webhooks test CONSUMER_ID',
+      'ferry webhooks test CONSUMER_ID --wait',
+      'ferry webhooks test CONSUMER_ID --wait --json | jq .status',
     )}
 With --wait the exit code is 0 when the receiver answered 2xx, 1 when the delivery failed or
 was still being retried at --timeout (the service keeps retrying it).
