@@ -33,7 +33,8 @@ afterAll(async () => {
 });
 
 const ferry = (...args: string[]) => runFerry([...stack.target(), ...args]);
-const pasted = (line: string) => runPrinted(line, { env: shellEnv, timeoutMs: 90_000 });
+/** In the test's own directory: a command may write a file where it runs (managed init's ./ferry-plan.json). */
+const pasted = (line: string) => runPrinted(line, { cwd: stack.dir, env: shellEnv, timeoutMs: 90_000 });
 
 describe('hints run as printed, against the service that printed them', () => {
   it('a new company: companies create\'s Next and status\'s "no connections" create its connection', async () => {
@@ -109,6 +110,21 @@ describe('hints run as printed, against the service that printed them', () => {
     expect(listed.code, listed.stderr).toBe(0);
     const app = (await ferry('--json', 'sandbox', 'apps', 'create', '--platform', 'qhyg')).stdout;
     expect((await pasted(list)).stdout).toContain(JSON.parse(app).clientId);
+  });
+
+  it('sandbox tenants of a managed platform: the Next is managed init with their file, not migrate tokens (which refuses them)', async () => {
+    const out = join(stack.dir, 'qbo.csv');
+    const made = await ferry('sandbox', 'tenants', 'create', '--platform', 'qhyg', '--count', '2', '--invoices', '1', '--out', out);
+    expect(made.code, made.stderr).toBe(0);
+    const next = printedAfter(made.stderr, 'Next:');
+    expect(next).toBe(`ferry ${stack.target().join(' ')} managed init --platform qhyg --client CLIENT_ID --companies ${out}`);
+    const clients = printedAfter(made.stderr, 'with CLIENT_ID the id of the account whose companies move (').replace(/ lists them\)\.$/, '');
+    const listed = await pasted(clients);
+    expect(listed.code, listed.stderr).toBe(0);
+    const client = JSON.parse((await ferry('--json', 'admin', 'clients', 'create', '--name', 'Managed Ltd', '--plan', 'Paid')).stdout) as { id: string };
+    const init = await pasted(next.replace('CLIENT_ID', client.id));
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout.trim()).toBe(join(stack.dir, 'ferry-plan.json'));
   });
 
   it('a base URL without a key: the login it names is for that URL', async () => {

@@ -84,7 +84,13 @@ export function printTenantsFile(io: IO, integration: IntegrationRecord, made: T
   printResult(io, made, () => {
     io.err(`Created ${formatCount(made.count)} ${integration.name} sandbox tenant${s} (${formatCount(made.invoices)} invoice${made.invoices === 1 ? '' : 's'} each).`);
     io.out(made.out);
-    io.err(`Tokens written to ${made.out} (mode 0600). Next: ${ferryCommand(['migrate', 'tokens', made.out, '--dry-run'], target)}`);
+    if (integration.migrationRoute !== 'managed') {
+      io.err(`Tokens written to ${made.out} (mode 0600). Next: ${ferryCommand(['migrate', 'tokens', made.out, '--dry-run'], target)}`);
+      return;
+    }
+    // ferry migrate tokens refuses a managed platform's rows: the file is a managed migration's company file.
+    io.err(`Tokens written to ${made.out} (mode 0600). Next: ${ferryCommand(['managed', 'init', '--platform', integration.key, '--client', 'CLIENT_ID', '--companies', made.out], target)}`);
+    io.err(`  with CLIENT_ID the id of the account whose companies move (${ferryCommand(['admin', 'clients', 'list'], target)} lists them).`);
   });
 }
 
