@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPlan, type CompanyOutcome, type Plan } from '../../src/ops/managed/plan.js';
-import { writeReport } from '../../src/ops/managed/report.js';
+import { escapeHtml, writeReport } from '../../src/ops/managed/report.js';
 import type { Stack } from '../../src/stack.js';
 import { runFerry } from '../helpers/cli.js';
 import { onCi } from '../helpers/postgres-probe.js';
@@ -282,6 +282,10 @@ describe('the handover report in headless Chromium', () => {
     expect(text).toContain('Times are in UTC.');
     expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
     expect(migrated.steps.every((s) => s.by === 'Sam Support')).toBe(true);
+    // The pilot under the one id the report uses for every company, never the platform's tenant id.
+    const pilot = migrated.outcomes.find((o) => o.pilot)!;
+    expect(text).toContain(`<tr><th>Pilot</th><td>${escapeHtml(pilot.companyName)} (${pilot.companyId}): passed</td></tr>`);
+    for (const o of migrated.outcomes) expect(text).not.toContain(o.externalId!);
 
     // Without the held-back company every company passed: the green box of the PASS verdict.
     const passing = await rendered('passing', (plan) => {

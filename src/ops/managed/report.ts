@@ -42,7 +42,8 @@ export interface ReportJson {
     slowestSyncSeconds?: number;
     records: number;
   };
-  steps: Plan['steps'];
+  /** The steps without their hint and progress: commands and counts for the support team on their machine, not the client's. */
+  steps: Array<Omit<Plan['steps'][number], 'hint' | 'progress'>>;
   companies: CompanyOutcome[];
 }
 
@@ -103,7 +104,7 @@ export function reportJson(plan: Plan, planPath: string, now: Date = new Date())
     generatedAt: now.toISOString(), plan: basename(planPath), verdict,
     client: plan.client, platform: plan.platform, schedule: plan.schedule, contacts: plan.contacts,
     callbackUrl: plan.service.callbackUrl, syncingDisabledAt: stepOf(plan, 4).state === 'done' ? stepOf(plan, 4).at : null,
-    pilot: plan.companies.pilot, summary, steps: plan.steps.map((st) => ({ ...st, notes: withoutLocalPaths(st.notes, planPath) })), companies: outcomes,
+    pilot: plan.companies.pilot, summary, steps: plan.steps.map(({ hint: _hint, progress: _progress, ...st }) => ({ ...st, notes: withoutLocalPaths(st.notes, planPath) })), companies: outcomes,
   };
 }
 
