@@ -5,7 +5,7 @@
 // the line names (KEY, FILE) is filled in as its note says; nothing else is changed.
 import { createServer, type Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printedAfter, runFerry, runPrinted } from '../helpers/cli.js';
 import { tempDir } from '../helpers/service.js';
@@ -125,7 +125,18 @@ describe('hints run as printed, against the service that printed them', () => {
     const init = await pasted(next.replace('CLIENT_ID', client.id));
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout.trim()).toBe(join(stack.dir, 'ferry-plan.json'));
-  });
+
+    // The plan recorded the base URL and the key file it was made with: the step status prints runs from a shell without either.
+    const status = await pasted('ferry managed status');
+    expect(status.code, status.stderr).toBe(0);
+    const step = /^next\t1\t(.+)$/m.exec(status.stdout)?.[1];
+    // Paths as typed where status ran: the key file below it, relative.
+    expect(step).toBe(`ferry managed step 1 --confirm --app-client-id ID --base-url ${stack.baseUrl} --api-key-file ${relative(stack.dir, stack.adminKeyFile)}`);
+    const app = JSON.parse((await ferry('--json', 'sandbox', 'apps', 'create', '--platform', 'qhyg')).stdout) as { clientId: string };
+    const one = await runPrinted(step!.replace(' ID ', ` ${app.clientId} `), { cwd: stack.dir, env: { ...shellEnv, FERRY_USER: 'Sam Support' }, timeoutMs: 90_000 });
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stderr).toContain('Step 1 done.');
+  }, 120_000);
 
   it('a base URL without a key: the login it names is for that URL', async () => {
     const run = await runFerry(['--base-url', stack.baseUrl, 'companies', 'list']);

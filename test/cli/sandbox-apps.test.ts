@@ -161,10 +161,10 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     const url = `${serve.baseUrl}/callback/qhyg`;
     const three = await step('3');
     expect(three.code).toBe(1);
-    const hint = /hint: Add it to the sandbox app: (ferry sandbox apps callbacks add \S+ \S+ --base-url \S+), then run: ferry managed step 3 --confirm/.exec(three.stderr);
-    expect(hint?.[1]).toBe(`ferry sandbox apps callbacks add ${app.clientId} ${url} --base-url ${serve.baseUrl}`);
-    // As printed, with the key given the way this shell gives it.
-    expect((await ferry([...remote, ...hint![1]!.split(' ').slice(1)])).code).toBe(0);
+    const hint = /hint: Add it to the sandbox app: (ferry sandbox apps callbacks add \S+ \S+ --base-url \S+ --api-key-file \S+), then run: ferry managed step 3 --confirm/.exec(three.stderr);
+    // The plan recorded the key file given at init with its base URL: the command runs as printed.
+    expect(hint?.[1]).toBe(`ferry sandbox apps callbacks add ${app.clientId} ${url} ${remote.join(' ')}`);
+    expect((await ferry(hint![1]!.split(' ').slice(1))).code).toBe(0);
     const again = await ferry([...remote, '--json', 'managed', 'step', '3', '--confirm', '--file', plan, '--by', 'Sam']);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ step: { state: 'done' }, details: { callbackUrl: url, checkedWithPlatform: true } });
