@@ -83,14 +83,14 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   }, { client, ...(sandbox ? { sandbox } : {}), ...(changes ? { changes } : {}), integration: integrationLookup(client, signal) }, (result) => {
     done += 1;
     if (result.verdict === 'fail') failed += 1;
-    progress.update(`Checking: ${rateLine(done, unique.length, started, 'companies')} · ${failed} failed · ${limitText(limit)}`);
+    progress.update(`Checking: ${rateLine(done, unique.length, started, 'companies')} · ${formatCount(failed)} failed · ${limitText(limit)}`);
   }).finally(() => changes?.close());
   if (signal.aborted) {
     progress.fail('Stopped checking.');
     throw new InterruptedError('Stopped; the syncs the check queued carry on in the service: rerun the same command to check again.');
   }
   results.sort((a, b) => unique.indexOf(a.companyId) - unique.indexOf(b.companyId));
-  progress.done(`Checked ${results.length}: ${results.length - failed} passed, ${failed} failed.`);
+  progress.done(`Checked ${formatCount(results.length)}: ${formatCount(results.length - failed)} passed, ${formatCount(failed)} failed.`);
   await printChecks(io, results, limit.stats());
   if (failed > 0) {
     const names = results.filter((r) => r.verdict === 'fail').slice(0, 3).map((r) => `${r.companyName ?? r.companyId}: ${r.reasons[0] ?? 'failed'}`);
