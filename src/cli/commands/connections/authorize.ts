@@ -81,7 +81,7 @@ export async function readTokens(file: string, io: IO): Promise<Record<string, u
 }
 
 export async function runConnectionsAuthorize(options: ConnectionsAuthorizeOptions, ctx: CommandContext, args: string[]): Promise<void> {
-  const connectionId = connectionIdOf(options, args);
+  const connectionId = connectionIdOf(options, args, targetArgs(ctx.flags));
   const tokens = await readTokens(options.tokensFile, ctx.io);
   const { client } = await ctx.connect();
   let connection: ConnectionRecord;

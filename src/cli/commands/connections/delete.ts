@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { confirmOrYes } from '../../prompt.js';
 import { examples, group, type Registrar } from '../../command.js';
+import { targetArgs } from '../../command-line.js';
 import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from '../../connections/target.js';
 
 export interface ConnectionsDeleteOptions extends ConnectionTargetOptions {
@@ -25,7 +26,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runConnectionsDelete(options: ConnectionsDeleteOptions, ctx: CommandContext, args: string[]): Promise<void> {
-  const connectionId = connectionIdOf(options, args);
+  const connectionId = connectionIdOf(options, args, targetArgs(ctx.flags));
   const { io } = ctx;
   let label = `connection ${connectionId}`;
   if (!options.yes) {

@@ -19,7 +19,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runConnectionsGet(options: ConnectionTargetOptions, ctx: CommandContext, args: string[]): Promise<void> {
-  const connectionId = connectionIdOf(options, args);
+  const connectionId = connectionIdOf(options, args, targetArgs(ctx.flags));
   const { client } = await ctx.connect();
   const connection = await api.connection(client, options.company, connectionId, ctx.signal);
   const { io } = ctx;

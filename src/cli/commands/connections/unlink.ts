@@ -5,6 +5,7 @@ import * as api from '../../../client/api.js';
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { examples, group, type Registrar } from '../../command.js';
+import { targetArgs } from '../../command-line.js';
 import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from '../../connections/target.js';
 
 export function register(program: Command, registrar: Registrar): void {
@@ -19,7 +20,7 @@ export function register(program: Command, registrar: Registrar): void {
 }
 
 export async function runConnectionsUnlink(options: ConnectionTargetOptions, ctx: CommandContext, args: string[]): Promise<void> {
-  const connectionId = connectionIdOf(options, args);
+  const connectionId = connectionIdOf(options, args, targetArgs(ctx.flags));
   const { client } = await ctx.connect();
   const connection = await api.unlinkConnection(client, options.company, connectionId, ctx.signal);
   printResult(ctx.io, connection, () => ctx.io.err(`Unlinked connection ${connection.id} (${connection.platformName}).`));
