@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printedAfter, runFerry, runPrinted } from '../helpers/cli.js';
+import { startPublicApiProxy } from '../helpers/public-api-proxy.js';
 import { tempDir } from '../helpers/service.js';
 import { type ServeHandle, startTestStack } from '../helpers/stack.js';
 import { byRow, makeTenants, readResults, stopCleanly, tokensCsv, writeCsv } from '../migrate/support.js';
@@ -137,6 +138,22 @@ describe('hints run as printed, against the service that printed them', () => {
     expect(one.code, one.stderr).toBe(0);
     expect(one.stderr).toContain('Step 1 done.');
   }, 120_000);
+
+  it('an admin command where the target has no admin routes: the doctor it names looks at that target', async () => {
+    const proxy = await startPublicApiProxy(stack.baseUrl);
+    try {
+      const target = stack.target(stack.adminKeyFile, proxy.url);
+      const refused = await runFerry([...target, 'admin', 'clients', 'list']);
+      expect(refused.code).toBe(1);
+      const doctor = /this target has no \/admin routes \((ferry .+) says what it is\)/.exec(refused.stderr)?.[1];
+      expect(doctor).toBe(`ferry ${target.join(' ')} doctor`);
+      const looked = await pasted(doctor!);
+      expect(looked.code, looked.stderr).toBe(0);
+      expect(looked.stdout).toContain('the public API alone');
+    } finally {
+      await proxy.close();
+    }
+  });
 
   it('a base URL without a key: the login it names is for that URL', async () => {
     const run = await runFerry(['--base-url', stack.baseUrl, 'companies', 'list']);
