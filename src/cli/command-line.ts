@@ -2,7 +2,15 @@
 // so they run as printed in a POSIX shell — each argument quoted when it needs to be, and
 // the target flags the user gave repeated, since the next command must reach the same
 // service (a plan made with --data-dir X is not found without it).
-import type { GlobalFlags } from './globals.js';
+
+/** The global flags that choose a target (GlobalFlags' own, named here so globals.ts can word its hints with ferryCommand). */
+export interface TargetFlags {
+  profile?: string;
+  baseUrl?: string;
+  apiKeyFile?: string;
+  dataDir?: string;
+  client?: string;
+}
 
 /** One argument as a POSIX shell reads it back unchanged. */
 export function shellQuote(arg: string): string {
@@ -11,7 +19,7 @@ export function shellQuote(arg: string): string {
 }
 
 /** The flags that chose this run's target, as given on the command line (environment and profile defaults carry over by themselves). */
-export function targetArgs(flags: GlobalFlags): string[] {
+export function targetArgs(flags: TargetFlags): string[] {
   const args: string[] = [];
   if (flags.profile) args.push('--profile', flags.profile);
   if (flags.baseUrl) args.push('--base-url', flags.baseUrl);

@@ -2,6 +2,7 @@
 // 0 success · 1 error · 2 usage · 3 partial failure · 4 auth/permission · 5 plan limit · 130 interrupted.
 import { ApiRequestError, SandboxError, UnexpectedAnswerError } from '../client/errors.js';
 import { OpError, type OpErrorKind } from '../ops/errors.js';
+import { ferryCommand } from './command-line.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, auth: 4, planLimit: 5, interrupted: 130 } as const;
 
@@ -28,6 +29,12 @@ export class InterruptedError extends CliError {
     super(message, EXIT.interrupted, hint, details);
     this.name = 'InterruptedError';
   }
+}
+
+/** An engine's error whose hint names a command, that command given the run's `target` flags (targetArgs) so that it runs as printed. */
+export function withTarget(err: unknown, target: string[]): unknown {
+  if (!(err instanceof OpError) || !err.suggests || target.length === 0) return err;
+  return new OpError(err.message, err.kind, err.suggests.hint(ferryCommand(err.suggests.args, target)));
 }
 
 /** What an engine's error kind means on the command line. */

@@ -2,6 +2,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readConfig, defaultDataDir, type Profile } from './config.js';
 import { UsageError } from './errors.js';
+import { ferryCommand } from './command-line.js';
 
 export interface GlobalFlags {
   baseUrl?: string;
@@ -74,7 +75,7 @@ export function resolveTarget(flags: GlobalFlags, env: NodeJS.ProcessEnv): Targe
   }
   const apiKey = flags.apiKeyFile ? readKeyFile(flags.apiKeyFile) : env.FERRY_API_KEY ?? profile?.apiKey;
   if (!apiKey) {
-    throw new UsageError(`No API key for ${baseUrl}.`, 'Give --api-key-file PATH, set FERRY_API_KEY, or save one with: ferry login --base-url URL');
+    throw new UsageError(`No API key for ${baseUrl}.`, `Give --api-key-file PATH, set FERRY_API_KEY, or save one with: ${ferryCommand(['login', '--base-url', baseUrl])}`);
   }
   const source = flags.baseUrl ? '--base-url' : env.FERRY_BASE_URL ? 'FERRY_BASE_URL' : `profile ${chosen}`;
   const spec: TargetSpec = { kind: 'remote', baseUrl, apiKey, source };

@@ -5,7 +5,8 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ApiRequestError, ConnectionError } from '../client/errors.js';
 import { createContext } from './context.js';
-import { CliError, EXIT, exitCodeFor, InterruptedError, isInterruption, isWorded } from './errors.js';
+import { CliError, EXIT, exitCodeFor, InterruptedError, isInterruption, isWorded, withTarget } from './errors.js';
+import { ferryCommand, targetArgs } from './command-line.js';
 import type { GlobalFlags } from './globals.js';
 import { createIO, type IO } from './io.js';
 import type { Action, Registrar } from './command.js';
@@ -36,6 +37,8 @@ export async function runCli(argv: string[], streams: Streams, signal: AbortSign
   setMaxListeners(MAX_SIGNAL_LISTENERS, signal);
   let failure: unknown;
   let io: IO | undefined;
+  /** The flags that reached the service, for the commands an error's hint names. */
+  let target: string[] = [];
   const registrar: Registrar = {
     action: <O>(fn: Action<O>) => async (...all: unknown[]) => {
       const command = all[all.length - 1] as Command;
@@ -45,7 +48,9 @@ export async function runCli(argv: string[], streams: Streams, signal: AbortSign
       try {
         await fn(command.opts() as O, ctx, all.slice(0, -2) as string[]);
       } catch (err) {
-        failure = err;
+        // A command an engine's hint names reaches the service this one did.
+        target = targetArgs(flags);
+        failure = withTarget(err, target);
       } finally {
         await ctx.dispose();
       }
@@ -90,7 +95,7 @@ export async function runCli(argv: string[], streams: Streams, signal: AbortSign
   // Whatever broke while stopping for Ctrl-C/SIGTERM (an aborted request, say) is an interruption.
   if (signal.aborted && !isWorded(failure)) failure = new InterruptedError();
   const out = io ?? createIO(streams as never, { json: argv.includes('--json') });
-  reportError(out, failure);
+  reportError(out, failure, target);
   return exitCodeFor(failure);
 }
 
@@ -100,8 +105,8 @@ function hintOf(err: unknown): string | undefined {
   return typeof hint === 'string' && hint !== '' ? hint : undefined;
 }
 
-/** One place decides how an error looks: JSON on stderr with --json, readable lines otherwise. */
-export function reportError(io: IO, err: unknown): void {
+/** One place decides how an error looks: JSON on stderr with --json, readable lines otherwise; `target` reaches the service for a command a hint names. */
+export function reportError(io: IO, err: unknown, target: string[] = []): void {
   const exitCode = exitCodeFor(err);
   if (io.mode === 'json') {
     const body: Record<string, unknown> = { message: (err as Error).message ?? String(err), exitCode };
@@ -129,7 +134,7 @@ export function reportError(io: IO, err: unknown): void {
     // An item that only repeats the message (a service's one-problem 400) is not said twice.
     for (const item of err.validation) if (!err.message.includes(item.message)) say(`  - ${item.itemId ? `${item.itemId}: ` : ''}${item.message}`);
     if (err.status === 401) say('hint: check the API key (--api-key-file, FERRY_API_KEY or the profile).');
-    if (err.status === 404 && /^\/admin(\/|$)/.test(err.path) && !hintOf(err)) say('hint: admin and sandbox commands need ferry\'s own service (ferry serve); this target has no /admin routes (ferry doctor says what it is).');
+    if (err.status === 404 && /^\/admin(\/|$)/.test(err.path) && !hintOf(err)) say(`hint: admin and sandbox commands need ferry's own service (ferry serve); this target has no /admin routes (${ferryCommand(['doctor'], target)} says what it is).`);
     const hint = hintOf(err);
     if (hint) say(`hint: ${hint}`);
     else if (err.status === 403) say('hint: the key was revoked, or the resource belongs to another account.');

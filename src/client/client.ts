@@ -343,12 +343,14 @@ function rateHeaders(headers: Record<string, string | string[] | undefined>) {
 /** The service's error envelope; the X-Correlation-Id header stands in when the body has none. */
 /**
  * An error answer the service would never give, so the base URL points at something else
- * (a web site, a plain HTTP server, a proxy): what it sent instead, or undefined. The
- * service words its 404s, 405s and 501s in its JSON envelope; a page or nothing instead is
- * a stranger's (retrying cannot help: none of the three is retried).
+ * (a web site, a plain HTTP server, a proxy, another JSON server such as the sandbox
+ * platforms): what it sent instead, or undefined. The service words its 404s, 405s and
+ * 501s in its JSON envelope, which always names its statusCode; a page, nothing, or JSON
+ * of another shape instead is a stranger's (retrying cannot help: none of the three is retried).
  */
 function notTheService(status: number, body: ErrorEnvelope | undefined, text: string, headers: Record<string, string | string[] | undefined>): string | undefined {
-  if (body?.error !== undefined || (status !== 404 && status !== 405 && status !== 501)) return undefined;
+  if (status !== 404 && status !== 405 && status !== 501) return undefined;
+  if (body?.error !== undefined && typeof body.statusCode === 'number') return undefined;
   // An empty 404 is the answer of a route without a body to say more: not reason enough.
   if (text.trim() === '') return status === 404 ? undefined : 'an empty body';
   return header(headers, 'content-type') ?? 'a body';

@@ -23,6 +23,11 @@ export function formatCount(n: number): string {
   return COUNT.format(n);
 }
 
+/** A count and its noun, agreeing: `1 valid row`, `1,200 valid rows`. */
+export function counted(n: number, one: string, many: string): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
   if (seconds < 60) return `${Math.round(seconds)}s`;

@@ -1,13 +1,16 @@
 // Errors that say what to do, as the real binary prints them: a server that is not the API
-// at --base-url, a --data-dir that is a file, and the person's own Ctrl-C (a plain
-// "Stopped; …" line with exit 130, not an error), including the demo's, which must not send
-// anyone to a temp data dir it has removed, and which starts afresh when run again in a kept one.
+// at --base-url (a plain HTTP server, or the sandbox platforms' JSON), a --data-dir that is
+// a file, and the person's own Ctrl-C (a plain "Stopped; …" line with exit 130, not an
+// error): listen's, and the demo's, which must not send anyone to a temp data dir it has
+// removed, and which starts afresh when run again in a kept one. (migrate tokens' Ctrl-C is
+// in test/migrate/crash-resume.e2e.test.ts, export's in export-kill.e2e.test.ts.)
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, FERRY_BIN, runFerry, type RunResult } from '../helpers/cli.js';
+import { startSandboxServe } from '../helpers/processes.js';
 import { tempDir } from '../helpers/service.js';
 import { waitFor } from '../helpers/sync.js';
 
@@ -70,6 +73,22 @@ describe('a server that is not the API at --base-url', () => {
   });
 });
 
+describe('another JSON server at --base-url: the sandbox platforms that ferry serve also prints', () => {
+  it('is one error naming the URL and the route, with the --base-url hint', async () => {
+    const sandbox = await startSandboxServe(['--data-dir', join(dir, 'sandbox-data')]);
+    try {
+      const key = join(dir, 'key-sandbox');
+      writeFileSync(key, 'not-a-real-key', { mode: 0o600 });
+      const run = await runFerry(['--base-url', sandbox.url, '--api-key-file', key, 'companies', 'list']);
+      expect(run.code).toBe(1);
+      expect(run.stderr.match(/^error: .*$/gm)).toEqual([`error: ${sandbox.url} answered GET /companies with 404 and application/json that is not the service's JSON.`]);
+      expect(run.stderr).toMatch(/^hint: Is --base-url \(or FERRY_BASE_URL\) the API's own address/m);
+    } finally {
+      await sandbox.stop();
+    }
+  }, 60_000);
+});
+
 describe('an error answer without the service\'s words', () => {
   it('says its status once, with the route', async () => {
     const { url, server } = await notTheApi(400, 'bad request');
@@ -105,6 +124,15 @@ describe('--data-dir that is a file', () => {
   });
 });
 
+describe('the person\'s own Ctrl-C in listen', () => {
+  it('a plain Stopped line saying how to go on, exit 130, no error', async () => {
+    const run = await interruptedAt(['listen', '--data-dir', join(dir, 'listen-data')], /Press Ctrl-C to stop/);
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe('Stopped listening after 0 events; rerun the same command to listen again.');
+    expect(run.stderr).not.toMatch(/^(error|hint):/m);
+  }, 60_000);
+});
+
 describe('the person\'s own Ctrl-C in the demo', () => {
   it('a temp data dir: a plain Stopped line, exit 130, and no pointer into the removed dir', async () => {
     const run = await interruptedAt(['demo'], /\[3\/5\]/);
@@ -115,6 +143,8 @@ describe('the person\'s own Ctrl-C in the demo', () => {
     const last = run.stderr.trimEnd().split('\n').at(-1);
     expect(last).toBe('Stopped; the demo\'s temporary data dir is removed: rerun the same command to start again (add --data-dir DIR to keep its data).');
     expect(run.stderr).not.toMatch(/^(error|hint):/m);
+    // The temp dir is the demo's own, owner-only from the start: nothing for the service to tighten.
+    expect(run.stderr).not.toContain('tightened permissions');
   }, 90_000);
 
   it('a kept data dir: the dir is owner-only from the start, a rerun starts afresh, and Ctrl-C says so', async () => {

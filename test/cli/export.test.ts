@@ -105,11 +105,12 @@ describe('ferry export against a real service', () => {
     const result = await ferry([...remote, 'export', 'invoices', '--company', unsynced.companyId, '--out', out]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('HTTP 409');
-    expect(result.stderr).toContain(`ferry sync ${unsynced.companyId} --data-type invoices --wait`);
+    // The sync it names reaches this service: the target flags given come with it.
+    expect(result.stderr).toContain(`hint: Sync it first: ferry ${remote.join(' ')} sync ${unsynced.companyId} --data-type invoices --wait`);
     expect(readdirSync(work).filter((n) => n.includes('unsynced'))).toEqual([]);
     const json = await ferry([...remote, '--json', 'export', 'invoices', '--company', unsynced.companyId, '--out', out]);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stderr).error).toMatchObject({ exitCode: 1, hint: expect.stringContaining('ferry sync') });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ exitCode: 1, hint: expect.stringContaining(` sync ${unsynced.companyId} --data-type invoices --wait`) });
   });
 
   it('says plainly when the platform does not support the data type (404), and an unknown data type', async () => {

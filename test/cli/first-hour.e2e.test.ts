@@ -1,13 +1,16 @@
-// The smaller edges a new user met in the first hour, as the real binary shows them: counts
-// as 1,200 in text and plain in --json, -q leaving only the errors and the result, one name
-// (baseUrl) in the listening lines of serve and sandbox serve, check --json's hint
+// The smaller edges a new user met in the first hour, as the real binary shows them: the
+// README's way to get ferry on PATH, counts as 1,200 in text and plain in --json (and a
+// count of one with its noun in the singular), -q leaving only the errors and the result,
+// one name (baseUrl) in the listening lines of serve and sandbox serve, check --json's hint
 // pointing at the JSON, and export --format csv taking its columns from the data type's
 // schema, not from its first records.
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFerry } from '../helpers/cli.js';
+import { cleanEnv, runFerry } from '../helpers/cli.js';
 import { startFerry } from '../helpers/processes.js';
 import { tempDir } from '../helpers/service.js';
 
@@ -49,6 +52,36 @@ describe('counts', () => {
     const json = await asClient('--json', 'migrate', 'tokens', input, '--dry-run');
     expect(json.code).toBe(3);
     expect((JSON.parse(json.stdout) as { validation: { rows: unknown; invalid: unknown } }).validation).toMatchObject({ rows: 1200, invalid: 1200 });
+  });
+});
+
+describe('a count of one', () => {
+  it('says its noun in the singular: the template\'s one example row, dry run', async () => {
+    const template = join(dir, 'template.csv');
+    const shown = await runFerry(['templates', 'show', 'gbol']);
+    writeFileSync(template, shown.stdout);
+    const dry = await asClient('migrate', 'tokens', template, '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain('Dry run: 1 valid row of 1; nothing was written.');
+    expect(dry.stderr).toContain('  1 company would be created, 0 already exist (their rows would be resumed or skipped).');
+  });
+});
+
+describe('the README', () => {
+  it('says how to get ferry on PATH, and its alias line gives a ferry that runs', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = /^### `ferry` on your PATH\n([\s\S]*?)^#/m.exec(readme)?.[1] ?? '';
+    expect(section).toContain('npm link');
+    const alias = section.split('\n').find((l) => l.startsWith('alias ferry='))!.replace(/\s+#.*$/, '');
+    // From the clone's root, as the README says; the alias takes effect on the lines after it.
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    // A shell with no ferry on its PATH: the alias alone must give one.
+    const run = spawnSync('/bin/sh', ['-c', `${alias}\ntype ferry\nferry --version\nferry templates list`], { cwd: root, env: cleanEnv(), encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const [type, version] = run.stdout.split('\n');
+    expect(type).toMatch(/alias/);
+    expect(version).toBe((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(run.stdout).toContain('gbol');
   });
 });
 

@@ -190,7 +190,8 @@ describe('ferry push (harness, sync platform)', () => {
     const result = await ferry([...remote, 'push', 'customers', '--company', linked.companyId, '--connection', pending.id, '--file', file]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('is PendingAuth; only a Linked connection can push. Nothing was pushed.');
-    expect(result.stderr).toContain(`ferry connections authorize --company ${linked.companyId} --connection ${pending.id}`);
+    // The command reaches the service this push did: its target flags come with it.
+    expect(result.stderr).toContain(`hint: Authorize it: ferry ${remote.join(' ')} connections authorize --company ${linked.companyId} --connection ${pending.id} --tokens-file FILE   # its token fields: ferry integrations get ${PLATFORM}`);
   });
 });
 

@@ -379,6 +379,8 @@ describe('ferry connections', () => {
     const neither = await ferry(['connections', 'get', '--company', companyId], { env });
     expect(neither.code).toBe(2);
     expect(neither.stderr).toContain('Missing the connection id');
+    // The command that lists them names the company given.
+    expect(neither.stderr).toContain(`list them with: ferry connections list --company ${companyId}`);
     const both = await ferry(['connections', 'get', '--company', companyId, id, '--connection', 'other'], { env });
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('Two different connection ids');

@@ -110,7 +110,7 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     const noApp = await apps('callbacks', 'add', 'NO-SUCH-APP', 'https://acme.example/cb');
     expect(noApp.code).toBe(1);
     expect(noApp.stderr).toContain('error: The sandbox has no app NO-SUCH-APP.');
-    expect(noApp.stderr).toContain('hint: See the apps with: ferry sandbox apps list');
+    expect(noApp.stderr).toContain(`hint: See the apps with: ferry ${remote.join(' ')} sandbox apps list`);
 
     const app = await json('create', '--platform', 'qhyg', '--callback-url', 'https://acme.example/cb');
     const notUrl = await apps('callbacks', 'add', app.clientId, 'acme.example/cb');
@@ -134,7 +134,7 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     const none = await ferry([...remote, 'sandbox', 'apps', 'list', '--platform', 'akxx'], { tty: true, env: { NO_COLOR: '1' } });
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
-    expect(none.stderr).toContain('No sandbox apps on akxx. Create one: ferry sandbox apps create --platform akxx');
+    expect(none.stderr).toContain(`No sandbox apps on akxx. Create one: ferry ${remote.join(' ')} sandbox apps create --platform akxx`);
   });
 
   it('a managed rehearsal: steps 1 and 3 with an app made by these commands, following the hints', async () => {
@@ -161,10 +161,10 @@ describe('ferry sandbox apps against a remote ferry serve', () => {
     const url = `${serve.baseUrl}/callback/qhyg`;
     const three = await step('3');
     expect(three.code).toBe(1);
-    const hint = /hint: Add it to the sandbox app: (ferry sandbox apps callbacks add \S+ \S+ --base-url \S+), then run: ferry managed step 3 --confirm/.exec(three.stderr);
-    expect(hint?.[1]).toBe(`ferry sandbox apps callbacks add ${app.clientId} ${url} --base-url ${serve.baseUrl}`);
-    // As printed, with the key given the way this shell gives it.
-    expect((await ferry([...remote, ...hint![1]!.split(' ').slice(1)])).code).toBe(0);
+    const hint = /hint: Add it to the sandbox app: (ferry sandbox apps callbacks add \S+ \S+ --base-url \S+ --api-key-file \S+), then run: ferry managed step 3 --confirm/.exec(three.stderr);
+    // The plan recorded the key file given at init with its base URL: the command runs as printed.
+    expect(hint?.[1]).toBe(`ferry sandbox apps callbacks add ${app.clientId} ${url} ${remote.join(' ')}`);
+    expect((await ferry(hint![1]!.split(' ').slice(1))).code).toBe(0);
     const again = await ferry([...remote, '--json', 'managed', 'step', '3', '--confirm', '--file', plan, '--by', 'Sam']);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ step: { state: 'done' }, details: { callbackUrl: url, checkedWithPlatform: true } });

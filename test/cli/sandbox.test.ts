@@ -168,7 +168,8 @@ describe('ferry sandbox tenants create in batches, up to 100,000', () => {
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain('Could not reach the sandbox platforms');
       expect(failed.stderr).toContain(`2,000 of 5,000 tenants were created (they exist in the sandbox, unused); ${out} was not written.`);
-      expect(failed.stderr).toContain('hint: Run the same command again for a complete set; ferry sandbox tenants list --platform gbol shows the ones already made.');
+      // The list command reaches the same service: the proxied target's flags come with it.
+      expect(failed.stderr).toContain(`hint: Run the same command again for a complete set; ferry ${midway.proxied.target().join(' ')} sandbox tenants list --platform gbol shows the ones already made.`);
       expect(readFileSync(out, 'utf8')).toBe('the old file\n');
       expect(readdirSync(work).filter((f) => f.endsWith('.tmp'))).toEqual([]);
       expect(await tenantCount()).toBe(before + 2000);

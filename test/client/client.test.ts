@@ -179,6 +179,8 @@ describe('ApiClient: typed errors', () => {
     { status: 501, type: 'text/html', body: '<html>Unsupported method</html>', message: 'answered GET /integrations with 501 and text/html that is not the service\'s JSON.' },
     { status: 501, type: 'text/plain', body: '', message: 'answered GET /integrations with 501 and an empty body that is not the service\'s JSON.' },
     { status: 405, type: 'text/plain', body: 'Method Not Allowed', message: 'answered GET /integrations with 405 and text/plain that is not the service\'s JSON.' },
+    // Another JSON server (the sandbox platforms, say): its error is not the service's envelope, which names its statusCode.
+    { status: 404, type: 'application/json', body: '{"error":"not_found","message":"No route GET /integrations."}', message: 'answered GET /integrations with 404 and application/json that is not the service\'s JSON.' },
   ])('a $status $type page where the API should be is not the service: one error naming the URL, not retried', async ({ status, type, body, message }) => {
     const s = await serve((_req, res) => {
       res.writeHead(status, { 'content-type': type });

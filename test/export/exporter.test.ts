@@ -147,7 +147,10 @@ describe('export engine: snapshots', () => {
       if (page === 2) fake.sets.get('c1')!.syncId = `s${++n}`;
     };
     const out = join(tempDir(), 'out.ndjson');
-    await expect(runExportPlan(plan({ out }), env(fake))).rejects.toThrow(/again and again/);
+    const failed = runExportPlan(plan({ out }), env(fake));
+    await expect(failed).rejects.toThrow(/again and again/);
+    // The hint names the company's status; the command line adds its target flags.
+    await expect(failed).rejects.toMatchObject({ hint: 'Export it when no sync is running (ferry status c1 shows its data sets), then --resume.', suggests: { args: ['status', 'c1'] } });
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -53,9 +53,10 @@ describe('ferry demo --managed', () => {
     expect(elapsed).toBeLessThan(BUDGET_MS);
     const { stderr, stdout } = result;
     expectStages(stderr);
-    for (let n = 1; n <= 6; n += 1) expect(stderr).toMatch(new RegExp(`^  \\$ ferry managed step ${n} --confirm .*--file \\S+plan\\.json$`, 'm'));
+    // What each stage stands for, as it would run: with the data dir of the rehearsal's service.
+    for (let n = 1; n <= 6; n += 1) expect(stderr).toMatch(new RegExp(`^  \\$ ferry managed step ${n} --confirm .*--file \\S+plan\\.json --data-dir \\S+$`, 'm'));
     expect(stderr).toMatch(/^ {2}\$ ferry managed step 2 --confirm --date \d{4}-\d\d-\d\d --contact "Jo Bloggs <jo@acme\.example>" --file /m);
-    expect(stderr).toMatch(/^ {2}\$ ferry sandbox apps create --platform qhyg --name "Acme Accounting \(rehearsal\) app" --callback-url http:\/\/127\.0\.0\.1:\d+\/callback\/qhyg$/m);
+    expect(stderr).toMatch(/^ {2}\$ ferry --data-dir \S+ sandbox apps create --platform qhyg --name "Acme Accounting \(rehearsal\) app" --callback-url http:\/\/127\.0\.0\.1:\d+\/callback\/qhyg$/m);
     const spoiled = spoiledCompany(stderr);
 
     // The summary: what happened, the failure and why, where the report is, what to try next.
@@ -169,6 +170,14 @@ describe('ferry demo --managed', () => {
     for (const line of lines) results.push(await ferryIn(cwd, argsOf(line)));
     for (const [i, r] of results.entries()) expect(r.code, `${lines[i]}\n${r.stderr}`).toBe(0);
     expect(results[0]!.stderr).toMatch(/Held back: .+ \(row 21\): reauthorization required/);
+    // The command each stage stands for names the rehearsal's data dir, so it reaches that service as printed.
+    const shown = results[0]!.stderr.split('\n').filter((l) => l.startsWith('  $ ferry ')).map((l) => l.slice('  $ '.length));
+    expect(shown).toHaveLength(10);
+    for (const line of shown) expect(line).toContain(' --data-dir rehearsal');
+    for (const line of [shown.find((l) => / sandbox apps create /.test(l))!, shown.find((l) => / managed step 5 /.test(l))!]) {
+      const again = await runPrinted(line, { cwd, env: { FERRY_USER: 'Sam Support' }, timeoutMs: 60_000 });
+      expect(again.code, `${line}\n${again.stderr}`).toBe(0);
+    }
     expect(results[1]!.stdout).toMatch(/^step\t6\tmigrate-and-hand-over\tfailed\t/m);
     const html = results[2]!.stdout.split('\n').find((l) => l.endsWith('report.html'));
     expect(html).toBeDefined();
@@ -237,7 +246,7 @@ describe('ferry demo --managed', () => {
     expect(code, text).toBe(0);
     expect(stageHeadings(text)).toHaveLength(10);
     expect(text).not.toContain('$ ferry managed step'); // the person confirms; no --confirm
-    expect(text).toContain('ferry managed run --file tty/managed/plan.json asks them: you answer');
+    expect(text).toContain('ferry managed run --file tty/managed/plan.json --data-dir tty asks them: you answer');
     expect(text).toMatch(/What the client agreed is given as flags: --date \d{4}-\d\d-\d\d --contact "Jo Bloggs <jo@acme\.example>"/);
     spoiledCompany(text);
     expect(text).toMatch(/Held back: .+ \(row 21\): reauthorization required/);

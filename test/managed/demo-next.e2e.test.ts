@@ -1,6 +1,7 @@
 // `ferry demo --data-dir DIR` ends with "Try next" commands: each runs as printed, pasted
 // into a shell from the same directory (the client id is this demo's, not a placeholder),
-// except `serve`, which would run until stopped.
+// except `serve`, which would run until stopped. So do the "Next:" lines its stages print
+// as their commands do: they name the demo's data dir and client.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,11 @@ describe('ferry demo: what to try next', () => {
     // No placeholder (<…>) and no elided id (…): a redirection to tokens.csv is the only >.
     for (const line of next) expect(line.replace(/ > tokens\.csv/, '')).not.toMatch(/[<>…]/);
     expect(next[0]).toMatch(/^ferry --data-dir kept --client [0-9a-f-]{36} companies list$/);
-    for (const line of next.filter((l) => !/ serve\b/.test(l))) {
+    const stages = demo.stderr.split('\n').filter((l) => l.includes('Next: ')).map((l) => l.slice(l.indexOf('Next: ') + 'Next: '.length));
+    expect(stages).toHaveLength(2);
+    expect(stages[0]).toMatch(/^ferry --data-dir kept --client [0-9a-f-]{36} migrate tokens \S+tokens\.csv --dry-run$/);
+    expect(stages[1]).toMatch(/^ferry --data-dir kept --client [0-9a-f-]{36} sync --from-results \S+tokens\.results\.csv --wait$/);
+    for (const line of [...stages, ...next.filter((l) => !/ serve\b/.test(l))]) {
       const run = await runPrinted(line, { cwd, timeoutMs: 60_000 });
       expect(run.code, `${line}\n${run.stderr}`).toBe(0);
     }

@@ -57,8 +57,8 @@ describe('ferry managed: 200 companies end to end in child processes', () => {
     expect(status.code).toBe(0);
     const data = JSON.parse(status.stdout);
     expect(data.steps.map((s: { state: string }) => s.state)).toEqual(['done', 'done', 'done', 'pending', 'pending', 'pending']);
-    // The plan names the service it was made against, so the command reaches it from any shell.
-    expect(data.next).toMatchObject({ step: 4, command: `ferry managed step 4 --confirm --file ${plan} --base-url ${serve.listening.baseUrl}` });
+    // The plan names the service it was made against and the key file given for it, so the command reaches it from any shell.
+    expect(data.next).toMatchObject({ step: 4, command: `ferry managed step 4 --confirm --file ${plan} ${target.join(' ')}` });
     const before = readFileSync(plan, 'utf8');
     const again = await step(2, '--date', '2027-01-01');
     expect(again.code).toBe(0);

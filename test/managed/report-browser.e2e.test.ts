@@ -1,11 +1,13 @@
 // The handover report opened in a real browser: Debian's Chromium, headless, driven by
-// playwright-core. The report comes from a real managed migration of 20 companies on the
-// real stack (one held back by its legacy application, so one fails), and from that plan
-// re-rendered by writeReport with long names, 1,000 companies and names that are markup.
-// In the page: no console error, no request beyond the file itself, every company row
-// visible, the chart drawn when the run was long enough for one (a sentence otherwise),
-// nothing wider than the window at 1280 px and at 760 px (half a laptop screen), and every
-// text readable against its background. Screenshots go to test-output/report-browser/.
+// playwright-core. The report comes from a real managed migration of 20 companies, each step
+// run by the ferry binary against the real stack (one company held back by its legacy
+// application, so one fails), and from that plan re-rendered by writeReport with long
+// names, 1,000 companies, a run of two days and names that are markup. In the page: no
+// console error, no request beyond the file itself, every company row visible, the chart
+// drawn when the run was long enough for one (a sentence otherwise), nothing wider than the
+// window at 1280 px and at 760 px (half a laptop screen), no date or clock broken over two
+// lines, and every text readable against its background. Screenshots go to
+// test-output/report-browser/.
 //
 // Chromium is installed by scripts/install-browser.mjs; where apt-get is unavailable the
 // tests are skipped with the reason, except on CI, where they fail.
@@ -16,9 +18,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPlan, type CompanyOutcome, type Plan } from '../../src/ops/managed/plan.js';
-import { writeReport } from '../../src/ops/managed/report.js';
+import { escapeHtml, writeReport } from '../../src/ops/managed/report.js';
 import type { Stack } from '../../src/stack.js';
-import { ferry } from '../helpers/in-process.js';
+import { runFerry } from '../helpers/cli.js';
 import { onCi } from '../helpers/postgres-probe.js';
 import { tempDir } from '../helpers/service.js';
 import { startTestStack } from '../helpers/stack.js';
@@ -38,6 +40,9 @@ interface Unreadable { tag: string; cls: string; text: string; color: string; ba
 interface Facts {
   scrollWidth: number;
   tooWide: Array<{ tag: string; cls: string; right: number; text: string }>;
+  /** Times whose date or clock (each a span.when) the layout broke over two lines. */
+  splitTimes: string[];
+  times: number;
   unreadable: Unreadable[];
   texts: number;
   verdict: { text: string; ratio: number };
@@ -106,6 +111,9 @@ const inspect = (WIDTH: number) => String.raw`(() => {
     .filter(({ right }) => right > ${WIDTH} + 0.5)
     .map(({ el, right }) => ({ tag: el.tagName.toLowerCase(), cls: el.getAttribute('class') || '', right: Math.round(right), text: snippet(el) }));
 
+  const whens = [...document.querySelectorAll('.when')];
+  const splitTimes = whens.filter((el) => el.getClientRects().length > 1).map(snippet);
+
   const tables = document.querySelectorAll('table');
   const rows = [...tables[tables.length - 1].querySelectorAll('tbody tr')];
   const svg = document.querySelector('figure svg');
@@ -115,6 +123,8 @@ const inspect = (WIDTH: number) => String.raw`(() => {
   return {
     scrollWidth: document.documentElement.scrollWidth,
     tooWide: tooWide.slice(0, 10),
+    splitTimes: splitTimes.slice(0, 10),
+    times: whens.length,
     unreadable: unreadable.slice(0, 10),
     texts: texts.length,
     verdict: { text: verdictEl.textContent, ratio: readability(verdictEl).ratio },
@@ -190,6 +200,9 @@ describe('the handover report in headless Chromium', () => {
     }
     expect(facts.scrollWidth).toBeLessThanOrEqual(width);
     expect(facts.tooWide).toEqual([]);
+    // Every step and migrated company has its time in a table cell: date and clock each whole.
+    expect(facts.times).toBe(2 * (plan.steps.filter((st) => st.at).length + dots));
+    expect(facts.splitTimes).toEqual([]);
     expect(facts.texts).toBeGreaterThan(names.length);
     expect(facts.verdict.ratio, `the verdict "${facts.verdict.text}" against its box`).toBeGreaterThanOrEqual(MIN_CONTRAST);
     expect(facts.unreadable).toEqual([]);
@@ -225,7 +238,8 @@ describe('the handover report in headless Chromium', () => {
     // its token after syncing was confirmed disabled, so it fails its check.
     stack = await startTestStack('threads', { dataDir: join(work, 'data'), rateLimit: 0 });
     const target = ['--base-url', stack.baseUrl, '--api-key-file', keyFile(work, stack.adminKey)];
-    const run = (args: string[]) => ferry([...target, ...args]);
+    // Each command as the binary, as the support person runs it.
+    const run = (args: string[]) => runFerry([...target, ...args], { timeoutMs: 180_000 });
     const fixture = await managedFixture(run, { baseUrl: stack.baseUrl, sandboxUrl: stack.sandboxUrl, work, name: 'Acme & Sons Accounting', count: COUNT, invoices: 3 });
     planPath = join(work, 'acme', 'plan.json');
     const init = await run(['managed', 'init', '--platform', 'qhyg', '--client', fixture.clientId, '--name', 'Acme & Sons Accounting', '--companies', fixture.companies, '--file', planPath]);
@@ -268,6 +282,10 @@ describe('the handover report in headless Chromium', () => {
     expect(text).toContain('Times are in UTC.');
     expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
     expect(migrated.steps.every((s) => s.by === 'Sam Support')).toBe(true);
+    // The pilot under the one id the report uses for every company, never the platform's tenant id.
+    const pilot = migrated.outcomes.find((o) => o.pilot)!;
+    expect(text).toContain(`<tr><th>Pilot</th><td>${escapeHtml(pilot.companyName)} (${pilot.companyId}): passed</td></tr>`);
+    for (const o of migrated.outcomes) expect(text).not.toContain(o.externalId!);
 
     // Without the held-back company every company passed: the green box of the PASS verdict.
     const passing = await rendered('passing', (plan) => {
@@ -309,6 +327,21 @@ describe('the handover report in headless Chromium', () => {
       const opened = await open(html, 'thousand', false, width);
       expect(opened.facts.verdict.text).toBe('950 of 1,000 migrated and checked; 50 held back because their old application refreshed their tokens after step 4 (see below)');
       expectSound(opened, html, plan, width);
+    }
+  });
+
+  it('a run of two days: the chart spans them and says so, at both widths', async (ctx) => {
+    ctx.skip(Boolean(unavailable), unavailable);
+    const { html, plan } = await rendered('two-days', (p) => {
+      const start = Date.parse('2026-12-01T09:00:00Z');
+      const moved = p.outcomes.filter((o) => o.migratedAt);
+      // The pilot on the first morning, the rest over the next two days.
+      moved.forEach((o, i) => (o.migratedAt = new Date(start + (i / (moved.length - 1)) * 2 * 86_400_000).toISOString()));
+    });
+    for (const width of WIDTHS) {
+      const opened = await open(html, 'two-days', true, width);
+      expectSound(opened, html, plan, width);
+      expect(opened.facts.timeline).toContain(`${COUNT - 1} companies migrated over 2.0 days (2026-12-01 09:00:00 UTC to 2026-12-03 09:00:00 UTC)`);
     }
   });
 

@@ -56,7 +56,11 @@ describe('report rendering', () => {
     plan.companies.count = 3;
     plan.companies.pilot = { row: 2, key: 'ext:t2', externalId: 't2', companyName: 'Company 2' };
     plan.outcomes = [outcome(2, 'pass', '2026-12-01T10:00:00Z'), outcome(3, 'fail', '2026-12-01T10:01:00Z', 'Pipe | Co')];
+    // A failed step's hint is a command for the support person, with this machine's paths.
+    Object.assign(plan.steps[5]!, { state: 'failed', notes: '1 of 3 companies failed', hint: 'Run step 6 again: ferry managed step 6 --confirm --file /plans/acme.json --api-key-file /home/sam/admin.key' });
     const data = reportJson(plan, '/plans/acme.json', new Date('2026-12-01T12:00:00Z'));
+    expect(JSON.stringify(data)).not.toMatch(/\/plans\/|\/home\//);
+    expect(data.steps[5]).not.toHaveProperty('hint');
     expect(data.verdict).toBe('fail');
     expect(data.summary).toMatchObject({ companies: 3, checked: 2, passed: 1, failed: 1, medianSyncSeconds: 2.5, slowestSyncSeconds: 3, records: 20 });
 

@@ -61,6 +61,15 @@ describe('managed status: the checklist', () => {
     expect(over.every((l) => /^Managed migration|^plan |Remaining companies|Syncing disabled|ferry managed step/.test(l)), over.join('\n')).toBe(true);
   });
 
+  it('counts as 1,200, one way throughout', () => {
+    const plan = planAt({ state: 'done', at: '2026-11-25T12:00:00.000Z', by: 'Ann', notes: 'done' }, 1200);
+    plan.companies.count = 1200;
+    const lines = statusLines(plan, '/p/plan.json', '', { color: false, columns: 140 });
+    expect(lines.some((l) => l.includes('1,200 companies'))).toBe(true);
+    expect(lines).toContain('All six steps are done. 1,199 of 1,200 companies passed the end-to-end check.');
+    expect(lines.join('\n')).not.toMatch(/\b1200\b|\b1199\b/);
+  });
+
   it('a running step shows its phase and counts; a run whose process is gone says so; watching cuts every line to the width', () => {
     const running = planAt({ progress: progress({ phase: 'migrating', migrated: 7, migrationFailed: 1, checked: 1, failed: 1 }) });
     const lines = statusLines(running, '/p/plan.json', '', { color: true, columns: 200, liveness: () => 'running' }).map(plain);

@@ -90,8 +90,8 @@ describe('ferry managed (in-process, real stack)', () => {
     const lines = piped.stdout.trim().split('\n');
     expect(lines).toHaveLength(7);
     expect(lines[0]).toMatch(/^step\t1\tplatform-details\tfailed\t\d{4}-.*Z\tSam\tPlatform details supplied\tnope is not a platform/);
-    // The plan recorded the service it was made against: its commands name it.
-    expect(lines[6]).toBe(`next\t1\tferry managed step 1 --confirm --app-client-id ID --file ${plan} --base-url ${stack.baseUrl}`);
+    // The plan recorded the service it was made against and the key file given for it: its commands name them.
+    expect(lines[6]).toBe(`next\t1\tferry managed step 1 --confirm --app-client-id ID --file ${plan} ${target.join(' ')}`);
 
     const json = JSON.parse((await run(['managed', 'status', '--file', plan, '--json'])).stdout);
     expect(json.next).toMatchObject({ step: 1, state: 'failed' });
@@ -129,8 +129,8 @@ describe('ferry managed (in-process, real stack)', () => {
     const unknownApp = await step(plan, 1, '--confirm', '--app-client-id', 'NO-SUCH-APP');
     expect(unknownApp.code).toBe(1);
     expect(unknownApp.stderr).toContain('error: Step 1 failed: The sandbox has no app NO-SUCH-APP.');
-    // Each command in the hint reaches the plan's service: its base URL, recorded at init.
-    const at = `--base-url ${stack.baseUrl}`;
+    // Each command in the hint reaches the plan's service: its base URL and key file, recorded at init.
+    const at = target.join(' ');
     expect(unknownApp.stderr).toContain(`hint: See the apps with: ferry sandbox apps list --platform qhyg ${at} (or make one: ferry sandbox apps create --platform qhyg ${at}), then: ferry managed step 1 --confirm --app-client-id ID --file ${plan} ${at}`);
     const listed = await run(['sandbox', 'apps', 'list', '--platform', 'qhyg', '--json']);
     expect(JSON.parse(listed.stdout).map((a: { clientId: string }) => a.clientId)).toContain(fixture.appClientId);
@@ -180,8 +180,8 @@ describe('ferry managed (in-process, real stack)', () => {
     const missing = await step(plan, 3, '--confirm');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`error: Step 3 failed: ${url} is not registered on the client's app ${fixture.appClientId}`);
-    const command = `ferry sandbox apps callbacks add ${fixture.appClientId} ${url} --base-url ${stack.baseUrl}`;
-    expect(missing.stderr).toContain(`hint: Add it to the sandbox app: ${command}, then run: ferry managed step 3 --confirm --file ${plan} --base-url ${stack.baseUrl}`);
+    const command = `ferry sandbox apps callbacks add ${fixture.appClientId} ${url} ${target.join(' ')}`;
+    expect(missing.stderr).toContain(`hint: Add it to the sandbox app: ${command}, then run: ferry managed step 3 --confirm --file ${plan} ${target.join(' ')}`);
     expect(planOf(plan).steps[2].state).toBe('failed');
 
     // The hint's command, as given, registers it.

@@ -334,7 +334,8 @@ describe('migrate tokens: malformed and awkward CSVs (--dry-run)', () => {
       expect(run.stderr).toContain(`error: ${invalid} row${invalid === 1 ? '' : 's'} not valid; see ${results}.`);
       expect(run.stderr).toContain(`Next: fix the rows listed in ${results}, then run again`);
     } else {
-      expect(run.stderr).toContain(`Dry run: ${c.valid!.length} valid rows of ${c.valid!.length}; nothing was written.`);
+      const valid = c.valid!.length;
+      expect(run.stderr).toContain(`Dry run: ${valid} valid row${valid === 1 ? '' : 's'} of ${valid}; nothing was written.`);
     }
     // A dry run writes no journal and creates nothing.
     expect(() => readFileSync(`${results}.journal`)).toThrow();

@@ -103,7 +103,7 @@ describe('migrate tokens: faults from the service', () => {
     const stopped = await runFerry([...stack.target(stack.adminKeyFile, proxy.url), 'migrate', 'tokens', input, '--yes', '--results', results], { timeoutMs: 60_000 });
     expect(stopped.code, stopped.stderr).toBe(4);
     expect(stopped.stderr).toContain('error: The service refused the key (Unauthorized: the API key is not valid (injected).); the run stopped, since every row would fail.');
-    expect(stopped.stderr).toContain('hint: Check the key (ferry whoami), then run the same command again to resume.');
+    expect(stopped.stderr).toContain(`hint: Check the key (ferry --base-url ${proxy.url} --api-key-file ${stack.adminKeyFile} whoami), then run the same command again to resume.`);
     expect(stopped.stderr).toContain(`Next: ferry --base-url ${proxy.url} --api-key-file ${stack.adminKeyFile} migrate tokens ${input} --results ${results} --yes   # resumes`);
     const partial = byRow(readResults(results));
     expect(partial.size).toBeLessThan(tenants.length);

@@ -38,9 +38,9 @@ export function register(program: Command, registrar: Registrar): void {
     .addOption(noEventsOption())
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 500)))
     .addHelpText('after', `${examples(
-      'ferry check 3f0c8a3e-…',
+      'ferry check COMPANY_ID',
       'ferry check --from-results tokens.csv.results.csv --concurrency 16 --json > checks.json',
-      'ferry check 3f0c8a3e-… --no-sync      # judge the data as it is, queue nothing',
+      'ferry check COMPANY_ID --no-sync      # judge the data as it is, queue nothing',
     )}
 Each criterion is reported with its evidence (statuses, counts, timings). Where the platform
 can be asked (the sandbox), a refresh by the client's old application after the migration
@@ -83,14 +83,14 @@ export async function runCheck(options: CheckOptions, ctx: CommandContext, compa
   }, { client, ...(sandbox ? { sandbox } : {}), ...(changes ? { changes } : {}), integration: integrationLookup(client, signal) }, (result) => {
     done += 1;
     if (result.verdict === 'fail') failed += 1;
-    progress.update(`Checking: ${rateLine(done, unique.length, started, 'companies')} · ${failed} failed · ${limitText(limit)}`);
+    progress.update(`Checking: ${rateLine(done, unique.length, started, 'companies')} · ${formatCount(failed)} failed · ${limitText(limit)}`);
   }).finally(() => changes?.close());
   if (signal.aborted) {
     progress.fail('Stopped checking.');
     throw new InterruptedError('Stopped; the syncs the check queued carry on in the service: rerun the same command to check again.');
   }
   results.sort((a, b) => unique.indexOf(a.companyId) - unique.indexOf(b.companyId));
-  progress.done(`Checked ${results.length}: ${results.length - failed} passed, ${failed} failed.`);
+  progress.done(`Checked ${formatCount(results.length)}: ${formatCount(results.length - failed)} passed, ${formatCount(failed)} failed.`);
   await printChecks(io, results, limit.stats());
   if (failed > 0) {
     const names = results.filter((r) => r.verdict === 'fail').slice(0, 3).map((r) => `${r.companyName ?? r.companyId}: ${r.reasons[0] ?? 'failed'}`);

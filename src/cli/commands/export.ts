@@ -57,9 +57,9 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--concurrency <n>', 'pages requested at once, fixed (default: adaptive, learned from the service\'s answers)', wholeNumber('--concurrency', 1))
     .option('--max-rate <r>', 'at most R requests a second', positiveNumber('--max-rate'))
     .addHelpText('after', examples(
-      'ferry export invoices --company 8a2f… --out invoices.ndjson',
+      'ferry export invoices --company COMPANY_ID --out invoices.ndjson',
       'ferry export invoices --all-companies --format csv --out invoices.csv --state invoices.state.json',
-      'ferry export bills --company 8a2f… --query "status=Open" | jq .totalAmount',
+      'ferry export bills --company COMPANY_ID --query "status=Open" | jq .totalAmount',
     ))
     .action(registrar.action(runExport));
 }

@@ -28,7 +28,7 @@ export function register(program: Command, registrar: Registrar): void {
     .addHelpText('after', `${examples(
       'ferry listen --forward-to http://localhost:3000/hooks',
       'ferry listen --forward-to http://localhost:3000/hooks --events read.completed,connection.disconnected',
-      'ferry listen --company 3f0c8a3e-… --json | jq -c \'select(.type == "event") | .event.eventType\'',
+      'ferry listen --company COMPANY_ID --json | jq -c \'select(.type == "event") | .event.eventType\'',
     )}
 At start it prints a signing secret (whsec_…) made for this session: a receiver verifies the
 webhook-id, webhook-timestamp and webhook-signature headers of each forwarded event with it,

@@ -39,9 +39,9 @@ export function register(program: Command, registrar: Registrar): void {
     .addOption(noEventsOption())
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 500)))
     .addHelpText('after', examples(
-      'ferry push customers --company 3f0c… --connection 9a1d… --file customer.json',
-      'ferry push invoices --company 3f0c… --connection 9a1d… --file invoices.ndjson --wait',
-      'ferry push invoices --company 3f0c… --connection 9a1d… --file invoices.json --json > results.json',
+      'ferry push customers --company COMPANY_ID --connection CONNECTION_ID --file customer.json',
+      'ferry push invoices --company COMPANY_ID --connection CONNECTION_ID --file invoices.ndjson --wait',
+      'ferry push invoices --company COMPANY_ID --connection CONNECTION_ID --file invoices.json --json > results.json',
     ))
     .action(registrar.action(runPush));
 }

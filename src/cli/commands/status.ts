@@ -14,9 +14,9 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Show a company\'s connections and data sets: state, last sync, record counts')
     .argument('<companyId>', 'the company')
     .addHelpText('after', examples(
-      'ferry status 3f0c8a3e-…',
-      'ferry status 3f0c8a3e-… --json | jq \'.dataSets[] | select(.state != "Complete")\'',
-      'ferry status 3f0c8a3e-… | awk -F\'\\t\' \'$1 == "dataset"\'   # piped: tab-separated, first column says the kind',
+      'ferry status COMPANY_ID',
+      'ferry status COMPANY_ID --json | jq \'.dataSets[] | select(.state != "Complete")\'',
+      'ferry status COMPANY_ID | awk -F\'\\t\' \'$1 == "dataset"\'   # piped: tab-separated, first column says the kind',
     ))
     .action(registrar.action(runStatus));
 }
@@ -53,7 +53,7 @@ export async function printStatus(io: IO, status: CompanyStatus, target: string[
       io.out(['company', status.id, status.name, status.lastSync ?? ''].join('\t'));
     }
     if (status.connections.length === 0) {
-      io.err('This company has no connections: create one with ferry connections create --company ' + status.id + ' --platform KEY.');
+      io.err(`This company has no connections: create one with ${ferryCommand(['connections', 'create', '--company', status.id], target)} --platform KEY   # keys: ferry integrations list`);
     } else {
       printTable(io, status.connections, [
         ...kind('connection'),

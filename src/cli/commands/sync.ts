@@ -46,10 +46,10 @@ export function register(program: Command, registrar: Registrar): void {
     .addOption(noEventsOption())
     .addOption(hiddenPollOption())
     .addHelpText('after', examples(
-      'ferry sync 3f0c8a3e-… --wait',
+      'ferry sync COMPANY_ID --wait',
       'ferry sync --from-results tokens.results.csv --wait --timeout 30m',
       'ferry sync --from-results tokens.results.csv --wait      # again after a timeout or Ctrl-C: resumes',
-      'ferry sync 3f0c8a3e-… --data-type invoices --wait --json',
+      'ferry sync COMPANY_ID --data-type invoices --wait --json',
     ))
     .action(registrar.action<SyncOptions>((options, ctx, args) => runSync(options, ctx, (args as unknown[]).flat() as string[])));
 }

@@ -11,7 +11,7 @@ export function register(program: Command, registrar: Registrar): void {
     .addHelpText('after', examples(
       'ferry whoami',
       'ferry --profile staging whoami --json',
-      'ferry --client 3f1c… whoami          # an admin key acting for a client',
+      'ferry --client CLIENT_ID whoami          # an admin key acting for a client',
     ))
     .action(registrar.action(runWhoami));
 }

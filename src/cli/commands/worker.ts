@@ -39,7 +39,7 @@ export function register(program: Command, registrar: Registrar): void {
     .addHelpText('after', examples(
       'ferry worker --database postgres://ferry@db:5432/ferry --sandbox-url http://127.0.0.1:9090 --secret-key-file /etc/ferry/secret.key',
       'ferry worker --sandbox-url http://sandbox:9090 --webhook-allow hooks.internal:8443   # as the API instances: deliveries may reach that private host',
-      'FERRY_DATABASE_URL=postgres://ferry@db/ferry FERRY_SECRET_KEY=… ferry worker --sandbox-url http://sandbox:9090 --json',
+      'FERRY_DATABASE_URL=postgres://ferry@db/ferry ferry worker --sandbox-url http://sandbox:9090 --secret-key-file ./secret.key --json',
       'ferry worker --sandbox-url http://sandbox:9090 --metrics-port 9465 --metrics-host 0.0.0.0   # scraped and probed (/readyz) from another machine',
     ))
     .addHelpText('after', `Run as many workers as the sync load needs: each claims pulls, pushes and webhook deliveries

@@ -3,6 +3,7 @@
 // get/unlink/delete/authorize read alike in scripts and by hand.
 import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { ferryCommand } from '../command-line.js';
 
 export interface ConnectionTargetOptions {
   company: string;
@@ -17,12 +18,13 @@ export function connectionTarget(command: Command): Command {
     .addOption(new Option('--connection <id>', 'the connection id (or give it as the argument)'));
 }
 
-export function connectionIdOf(options: ConnectionTargetOptions, args: readonly string[]): string {
+/** The connection id, given once; `target` (targetArgs) reaches the service for the command that lists them. */
+export function connectionIdOf(options: ConnectionTargetOptions, args: readonly string[], target: string[] = []): string {
   const positional = args[0];
   if (positional !== undefined && options.connection !== undefined && positional !== options.connection) {
     throw new UsageError(`Two different connection ids: ${positional} and --connection ${options.connection}.`, 'Give the connection id once.');
   }
   const id = options.connection ?? positional;
-  if (!id) throw new UsageError('Missing the connection id.', 'Give it as the argument or as --connection ID (list them: ferry connections list --company ID).');
+  if (!id) throw new UsageError('Missing the connection id.', `Give it as the argument or as --connection ID; list them with: ${ferryCommand(['connections', 'list', '--company', options.company], target)}`);
   return id;
 }

@@ -79,7 +79,9 @@ interface Rehearsal {
   planPath: string;
   companiesFile: string;
   cwd: string;
-  /** The plan file as a flag (`--file PATH`, or nothing for the default file). */
+  /** `--data-dir DIR`: what a command shown for a stage needs to reach the rehearsal's service. */
+  dirFlag: string;
+  /** The plan's flags as a managed command takes them: its file (`--file PATH`, or nothing for the default file) and the data dir. */
   fileFlag: string;
 }
 
@@ -105,7 +107,10 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
   const again = existsSync(work);
   const planPath = join(work, 'plan.json');
   const cwd = process.cwd();
-  const r: Rehearsal = { run, options, ctx, interactive: io.canPrompt, planPath, companiesFile: join(work, 'companies.csv'), cwd, fileFlag: planFlag(planPath, cwd) };
+  const dirFlag = `--data-dir ${shellPath(dataDir, cwd)}`;
+  const r: Rehearsal = {
+    run, options, ctx, interactive: io.canPrompt, planPath, companiesFile: join(work, 'companies.csv'), cwd, dirFlag, fileFlag: `${planFlag(planPath, cwd)} ${dirFlag}`.trim(),
+  };
 
   const admin = createContext(run.sub, { dataDir }, signal);
   let clientApi: ApiClient | undefined;
@@ -123,7 +128,7 @@ export async function runManagedDemo(options: ManagedDemoOptions, ctx: CommandCo
     const sandbox = await sandboxApi(adminConnection);
 
     const account = await run.stage(1, `A client: ${CLIENT_NAME}`, () => api.createClientAccount(adminConnection.client, { name: CLIENT_NAME, plan: 'Paid' }),
-      (created) => ({ text: `client ${created.id} (Paid plan)` }), [`$ ferry admin clients create --name "${CLIENT_NAME}" --plan Paid`]);
+      (created) => ({ text: `client ${created.id} (Paid plan)` }), [`$ ferry ${dirFlag} admin clients create --name "${CLIENT_NAME}" --plan Paid`]);
     // The support team acts for the client with the admin key (X-Client-Id), as `ferry managed` does.
     clientApi = adminConnection.client.actingFor(account.id);
     const clientConnection: Connection = { client: clientApi, baseUrl: adminConnection.baseUrl, embedded: true };
@@ -156,14 +161,14 @@ async function prepare(r: Rehearsal, adminConnection: Connection, sandbox: Sandb
   const app = await run.stage(2, `The client's OAuth app at ${integration.name}, with the service's callback URL`,
     () => sandbox.createApp({ platform: integration.key, name: `${CLIENT_NAME} app`, callbackUrls: [callbackUrl] }),
     (created) => ({ text: `app ${created.clientId}; callback URL ${callbackUrl}` }),
-    [`$ ferry sandbox apps create --platform ${integration.key} --name "${CLIENT_NAME} app" --callback-url ${callbackUrl}`]);
+    [`$ ferry ${r.dirFlag} sandbox apps create --platform ${integration.key} --name "${CLIENT_NAME} app" --callback-url ${callbackUrl}`]);
 
   // Without its lines, which would suggest ferry migrate tokens, a route a managed-only platform refuses.
   const quiet = { ...run.sub, quiet: true, err: () => {} };
   await run.stage(3, `Sandbox: ${options.companies} ${integration.name} companies and a CSV of their tokens`,
     () => writeTenantsFile(quiet, r.ctx.signal, sandbox, integration, { count: options.companies, invoices: options.invoices, out: companiesFile, force: true }),
     () => ({ text: `${options.companies} companies; their tokens in ${companiesFile} (mode 0600)` }),
-    [`$ ferry sandbox tenants create --platform ${integration.key} --count ${options.companies} --invoices ${options.invoices} --out ${shellPath(companiesFile, r.cwd)}`]);
+    [`$ ferry ${r.dirFlag} sandbox tenants create --platform ${integration.key} --count ${options.companies} --invoices ${options.invoices} --out ${shellPath(companiesFile, r.cwd)}`]);
 
   await run.stage(4, 'ferry managed init: the plan', async () => printPlanStarted(run.sub, planPath, startPlan(planPath, {
     client: { id: clientId, name: CLIENT_NAME }, platform: integration.key, appClientId: app.clientId, companies: companiesFile, target: { dataDir: r.run.dataDir },
@@ -270,7 +275,7 @@ function rehearsalSummary(r: Rehearsal, made: Pick<ManagedDemoSummary, 'platform
 function nextCommands(r: Rehearsal, clientId: string, stoppedAfter: number | undefined, pilot: CompanyOutcome | undefined): string[] {
   // The plan's own flags: its file and the data dir it was made against.
   const fileFlag = planFlag(r.planPath, r.cwd, readPlan(r.planPath));
-  const dirFlag = `--data-dir ${shellPath(r.run.dataDir, r.cwd)}`;
+  const { dirFlag } = r;
   if (r.run.kept && stoppedAfter !== undefined) {
     return [
       `ferry managed status ${fileFlag}   # where the plan is`,

@@ -86,7 +86,8 @@ export async function runSelfServiceDemo(options: SelfServiceDemoOptions, ctx: C
     const account = await api.createClientAccount(adminConnection.client, { name: 'Demo Accounting Ltd', plan: 'Paid' });
     clientApi = new ApiClient({ baseUrl: adminConnection.baseUrl, apiKey: account.apiKey });
     const client = clientApi;
-    const asClient: CommandContext = { io: run.sub, flags: { dataDir }, signal, connect: async () => ({ client, baseUrl: adminConnection.baseUrl, embedded: true }) };
+    // Its flags are what the commands its stages print need to reach this service as this client.
+    const asClient: CommandContext = { io: run.sub, flags: { dataDir: shownDir(dataDir), client: account.id }, signal, connect: async () => ({ client, baseUrl: adminConnection.baseUrl, embedded: true }) };
     const done = await runStages(run, options, { adminConnection, asClient, client, integration, accountName: account.name, work });
     const next = nextCommands(run, integration.key, account.id, done.ids[0] ?? 'COMPANY_ID');
     printDemoSummary(io, run, { platform: integration.key, platformName: integration.name, companies: options.companies }, done, next);
@@ -120,7 +121,7 @@ async function runStages(run: DemoRun, options: SelfServiceDemoOptions, on: Stag
   const tokens = join(work, 'tokens.csv');
   await run.stage(1, `Sandbox: ${options.companies} ${integration.name} organisations and a CSV of their tokens`, async () => {
     const made = await writeTenantsFile(run.sub, signal, await sandboxApi(on.adminConnection), integration, { count: options.companies, invoices: options.invoices, out: tokens, force: true });
-    printTenantsFile(run.sub, integration, made);
+    printTenantsFile(run.sub, integration, made, targetArgs(asClient.flags));
   }, () => `${options.companies} organisations; their tokens in ${tokens} (mode 0600)`);
 
   const results = join(work, 'tokens.results.csv');
@@ -219,8 +220,9 @@ async function migrate(ctx: CommandContext, file: string, resultsPath: string): 
     throw worded;
   }
   progress.done(summary.stoppedBy ? 'Stopped.' : 'Done.');
-  printResult(io, migrateReport.summaryJson(summary), () => migrateReport.printSummary(io, summary));
-  const failure = migrateReport.migrationFailure(summary);
+  const rerun = { args: ['migrate', 'tokens', file, '--no-sync', '--results', resultsPath], target: targetArgs(ctx.flags) };
+  printResult(io, migrateReport.summaryJson(summary, rerun), () => migrateReport.printSummary(io, summary, rerun));
+  const failure = migrateReport.migrationFailure(summary, rerun.target);
   if (failure) throw failure;
 }
 

@@ -5,6 +5,7 @@
 import chalk from 'chalk';
 import { printResult, type IO } from '../io.js';
 import { planFlag, stepCommand, stepOf, type Plan, type PlanStep, type StepProgress } from '../../ops/managed/plan.js';
+import { counted, formatCount } from '../../ops/progress.js';
 import { countsText, liveness, phaseText, runningStep, shortTime, statusJson, type RunLiveness } from '../../ops/managed/view.js';
 
 export interface StatusView {
@@ -96,7 +97,7 @@ export function statusLines(plan: Plan, planPath: string, flag: string, view: St
   lines.push(bold(`Managed migration: ${plan.client.name || plan.client.id} from ${platform}`));
   const facts = [
     `plan ${planPath}`,
-    plan.companies.count ? `${plan.companies.count} companies` : plan.companies.file ? `companies ${plan.companies.file}` : '',
+    plan.companies.count ? counted(plan.companies.count, 'company', 'companies') : plan.companies.file ? `companies ${plan.companies.file}` : '',
     plan.companies.pilot ? `pilot ${plan.companies.pilot.companyName ?? plan.companies.pilot.key}` : '',
     plan.schedule.date ? `scheduled ${plan.schedule.date}` : '',
   ].filter(Boolean);
@@ -145,7 +146,7 @@ export function statusLines(plan: Plan, planPath: string, flag: string, view: St
     say('Next:', `step ${next.step}, ${next.title.charAt(0).toLowerCase()}${next.title.slice(1)}. ${next.action}`);
     lines.push(`  ${next.command}`);
   } else {
-    say('All six steps are done.', `${data.outcomes.passed} of ${data.outcomes.checked} companies passed the end-to-end check.`);
+    say('All six steps are done.', `${formatCount(data.outcomes.passed)} of ${formatCount(data.outcomes.checked)} companies passed the end-to-end check.`);
     lines.push(plan.report ? `  Hand over ${plan.report.files[1] ?? plan.report.dir} (rewrite it with: ferry managed report${flag ? ` ${flag}` : ''})` : `  ferry managed report${flag ? ` ${flag}` : ''}`);
   }
   if (view.watching && !view.watching.last) lines.push(dim('Watching the plan; Ctrl-C to stop.'));
@@ -191,6 +192,6 @@ export function printPlanStarted(io: IO, planPath: string, plan: Plan): void {
     io.out(planPath);
     const flag = planFlag(planPath, process.cwd(), plan);
     io.err(`Started the managed migration of ${plan.client.name} from ${plan.platform.key}: ${planPath}`);
-    io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   (ferry managed status shows the checklist)`);
+    io.err(`Next: ${stepCommand(plan, stepOf(plan, 1), flag)}   # ferry managed status shows the checklist`);
   });
 }

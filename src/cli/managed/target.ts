@@ -5,13 +5,19 @@
 import { dirname, relative, resolve } from 'node:path';
 import { resolveTarget, type GlobalFlags } from '../globals.js';
 import { UsageError } from '../errors.js';
-import type { Plan, PlanTarget } from '../../ops/managed/plan.js';
+import { planTargetFlag, type Plan, type PlanTarget } from '../../ops/managed/plan.js';
 
-/** What the flags and environment point at; undefined when they point nowhere usable yet (a base URL without a key). */
+/**
+ * What the flags and environment point at, with the flag that gave a remote one its key (a
+ * key from the environment or the default profile comes along by itself); undefined when
+ * they point nowhere usable yet (a base URL without a key).
+ */
 export function planTargetOf(flags: GlobalFlags, env: NodeJS.ProcessEnv): PlanTarget | undefined {
   try {
     const spec = resolveTarget(flags, env);
-    return spec.kind === 'embedded' ? { dataDir: resolve(spec.dataDir) } : { baseUrl: spec.baseUrl };
+    if (spec.kind === 'embedded') return { dataDir: resolve(spec.dataDir) };
+    if (flags.profile) return { baseUrl: spec.baseUrl, profile: flags.profile };
+    return { baseUrl: spec.baseUrl, ...(flags.apiKeyFile ? { apiKeyFile: resolve(flags.apiKeyFile) } : {}) };
   } catch {
     return undefined;
   }
@@ -34,7 +40,7 @@ export function checkPlanTarget(plan: Plan, planPath: string, flags: GlobalFlags
   if (same) return;
   const reach = 'dataDir' in planTarget
     ? `add --data-dir ${describe(planTarget, cwd).replace(/^the embedded service in /, '')}${'baseUrl' in now ? ' and drop --base-url (and FERRY_BASE_URL)' : ''}`
-    : `add --base-url ${planTarget.baseUrl} (with its key: --api-key-file, FERRY_API_KEY or a saved --profile)`;
+    : `add ${planTargetFlag(planPath, plan, cwd)}${planTarget.profile || planTarget.apiKeyFile ? '' : ' (with its key: --api-key-file, FERRY_API_KEY or a saved --profile)'}`;
   throw new UsageError(
     `This plan was made against ${describe(planTarget, cwd)}; this command would use ${describe(now, cwd)}.`,
     `Run it against the plan's service: ${reach}. ferry managed status prints each step's command with it.`,

@@ -4,7 +4,7 @@
 import type { AdaptiveLimit } from '../../client/adaptive-limit.js';
 import type { MigrationProgress, MigrationSummary } from '../../ops/migrate/engine.js';
 import { CsvFormatError, JournalMismatchError, RowsError } from '../../ops/migrate/errors.js';
-import { formatCount, limitText, rateLine } from '../../ops/progress.js';
+import { counted, formatCount, limitText, rateLine } from '../../ops/progress.js';
 import { CliError, EXIT, InterruptedError, isInterruption, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import { ferryCommand } from '../command-line.js';
@@ -49,12 +49,12 @@ export function printSummary(io: IO, summary: MigrationSummary, rerun?: Rerun): 
   }
   if (summary.dryRun) {
     const report = summary.dryRunReport!;
-    say(`Dry run: ${formatCount(validation.valid)} valid rows of ${formatCount(validation.rows)}${summary.validation.inShard !== validation.rows ? ` (${formatCount(summary.total)} in this shard)` : ''}; nothing was written.`);
-    say(`  ${formatCount(report.toCreate)} companies would be created, ${formatCount(report.existing)} already exist (their rows would be resumed or skipped).`);
+    say(`Dry run: ${counted(validation.valid, 'valid row', 'valid rows')} of ${formatCount(validation.rows)}${summary.validation.inShard !== validation.rows ? ` (${formatCount(summary.total)} in this shard)` : ''}; nothing was written.`);
+    say(`  ${counted(report.toCreate, 'company', 'companies')} would be created, ${counted(report.existing, 'already exists', 'already exist')} (their rows would be resumed or skipped).`);
     if (report.headroom !== undefined) {
       say(report.toCreate > report.headroom
-        ? `  The ${report.plan} plan allows ${formatCount(report.headroom)} more companies: ${formatCount(report.toCreate - report.headroom)} rows would fail at the company step.`
-        : `  The ${report.plan} plan allows ${formatCount(report.headroom)} more companies: enough.`);
+        ? `  The ${report.plan} plan allows ${counted(report.headroom, 'more company', 'more companies')}: ${counted(report.toCreate - report.headroom, 'row', 'rows')} would fail at the company step.`
+        : `  The ${report.plan} plan allows ${counted(report.headroom, 'more company', 'more companies')}: enough.`);
     }
   } else {
     const steps = Object.entries(summary.failedBySteps).map(([step, n]) => `${step} ${formatCount(n)}`).join(', ');
@@ -92,11 +92,11 @@ export function wordMigrationError(err: unknown, journalPath: string, signal?: A
   return err;
 }
 
-/** What a finished run makes of the exit: the error to end with, or none when every row went through. */
-export function migrationFailure(summary: MigrationSummary): Error | undefined {
+/** What a finished run makes of the exit: the error to end with, or none when every row went through; `target` reaches the run's service. */
+export function migrationFailure(summary: MigrationSummary, target: string[] = []): Error | undefined {
   if (summary.stoppedBy === 'auth') {
     return new CliError(`The service refused the key (${summary.authError?.message}); the run stopped, since every row would fail.`, EXIT.auth,
-      'Check the key (ferry whoami), then run the same command again to resume.');
+      `Check the key (${ferryCommand(['whoami'], target)}), then run the same command again to resume.`);
   }
   if (summary.stoppedBy === 'interrupt') return new InterruptedError('Stopped (the rows in flight finished); rerun the same command to resume.');
   if (summary.planLimitHit) {

@@ -5,6 +5,7 @@ import type { IntegrationRecord } from '../../client/wire.js';
 import type { Connection } from '../../client/connection.js';
 import type { SandboxApi, SandboxApp } from '../../client/sandbox-api.js';
 import { CliError, UsageError } from '../errors.js';
+import { ferryCommand } from '../command-line.js';
 
 /** The registry's integration for `--platform`, with "did you mean" when the key is unknown. */
 export async function platformFor(connection: Connection, key: string, signal?: AbortSignal): Promise<IntegrationRecord> {
@@ -34,10 +35,10 @@ export function callbackUrlArg(value: string, flag?: string): string {
   return url.href;
 }
 
-/** The app, or an error naming it and how to list the apps. */
-export async function appFor(sandbox: SandboxApi, clientId: string, signal?: AbortSignal): Promise<SandboxApp> {
+/** The app, or an error naming it and how to list the apps (on the service `target` reaches). */
+export async function appFor(sandbox: SandboxApi, clientId: string, target: string[], signal?: AbortSignal): Promise<SandboxApp> {
   const { status, body } = await sandbox.app(clientId, undefined, signal);
-  if (status === 404) throw new CliError(`The sandbox has no app ${clientId}.`, 1, 'See the apps with: ferry sandbox apps list');
+  if (status === 404) throw new CliError(`The sandbox has no app ${clientId}.`, 1, `See the apps with: ${ferryCommand(['sandbox', 'apps', 'list'], target)}`);
   if (status !== 200 || !body) {
     const { SandboxError } = await import('../../client/errors.js');
     throw new SandboxError(`The sandbox answered ${status} for app ${clientId}: ${String(body?.message ?? body?.error ?? 'no details')}`);

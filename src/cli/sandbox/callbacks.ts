@@ -7,6 +7,7 @@ import type { CommandContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { printResult } from '../io.js';
 import { appFor, callbackUrlArg } from './apps-lookups.js';
+import { targetArgs } from '../command-line.js';
 
 export function callbacksGroup(program: Command): Command {
   return group(
@@ -20,7 +21,7 @@ export async function changeCallback(change: 'add' | 'remove', ctx: CommandConte
   const clientId = (appId ?? '').trim();
   const { sandboxApi } = await import('../../client/sandbox-api.js');
   const sandbox = await sandboxApi(await ctx.connect());
-  const app = await appFor(sandbox, clientId, ctx.signal);
+  const app = await appFor(sandbox, clientId, targetArgs(ctx.flags), ctx.signal);
   const had = app.callbackUrls.includes(url);
   if (change === 'remove' && !had) {
     throw new CliError(`App ${app.clientId} has no callback URL ${url}.`, 1,

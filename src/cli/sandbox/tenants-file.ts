@@ -19,6 +19,8 @@ export interface TenantsFileOptions {
   seed?: number;
   out: string;
   force?: boolean;
+  /** The flags that reach this service, for the commands a stop suggests (targetArgs). */
+  target?: string[];
 }
 
 /** What was written (the --json summary: never the tenants themselves). */
@@ -68,7 +70,7 @@ export async function writeTenantsFile(io: IO, signal: AbortSignal, sandbox: San
   } catch (err) {
     await file.discard();
     progress.fail('Stopped.');
-    throw err instanceof TenantsStoppedError ? stoppedMidway(err, options.out, integration.key) : err;
+    throw err instanceof TenantsStoppedError ? stoppedMidway(err, options.out, ferryCommand(['sandbox', 'tenants', 'list', '--platform', integration.key], options.target)) : err;
   } finally {
     signal.removeEventListener('abort', onStop);
   }
@@ -82,15 +84,21 @@ export function printTenantsFile(io: IO, integration: IntegrationRecord, made: T
   printResult(io, made, () => {
     io.err(`Created ${formatCount(made.count)} ${integration.name} sandbox tenant${s} (${formatCount(made.invoices)} invoice${made.invoices === 1 ? '' : 's'} each).`);
     io.out(made.out);
-    io.err(`Tokens written to ${made.out} (mode 0600). Next: ${ferryCommand(['migrate', 'tokens', made.out, '--dry-run'], target)}`);
+    if (integration.migrationRoute !== 'managed') {
+      io.err(`Tokens written to ${made.out} (mode 0600). Next: ${ferryCommand(['migrate', 'tokens', made.out, '--dry-run'], target)}`);
+      return;
+    }
+    // ferry migrate tokens refuses a managed platform's rows: the file is a managed migration's company file.
+    io.err(`Tokens written to ${made.out} (mode 0600). Next: ${ferryCommand(['managed', 'init', '--platform', integration.key, '--client', 'CLIENT_ID', '--companies', made.out], target)}`);
+    io.err(`  with CLIENT_ID the id of the account whose companies move (${ferryCommand(['admin', 'clients', 'list'], target)} lists them).`);
   });
 }
 
 /** What exists after a stop, and what to do: the created tenants stay in the sandbox, --out is as it was. */
-function stoppedMidway(err: TenantsStoppedError, out: string, platform: string): CliError {
+function stoppedMidway(err: TenantsStoppedError, out: string, list: string): CliError {
   const made = err.created === 0 ? 'No tenant was created' : `${formatCount(err.created)} of ${formatCount(err.total)} tenants were created (they exist in the sandbox, unused)`;
   const what = `${made}; ${out} was not written.`;
-  const hint = `Run the same command again for a complete set${err.created === 0 ? '' : `; ferry sandbox tenants list --platform ${platform} shows the ones already made`}.`;
+  const hint = `Run the same command again for a complete set${err.created === 0 ? '' : `; ${list} shows the ones already made`}.`;
   if (err.interrupted) return new CliError(`Interrupted: ${what}`, EXIT.interrupted, hint);
   const causeHint = isWorded(err.cause) ? err.cause.hint : undefined;
   const said = /[.!?]$/.test(err.message) ? err.message : `${err.message}.`;

@@ -15,7 +15,7 @@
 import * as api from '../../client/api.js';
 import { AdaptiveLimit } from '../../client/adaptive-limit.js';
 import { ApiRequestError } from '../../client/errors.js';
-import { inputError, interrupted as interruption, OpError } from '../errors.js';
+import { inputError, interrupted as interruption, OpError, suggestingError } from '../errors.js';
 import { BookmarkTracker, bookmarkTime, incrementalQuery, loadState, saveBookmarks, StateFileError, type Bookmark, type StateFile } from './bookmark.js';
 import {
   acquireLock, appendJournal, partPaths, readCompanies, readJournal, releaseLock, removeParts,
@@ -256,7 +256,9 @@ class Run {
             'Run the export again, or export to a file with --out, which starts such a company again by itself.');
         }
         if (restarts >= MAX_RESTARTS) {
-          throw new OpError(`${what}, again and again.`, 'failed', 'Export it when no sync is running (see ferry status), then --resume.');
+          throw suggestingError(`${what}, again and again.`, 'failed', {
+            args: ['status', company.id], hint: (command) => `Export it when no sync is running (${command} shows its data sets), then --resume.`,
+          });
         }
         this.restarts += 1;
         this.env.note(`${what}; exporting it again from its first page.`);

@@ -4,7 +4,7 @@
 import * as api from '../../client/api.js';
 import { ApiRequestError } from '../../client/errors.js';
 import { DATA_TYPES } from '../../platforms/data-types.js';
-import { OpError } from '../errors.js';
+import { OpError, suggestingError } from '../errors.js';
 import type { ListedCompany } from './checkpoint.js';
 import type { ExportEnv, ExportPlan, SkippedCompany } from './types.js';
 
@@ -41,7 +41,7 @@ export async function unavailable(err: ApiRequestError, company: ListedCompany, 
 export function unavailableError(err: DataSetUnavailable): OpError {
   const { companyId } = err.skipped;
   if (err.skipped.reason === 'notSynced') {
-    return new OpError(`${err.cause.message} (HTTP 409)`, 'failed', `Sync it first: ferry sync ${companyId} --data-type ${err.dataType} --wait`);
+    return suggestingError(`${err.cause.message} (HTTP 409)`, 'failed', { args: ['sync', companyId, '--data-type', err.dataType, '--wait'], hint: (command) => `Sync it first: ${command}` });
   }
   return new OpError(`${err.cause.message} (HTTP 404)`, 'failed', 'ferry integrations get KEY lists the data types a platform supports.');
 }

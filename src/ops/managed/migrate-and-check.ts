@@ -10,7 +10,7 @@ import type { SandboxApi } from '../../client/sandbox-api.js';
 import { openChangeFeed, SYNC_EVENTS } from '../../client/wait-for-change.js';
 import { durationText } from '../../lib/duration.js';
 import { interrupted, OpError } from '../errors.js';
-import { limitText, rateLine } from '../progress.js';
+import { counted, formatCount, limitText, rateLine } from '../progress.js';
 import { resultsByRow } from '../migrate/read-results.js';
 import type { IntegrationInfo } from '../migrate/types.js';
 import { checkCompanies } from '../check/engine.js';
@@ -219,7 +219,7 @@ async function migrateRows(run: BatchRun, file: string, toMigrate: RowInfo[], re
   const { counts } = live;
   const [{ runMigration }, { JournalMismatchError }] = await Promise.all([import('../migrate/engine.js'), import('../migrate/errors.js')]);
   const started = Date.now();
-  const progress = await env.progress(`Migrating ${toMigrate.length} compan${toMigrate.length === 1 ? 'y' : 'ies'}…`);
+  const progress = await env.progress(`Migrating ${counted(toMigrate.length, 'company', 'companies')}…`);
   let summary;
   try {
     summary = await runMigration({
@@ -229,7 +229,7 @@ async function migrateRows(run: BatchRun, file: string, toMigrate: RowInfo[], re
     }, {
       client: run.client, limit: phaseLimit(run.inputs),
       onProgress: (p, limit) => {
-        progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${p.failed} failed · ${limitText(limit)}`);
+        progress.update(`Migrating: ${rateLine(p.done, p.total, started, 'companies')} · ${formatCount(p.failed)} failed · ${limitText(limit)}`);
         counts.migrated = p.done - p.failed;
         counts.migrationFailed = p.failed;
         live.saveSoon();
@@ -241,9 +241,9 @@ async function migrateRows(run: BatchRun, file: string, toMigrate: RowInfo[], re
     throw err;
   }
   if (summary.concurrency) run.throughput.migration = { concurrency: summary.concurrency, rate: summary.rate ?? 0 };
-  progress.done(`Migrated ${summary.migrated} · already migrated ${summary.skipped} · failed ${summary.failed}${summary.resumed ? ` · ${summary.resumed} done by an earlier run` : ''}${summary.retried ? ` · ${summary.retried} tried again` : ''} (${summary.seconds.toFixed(1)}s).`);
+  progress.done(`Migrated ${formatCount(summary.migrated)} · already migrated ${formatCount(summary.skipped)} · failed ${formatCount(summary.failed)}${summary.resumed ? ` · ${formatCount(summary.resumed)} done by an earlier run` : ''}${summary.retried ? ` · ${formatCount(summary.retried)} tried again` : ''} (${summary.seconds.toFixed(1)}s).`);
   if (summary.stoppedBy === 'auth') {
-    throw new OpError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, 'auth', 'Use the support team\'s admin key (ferry whoami), then run the step again to resume.');
+    throw new OpError(`The service refused the key (${summary.authError?.message}); the migration stopped.`, 'auth', `Use the support team's admin key (${env.command('whoami')} says which this is), then run the step again to resume.`);
   }
   if (summary.stoppedBy === 'interrupt') throw interrupted('Interrupted: in-flight companies finished; run the same step again to resume.');
 }
@@ -280,7 +280,7 @@ async function checkMigrated(run: BatchRun, targets: Array<{ row: RowInfo; targe
   let done = 0;
   let failedCount = 0;
   const started = Date.now();
-  const progress = await env.progress(`Checking ${targets.length} compan${targets.length === 1 ? 'y' : 'ies'} end to end (fresh sync of every data type)…`);
+  const progress = await env.progress(`Checking ${counted(targets.length, 'company', 'companies')} end to end (fresh sync of every data type)…`);
   // One event stream for every company's check; the checks poll as well, and alone without it.
   const changes = inputs.events === false ? undefined : await openChangeFeed(client, { types: SYNC_EVENTS, signal });
   const limit = phaseLimit(inputs);
@@ -305,7 +305,7 @@ async function checkMigrated(run: BatchRun, targets: Array<{ row: RowInfo; targe
     progress.fail('Stopped checking.');
     throw interrupted('Interrupted: the outcomes so far are saved in the plan; run the same step again to go on.');
   }
-  progress.done(`Checked ${checks.length} compan${checks.length === 1 ? 'y' : 'ies'}: ${checks.length - failedCount} passed, ${failedCount} failed (${durationText(Date.now() - started)}).`);
+  progress.done(`Checked ${counted(checks.length, 'company', 'companies')}: ${formatCount(checks.length - failedCount)} passed, ${formatCount(failedCount)} failed (${durationText(Date.now() - started)}).`);
   return checks;
 }
 

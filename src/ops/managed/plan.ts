@@ -108,7 +108,9 @@ export interface Plan {
   /**
    * The service the plan was made against, so that the commands it prints reach it: the
    * embedded one's data dir (relative to the plan's folder, as the company file) or a remote
-   * base URL. Absent in plans written before it was recorded.
+   * base URL, with the --profile or --api-key-file (relative too) that gave its key on the
+   * command line: a key from the environment or the default profile comes along by itself.
+   * Absent in plans written before it was recorded.
    */
   target?: PlanTarget;
   companies: { file: string; fingerprint: string; count: number; pilot: PilotRef | null };
@@ -119,7 +121,7 @@ export interface Plan {
   updated: string;
 }
 
-export type PlanTarget = { dataDir: string } | { baseUrl: string };
+export type PlanTarget = { dataDir: string } | { baseUrl: string; profile?: string; apiKeyFile?: string };
 
 export function templatePlan(): Plan {
   return JSON.parse(readFileSync(PLAN_TEMPLATE, 'utf8')) as Plan;
@@ -130,7 +132,7 @@ export function startPlan(
   path: string, start: { client: { id: string; name: string }; platform: string; appClientId?: string; companies?: string; target?: PlanTarget }, now: Date = new Date(),
 ): Plan {
   const plan = templatePlan();
-  if (start.target) plan.target = 'dataDir' in start.target ? { dataDir: storedCompaniesPath(path, start.target.dataDir) } : start.target;
+  if (start.target) plan.target = storedTarget(path, start.target);
   plan.client = start.client;
   plan.platform.key = start.platform.trim().toLowerCase();
   if (start.appClientId) plan.platform.appClientId = start.appClientId.trim();
@@ -180,6 +182,12 @@ export function nextStep(plan: Plan): PlanStep | undefined {
 /** The company CSV, resolved against the plan's folder (the plan stores it relative to that folder). */
 export function companiesPath(planPath: string, plan: Plan): string {
   return resolve(dirname(planPath), plan.companies.file);
+}
+
+/** The target as the plan keeps it: its files relative to the plan's folder. */
+function storedTarget(planPath: string, target: PlanTarget): PlanTarget {
+  if ('dataDir' in target) return { dataDir: storedCompaniesPath(planPath, target.dataDir) };
+  return { ...target, ...(target.apiKeyFile ? { apiKeyFile: storedCompaniesPath(planPath, target.apiKeyFile) } : {}) };
 }
 
 export function storedCompaniesPath(planPath: string, file: string): string {
@@ -240,11 +248,15 @@ export function stepCommand(plan: Plan, step: PlanStep, planFlag: string): strin
   return parts.join(' ');
 }
 
+/** A word as a POSIX shell reads it back unchanged: quoted when it must be. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
 /** A path as a person in `cwd` types it: relative below cwd, absolute elsewhere, shell-quoted when it must be. */
 function shownPath(path: string, cwd: string): string {
   const rel = relative(cwd, path);
-  const shown = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel;
-  return /[^\w@%+=:,./-]/.test(shown) ? `'${shown.replace(/'/g, "'\\''")}'` : shown;
+  return shellWord(rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel);
 }
 
 /**
@@ -256,10 +268,16 @@ export function planFlag(planPath: string, cwd: string = process.cwd(), plan?: P
   return [file, plan ? planTargetFlag(planPath, plan, cwd) : ''].filter(Boolean).join(' ');
 }
 
-/** `--data-dir DIR` or `--base-url URL`: the plan's service, for any command about it (ferry sandbox apps …); '' when unrecorded. */
+/**
+ * `--data-dir DIR`, `--profile NAME` or `--base-url URL [--api-key-file FILE]`: the plan's
+ * service, for any command about it (ferry sandbox apps list, say); '' when unrecorded.
+ */
 export function planTargetFlag(planPath: string, plan: Plan, cwd: string = process.cwd()): string {
   const target = plan.target;
   if (!target) return '';
   if ('dataDir' in target) return `--data-dir ${shownPath(resolve(dirname(planPath), target.dataDir), cwd)}`;
-  return `--base-url ${/^[\w@%+=:,./-]+$/.test(target.baseUrl) ? target.baseUrl : `'${target.baseUrl.replace(/'/g, "'\\''")}'`}`;
+  // A profile names the URL and its key together.
+  if (target.profile) return `--profile ${shellWord(target.profile)}`;
+  const key = target.apiKeyFile ? ` --api-key-file ${shownPath(resolve(dirname(planPath), target.apiKeyFile), cwd)}` : '';
+  return `--base-url ${shellWord(target.baseUrl)}${key}`;
 }

@@ -42,7 +42,8 @@ export interface ReportJson {
     slowestSyncSeconds?: number;
     records: number;
   };
-  steps: Plan['steps'];
+  /** The steps without their hint and progress: commands and counts for the support team on their machine, not the client's. */
+  steps: Array<Omit<Plan['steps'][number], 'hint' | 'progress'>>;
   companies: CompanyOutcome[];
 }
 
@@ -103,7 +104,7 @@ export function reportJson(plan: Plan, planPath: string, now: Date = new Date())
     generatedAt: now.toISOString(), plan: basename(planPath), verdict,
     client: plan.client, platform: plan.platform, schedule: plan.schedule, contacts: plan.contacts,
     callbackUrl: plan.service.callbackUrl, syncingDisabledAt: stepOf(plan, 4).state === 'done' ? stepOf(plan, 4).at : null,
-    pilot: plan.companies.pilot, summary, steps: plan.steps.map((st) => ({ ...st, notes: withoutLocalPaths(st.notes, planPath) })), companies: outcomes,
+    pilot: plan.companies.pilot, summary, steps: plan.steps.map(({ hint: _hint, progress: _progress, ...st }) => ({ ...st, notes: withoutLocalPaths(st.notes, planPath) })), companies: outcomes,
   };
 }
 
@@ -111,6 +112,13 @@ export function reportJson(plan: Plan, planPath: string, now: Date = new Date())
 export function utc(iso: string | null | undefined): string {
   if (!iso || Number.isNaN(Date.parse(iso))) return '–';
   return `${new Date(iso).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+}
+
+/** A time in a table cell: its date and its clock each kept whole, so a narrow column breaks between them, never inside a date. */
+function utcCell(iso: string | null | undefined): string {
+  const text = utc(iso);
+  const at = text.indexOf(' ');
+  return at < 0 ? escapeHtml(text) : `<span class="when">${escapeHtml(text.slice(0, at))}</span> <span class="when">${escapeHtml(text.slice(at + 1))}</span>`;
 }
 
 /** Notes and reasons with their ISO times (…T03:01:11Z) as the rest of the report shows times. */
@@ -252,12 +260,12 @@ export function renderHtml(data: ReportJson, template: string): string {
   const values = reportValues(data);
   const e = (text: string | number | undefined) => escapeHtml(text === undefined ? '–' : String(text));
   values.timeline = timelineHtml(data.companies);
-  values.stepRows = data.steps.map((st) => `<tr><td>${st.step}. ${e(st.title)}</td><td class="${e(st.state)} nowrap">${e(stateWord(st.state))}</td><td>${e(utc(st.at))}</td><td>${e(st.by ?? '–')}</td><td>${e(readableTimes(st.notes) || '–')}</td></tr>`).join('\n');
+  values.stepRows = data.steps.map((st) => `<tr><td>${st.step}. ${e(st.title)}</td><td class="${e(st.state)} nowrap">${e(stateWord(st.state))}</td><td>${utcCell(st.at)}</td><td>${e(st.by ?? '–')}</td><td>${e(readableTimes(st.notes) || '–')}</td></tr>`).join('\n');
   const failures = data.companies.filter((o) => o.verdict === 'fail');
   values.failureList = failures.length === 0
     ? '<p>None: every company checked passed.</p>'
     : `<ul>\n${failures.map((o) => `<li><strong>${e(o.companyName)}</strong> (row ${o.row}${o.companyId ? `, <code>${e(o.companyId)}</code>` : ''}): ${e(readableTimes(o.reasons.join('; ')) || 'failed')}</li>`).join('\n')}\n</ul>`;
-  values.companyRows = data.companies.map((o) => `<tr><td class="num">${o.row}</td><td>${e(o.companyName)}${o.pilot ? ' <span class="muted">(pilot)</span>' : ''}</td><td><code>${e(o.companyId ?? '–')}</code></td><td>${e(utc(o.migratedAt))}</td><td class="${o.verdict === 'pass' ? 'pass' : 'fail'} nowrap">${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'}</td><td class="num">${e(o.durations.syncSeconds)}</td><td class="num">${e(o.durations.checkSeconds)}</td><td class="num">${e(o.records)}</td></tr>`).join('\n');
+  values.companyRows = data.companies.map((o) => `<tr><td class="num">${o.row}</td><td>${e(o.companyName)}${o.pilot ? ' <span class="muted">(pilot)</span>' : ''}</td><td><code>${e(o.companyId ?? '–')}</code></td><td>${utcCell(o.migratedAt)}</td><td class="${o.verdict === 'pass' ? 'pass' : 'fail'} nowrap">${o.verdict === 'pass' ? '✓ pass' : '✗ FAIL'}</td><td class="num">${e(o.durations.syncSeconds)}</td><td class="num">${e(o.durations.checkSeconds)}</td><td class="num">${e(o.records)}</td></tr>`).join('\n');
   return render(template, values, escapeHtml);
 }
 

@@ -3,6 +3,7 @@
 // existing application stopped syncing.
 import { callbackUrlFor, appCallback, optionalSandbox } from '../check/platform-lookups.js';
 import { failed, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
+import { formatCount } from '../progress.js';
 
 /** The callback URL as this plan defines it (the service the CLI talks to). */
 export async function planCallbackUrl(env: StepEnv): Promise<string> {
@@ -43,7 +44,7 @@ export async function stepSyncingDisabled(env: StepEnv, inputs: StepInputs): Pro
   const count = env.plan.companies.count;
   return {
     state: 'done',
-    notes: `${inputs.by} confirmed that the client disabled syncing in its existing application for all ${count} companies; a legacy refresh after this time fails that company`,
+    notes: `${inputs.by} confirmed that the client disabled syncing in its existing application for all ${formatCount(count)} companies; a legacy refresh after this time fails that company`,
     details: { companies: count },
   };
 }

@@ -3,7 +3,7 @@
 // (src/cli/managed/runner.ts) builds the env; the steps know nothing of the
 // command line.
 import type { Connection } from '../../client/connection.js';
-import type { StartProgress } from '../progress.js';
+import { counted, type StartProgress } from '../progress.js';
 import type { PilotRef, Plan, StepNumber } from './plan.js';
 
 export interface StepInputs {
@@ -96,7 +96,7 @@ export function missingInputs(step: StepNumber, plan: Plan, inputs: StepInputs):
 
 /** What a person confirms (or is asked) before the step runs. */
 export function confirmQuestion(step: StepNumber, plan: Plan, callbackUrl?: string): string {
-  const companies = plan.companies.count ? `${plan.companies.count} compan${plan.companies.count === 1 ? 'y' : 'ies'}` : 'the companies';
+  const companies = plan.companies.count ? counted(plan.companies.count, 'company', 'companies') : 'the companies';
   switch (step) {
     case 1: return 'Check the platform details and validate the company file?';
     case 2: return 'Record this schedule and these contacts?';

@@ -1,6 +1,7 @@
 // Step 6: the remaining companies, each checked end to end, and the handover report.
 import { companyRows } from './company-rows.js';
 import { migrateAndCheck } from './migrate-and-check.js';
+import { counted, formatCount } from '../progress.js';
 import { failed, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
 
 export async function stepMigrateRest(env: StepEnv, inputs: StepInputs): Promise<StepResult> {
@@ -10,7 +11,7 @@ export async function stepMigrateRest(env: StepEnv, inputs: StepInputs): Promise
   const { file, integrations, rows } = loaded;
   const pilotRow = plan.companies.pilot?.row;
   const rest = rows.filter((r) => r.row !== pilotRow);
-  env.log(`Migrating the remaining ${rest.length} compan${rest.length === 1 ? 'y' : 'ies'} of ${file} (the pilot, row ${pilotRow}, is done).`);
+  env.log(`Migrating the remaining ${counted(rest.length, 'company', 'companies')} of ${file} (the pilot, row ${pilotRow}, is done).`);
   const { throughput } = await migrateAndCheck(env, inputs, file, { rows: rest, pilot: false, name: 'migration', integrations });
   // Outcomes of rows no longer in the file (a re-validated file) do not belong in the report.
   const current = new Set(rows.map((r) => r.row));
@@ -21,8 +22,8 @@ export async function stepMigrateRest(env: StepEnv, inputs: StepInputs): Promise
   const { writeReport, defaultReportPath } = await import('./report.js');
   const reportDir = defaultReportPath(env.planPath, inputs.reportDir);
   const notes = failedCount === 0
-    ? `${passedCount} of ${plan.outcomes.length} companies migrated and passed the end-to-end check; see the handover report`
-    : `${failedCount} of ${plan.outcomes.length} companies failed (${passedCount} passed); see the handover report`;
+    ? `${formatCount(passedCount)} of ${formatCount(plan.outcomes.length)} companies migrated and passed the end-to-end check; see the handover report`
+    : `${formatCount(failedCount)} of ${formatCount(plan.outcomes.length)} companies failed (${formatCount(passedCount)} passed); see the handover report`;
   env.record(failedCount === 0 ? 'done' : 'failed', notes);
   const files = await writeReport(plan, env.planPath, reportDir);
   plan.report = { dir: files.dir, files: [files.markdown, files.html, files.json], at: new Date().toISOString() };

@@ -32,6 +32,8 @@ export async function stepPilot(env: StepEnv, inputs: StepInputs): Promise<StepR
   return failed(`pilot ${outcome?.companyName ?? pilot.key} failed: ${reasons}`,
     reauth
       ? `The client's existing application still refreshes tokens: have the client disable syncing there for every company and supply fresh tokens for this one, confirm again (${env.command('managed step 4 --confirm --redo')}), then rerun step 5.`
-      : 'See the check\'s evidence (ferry check COMPANY_ID --json), fix the cause, then run step 5 again.',
+      : outcome?.companyId
+        ? `See the check's evidence (${env.command(`--client ${plan.client.id} check ${outcome.companyId} --json`)}), fix the cause, then run step 5 again.`
+        : 'Fix the cause named above, then run step 5 again.',
     details);
 }

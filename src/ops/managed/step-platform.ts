@@ -10,6 +10,7 @@ import { ApiRequestError } from '../../client/errors.js';
 import { optionalSandbox } from '../check/platform-lookups.js';
 import { integrationsOf, listRows, pilotRef } from './company-rows.js';
 import { companiesPath, fingerprint, storedCompaniesPath, workDir } from './plan.js';
+import { counted } from '../progress.js';
 import { failed, pilotLabel, type StepEnv, type StepInputs, type StepResult } from './step-env.js';
 // A type only: the engine itself is loaded when the file is validated.
 import type { MigrationSummary } from '../migrate/engine.js';
@@ -135,7 +136,7 @@ async function validateFile(
   const rows = await listRows(file, integrations, integration.key);
   const others = rows.filter((r) => r.platformKey !== integration.key);
   if (others.length > 0) {
-    return { failure: failed(`${others.length} row${others.length === 1 ? ' is' : 's are'} for another platform than ${integration.key} (first: row ${others[0]!.row}, ${others[0]!.platformKey}).`,
+    return { failure: failed(`${counted(others.length, 'row is', 'rows are')} for another platform than ${integration.key} (first: row ${others[0]!.row}, ${others[0]!.platformKey}).`,
       'A managed migration moves one platform: split the file by platformKey.') };
   }
   const report = summary.dryRunReport!;

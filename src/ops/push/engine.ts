@@ -4,7 +4,7 @@
 import * as api from '../../client/api.js';
 import type { ApiClient } from '../../client/client.js';
 import { connectionStatusText, type WireConnection } from '../../client/wire.js';
-import { OpError } from '../errors.js';
+import { OpError, suggestingError } from '../errors.js';
 import { pushOne, type PushResult, type PushTarget } from './push-one.js';
 import type { FileRecord } from './records.js';
 
@@ -12,13 +12,12 @@ import type { FileRecord } from './records.js';
 export async function linkedConnection(client: ApiClient, companyId: string, connectionId: string, signal?: AbortSignal): Promise<WireConnection> {
   const connection = await api.connection<WireConnection>(client, companyId, connectionId, signal);
   if (connection.status === 'Linked') return connection;
-  throw new OpError(
-    `Connection ${connection.id} (${connection.platformName}) is ${connectionStatusText(connection)}; only a Linked connection can push. Nothing was pushed.`,
-    'failed',
-    connection.status === 'Deauthorized' || connection.status === 'PendingAuth'
-      ? `Authorize it: ferry connections authorize --company ${companyId} --connection ${connection.id} --tokens-file FILE`
-      : undefined,
-  );
+  const message = `Connection ${connection.id} (${connection.platformName}) is ${connectionStatusText(connection)}; only a Linked connection can push. Nothing was pushed.`;
+  if (connection.status !== 'Deauthorized' && connection.status !== 'PendingAuth') throw new OpError(message, 'failed');
+  throw suggestingError(message, 'failed', {
+    args: ['connections', 'authorize', '--company', companyId, '--connection', connection.id],
+    hint: (command) => `Authorize it: ${command} --tokens-file FILE   # its token fields: ferry integrations get ${connection.integrationKey}`,
+  });
 }
 
 export interface PushHooks {

@@ -59,6 +59,6 @@ export async function runCompaniesCreate(options: CompaniesCreateOptions, ctx: C
     io.out(company.id);
     io.err(`Created company ${company.name} (id ${company.id}).`);
     if (company.name !== options.name.trim()) io.err(`note: the service stored the name as "${company.name}" (it drops characters other than letters, digits, spaces and - ' & @ . , ? !).`);
-    io.err(`Next: ${ferryCommand(['connections', 'create', '--company', company.id], targetArgs(ctx.flags))} --platform KEY   (keys: ferry integrations list)`);
+    io.err(`Next: ${ferryCommand(['connections', 'create', '--company', company.id], targetArgs(ctx.flags))} --platform KEY   # keys: ferry integrations list`);
   });
 }

@@ -18,8 +18,8 @@ export function register(program: Command, registrar: Registrar): void {
     .argument('<companyId>', 'the company id')
     .option('--yes', 'do not ask (required without a terminal)')
     .addHelpText('after', examples(
-      'ferry companies delete 5b2c…            # asks first',
-      'ferry companies delete 5b2c… --yes      # scripts and CI',
+      'ferry companies delete COMPANY_ID            # asks first',
+      'ferry companies delete COMPANY_ID --yes      # scripts and CI',
     ))
     .action(registrar.action(runCompaniesDelete));
 }

@@ -13,9 +13,9 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Show one company and its connections')
     .argument('<companyId>', 'the company id')
     .addHelpText('after', examples(
-      'ferry companies get 5b2c…',
-      "ferry companies get 5b2c… | awk -F'\\t' '$1==\"connection\" {print $2}'   # its connection ids",
-      'ferry companies get 5b2c… --json | jq .dataConnections',
+      'ferry companies get COMPANY_ID',
+      "ferry companies get COMPANY_ID | awk -F'\\t' '$1==\"connection\" {print $2}'   # its connection ids",
+      'ferry companies get COMPANY_ID --json | jq .dataConnections',
     ))
     .action(registrar.action(runCompaniesGet));
 }

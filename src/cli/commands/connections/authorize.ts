@@ -25,9 +25,9 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Give a connection its existing platform tokens (JSON object file, or - for stdin)'))
     .requiredOption('--tokens-file <file>', 'JSON object of token fields (see ferry integrations get KEY); - reads stdin')
     .addHelpText('after', examples(
-      'ferry connections authorize --company 5b2c… --connection 9d41… --tokens-file tokens.json',
-      'vault read -format=json secret/xero/acme | jq .data | ferry connections authorize --company 5b2c… --connection 9d41… --tokens-file -',
-      'ferry sync 5b2c…    # then fetch its data: nothing is fetched on link',
+      'ferry connections authorize --company COMPANY_ID --connection CONNECTION_ID --tokens-file tokens.json',
+      'vault read -format=json secret/xero/acme | jq .data | ferry connections authorize --company COMPANY_ID --connection CONNECTION_ID --tokens-file -',
+      'ferry sync COMPANY_ID    # then fetch its data: nothing is fetched on link',
     ))
     .action(registrar.action(runConnectionsAuthorize));
 }
@@ -81,7 +81,7 @@ export async function readTokens(file: string, io: IO): Promise<Record<string, u
 }
 
 export async function runConnectionsAuthorize(options: ConnectionsAuthorizeOptions, ctx: CommandContext, args: string[]): Promise<void> {
-  const connectionId = connectionIdOf(options, args);
+  const connectionId = connectionIdOf(options, args, targetArgs(ctx.flags));
   const tokens = await readTokens(options.tokensFile, ctx.io);
   const { client } = await ctx.connect();
   let connection: ConnectionRecord;

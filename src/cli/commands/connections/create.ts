@@ -19,7 +19,7 @@ export function register(program: Command, registrar: Registrar): void {
     .requiredOption('--company <id>', 'the company id')
     .requiredOption('--platform <key>', 'integration key, e.g. gbol (see ferry integrations list)')
     .addHelpText('after', examples(
-      'ferry connections create --company 5b2c… --platform gbol',
+      'ferry connections create --company COMPANY_ID --platform gbol',
       'CONN=$(ferry connections create --company "$COMPANY" --platform gbol)   # stdout is the id alone',
     ))
     .action(registrar.action(runConnectionsCreate));
@@ -32,6 +32,6 @@ export async function runConnectionsCreate(options: ConnectionsCreateOptions, ct
   printResult(io, connection, () => {
     io.out(connection.id);
     io.err(`Created connection ${connection.id} to ${connection.platformName} (${connection.status}).`);
-    io.err(`Next: ${ferryCommand(['connections', 'authorize', '--company', options.company, '--connection', connection.id, '--tokens-file', 'tokens.json'], targetArgs(ctx.flags))}   (fields: ferry integrations get ${connection.integrationKey})`);
+    io.err(`Next: ${ferryCommand(['connections', 'authorize', '--company', options.company, '--connection', connection.id, '--tokens-file', 'tokens.json'], targetArgs(ctx.flags))}   # fields: ferry integrations get ${connection.integrationKey}`);
   });
 }

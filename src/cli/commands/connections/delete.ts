@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { confirmOrYes } from '../../prompt.js';
 import { examples, group, type Registrar } from '../../command.js';
+import { targetArgs } from '../../command-line.js';
 import { connectionIdOf, connectionTarget, type ConnectionTargetOptions } from '../../connections/target.js';
 
 export interface ConnectionsDeleteOptions extends ConnectionTargetOptions {
@@ -18,14 +19,14 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Delete a connection with its data and stored tokens'))
     .option('--yes', 'do not ask (required without a terminal)')
     .addHelpText('after', examples(
-      'ferry connections delete --company 5b2c… 9d41…          # asks first',
-      'ferry connections delete --company 5b2c… --connection 9d41… --yes',
+      'ferry connections delete --company COMPANY_ID CONNECTION_ID          # asks first',
+      'ferry connections delete --company COMPANY_ID --connection CONNECTION_ID --yes',
     ))
     .action(registrar.action(runConnectionsDelete));
 }
 
 export async function runConnectionsDelete(options: ConnectionsDeleteOptions, ctx: CommandContext, args: string[]): Promise<void> {
-  const connectionId = connectionIdOf(options, args);
+  const connectionId = connectionIdOf(options, args, targetArgs(ctx.flags));
   const { io } = ctx;
   let label = `connection ${connectionId}`;
   if (!options.yes) {

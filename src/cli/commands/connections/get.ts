@@ -12,14 +12,14 @@ export function register(program: Command, registrar: Registrar): void {
     .command('get')
     .description('Show one connection: platform, status, last sync, errors'))
     .addHelpText('after', examples(
-      'ferry connections get --company 5b2c… 9d41…',
-      'ferry connections get --company 5b2c… --connection 9d41… --json | jq -r .status',
+      'ferry connections get --company COMPANY_ID CONNECTION_ID',
+      'ferry connections get --company COMPANY_ID --connection CONNECTION_ID --json | jq -r .status',
     ))
     .action(registrar.action(runConnectionsGet));
 }
 
 export async function runConnectionsGet(options: ConnectionTargetOptions, ctx: CommandContext, args: string[]): Promise<void> {
-  const connectionId = connectionIdOf(options, args);
+  const connectionId = connectionIdOf(options, args, targetArgs(ctx.flags));
   const { client } = await ctx.connect();
   const connection = await api.connection(client, options.company, connectionId, ctx.signal);
   const { io } = ctx;

@@ -17,9 +17,9 @@ export function register(program: Command, registrar: Registrar): void {
     .description("List a company's connections (every page)")
     .requiredOption('--company <id>', 'the company id')
     .addHelpText('after', examples(
-      'ferry connections list --company 5b2c…',
-      "ferry connections list --company 5b2c… | awk -F'\\t' '$4==\"Linked\" {print $1}'",
-      'ferry connections list --company 5b2c… --json | jq \'.[].status\'',
+      'ferry connections list --company COMPANY_ID',
+      "ferry connections list --company COMPANY_ID | awk -F'\\t' '$4==\"Linked\" {print $1}'",
+      'ferry connections list --company COMPANY_ID --json | jq \'.[].status\'',
     ))
     .action(registrar.action(runConnectionsList));
 }

@@ -27,8 +27,8 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--file <plan.json>', PLAN_FILE_HELP)
     .option('--force', 'replace an existing plan file')
     .addHelpText('after', `${examples(
-      'ferry managed init --platform qhyg --client 3f0c8a3e-… --name "Acme Accounting" --companies acme.csv',
-      'ferry managed init --platform qhyg --client 3f0c8a3e-… --name Acme --file acme/plan.json',
+      'ferry managed init --platform qhyg --client CLIENT_ID --name "Acme Accounting" --companies acme.csv',
+      'ferry managed init --platform qhyg --client CLIENT_ID --name Acme --file acme/plan.json',
       'ferry managed status        # then follow the checklist',
     )}
 --client ID (or FERRY_CLIENT_ID) names the client the migration is for; every later

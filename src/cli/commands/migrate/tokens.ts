@@ -128,7 +128,7 @@ export async function runMigrateTokens(options: MigrateTokensOptions, ctx: Comma
     const rerun = { args: rerunArgs(options, file!), target: targetArgs(ctx.flags) };
     printResult(io, summaryJson(summary, rerun), () => printSummary(io, summary, rerun));
 
-    const failure = migrationFailure(summary);
+    const failure = migrationFailure(summary, rerun.target);
     if (failure) throw failure;
   } finally {
     // The spool's private directory too, not just the file in it.

@@ -19,8 +19,8 @@ export function register(program: Command, registrar: Registrar): void {
     .argument('<consumerId>', 'the consumer id (ferry webhooks list)')
     .option('--yes', 'do not ask (required without a terminal)')
     .addHelpText('after', examples(
-      'ferry webhooks delete 0c5e…            # asks first',
-      'ferry webhooks delete 0c5e… --yes      # scripts and CI',
+      'ferry webhooks delete CONSUMER_ID            # asks first',
+      'ferry webhooks delete CONSUMER_ID --yes      # scripts and CI',
     ))
     .action(registrar.action(runWebhooksDelete));
 }

@@ -11,6 +11,7 @@ import { wholeNumber } from '../../flags.js';
 import { printResult } from '../../io.js';
 import { printTable } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import { deliveryColumns, deliveryStatus, STATUSES, webhooksGroup } from '../../webhooks/common.js';
 import { formatCount } from '../../../ops/progress.js';
 
@@ -29,9 +30,9 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--page <n>', 'page number (default 1)', wholeNumber('--page', 1))
     .option('--all', 'every page')
     .addHelpText('after', examples(
-      'ferry webhooks deliveries 0c5e…',
-      'ferry webhooks deliveries 0c5e… --status Failed --all',
-      'ferry webhooks deliveries 0c5e… --json | jq .results',
+      'ferry webhooks deliveries CONSUMER_ID',
+      'ferry webhooks deliveries CONSUMER_ID --status Failed --all',
+      'ferry webhooks deliveries CONSUMER_ID --json | jq .results',
     ))
     .action(registrar.action(runWebhooksDeliveries));
 }
@@ -46,7 +47,7 @@ export async function runWebhooksDeliveries(options: WebhooksDeliveriesOptions, 
     const page = await api.webhookDeliveriesPage(client, consumerId!, query, signal);
     printResult(io, page, () => {
       printTable(io, page.results, columns);
-      footer(ctx, page, options.status);
+      footer(ctx, page, options.status, consumerId!);
     });
     return;
   }
@@ -59,18 +60,19 @@ export async function runWebhooksDeliveries(options: WebhooksDeliveriesOptions, 
   if (io.mode === 'json') io.json(kept);
   else if (io.mode === 'tty') {
     printTable(io, kept, columns);
-    if (kept.length === 0) io.err(nothing(options.status));
+    if (kept.length === 0) io.err(nothing(ctx, options.status, consumerId!));
   }
 }
 
-function nothing(status: WebhookDeliveryStatus | undefined): string {
-  return status ? `No ${status} deliveries.` : 'No deliveries yet: events the consumer wants are delivered as they happen (ferry webhooks test ID sends one).';
+function nothing(ctx: CommandContext, status: WebhookDeliveryStatus | undefined, consumerId: string): string {
+  const test = ferryCommand(['webhooks', 'test', consumerId], targetArgs(ctx.flags));
+  return status ? `No ${status} deliveries.` : `No deliveries yet: events the consumer wants are delivered as they happen (${test} sends one).`;
 }
 
-function footer(ctx: CommandContext, page: Page<WebhookDeliveryRecord>, status: WebhookDeliveryStatus | undefined): void {
+function footer(ctx: CommandContext, page: Page<WebhookDeliveryRecord>, status: WebhookDeliveryStatus | undefined, consumerId: string): void {
   const { io } = ctx;
   if (page.results.length === 0 && page.pageNumber <= 1) {
-    io.err(nothing(status));
+    io.err(nothing(ctx, status, consumerId));
     return;
   }
   const pages = Math.max(1, Math.ceil(page.totalResults / page.pageSize));

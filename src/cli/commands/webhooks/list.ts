@@ -5,6 +5,7 @@ import type { WebhookConsumerRecord } from '../../../client/wire.js';
 import type { CommandContext } from '../../context.js';
 import { printList, type Column } from '../../output.js';
 import { examples, type Registrar } from '../../command.js';
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import { webhooksGroup } from '../../webhooks/common.js';
 
 export function register(program: Command, registrar: Registrar): void {
@@ -32,5 +33,5 @@ export async function runWebhooksList(_options: object, ctx: CommandContext): Pr
     { header: 'created', value: (c) => c.created },
   ];
   printList(io, consumers, columns);
-  if (consumers.length === 0 && io.mode === 'tty') io.err('No webhook consumers yet. Add one: ferry webhooks create --url URL --events TYPES');
+  if (consumers.length === 0 && io.mode === 'tty') io.err(`No webhook consumers yet. Add one: ${ferryCommand(['webhooks', 'create'], targetArgs(ctx.flags))} --url URL --events TYPES   # types: ferry webhooks events`);
 }

@@ -5,6 +5,7 @@ import * as api from '../../../client/api.js';
 import type { CommandContext } from '../../context.js';
 import { printResult } from '../../io.js';
 import { examples, type Registrar } from '../../command.js';
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import { webhooksGroup } from '../../webhooks/common.js';
 
 export function register(program: Command, registrar: Registrar): void {
@@ -14,8 +15,8 @@ export function register(program: Command, registrar: Registrar): void {
     .argument('<consumerId>', 'the consumer id (ferry webhooks list)')
     .argument('<deliveryId>', 'the delivery id (ferry webhooks deliveries CONSUMER_ID)')
     .addHelpText('after', examples(
-      'ferry webhooks replay 0c5e… 7a41…',
-      'ferry webhooks deliveries 0c5e… --status Failed --all | cut -f1 | xargs -n1 ferry webhooks replay 0c5e…',
+      'ferry webhooks replay CONSUMER_ID DELIVERY_ID',
+      'ferry webhooks deliveries CONSUMER_ID --status Failed --all | cut -f1 | xargs -n1 ferry webhooks replay CONSUMER_ID',
     ))
     .action(registrar.action(runWebhooksReplay));
 }
@@ -27,6 +28,6 @@ export async function runWebhooksReplay(_options: object, ctx: CommandContext, [
   const id = queued?.id ?? deliveryId!;
   printResult(io, queued ?? { consumerId, deliveryId, replayed: true }, () => {
     io.out(id);
-    io.err(`Queued ${queued?.eventType ? `the ${queued.eventType} event` : 'the event'} of delivery ${deliveryId} again${id !== deliveryId ? ` (delivery ${id})` : ''}. Follow it: ferry webhooks deliveries ${consumerId}`);
+    io.err(`Queued ${queued?.eventType ? `the ${queued.eventType} event` : 'the event'} of delivery ${deliveryId} again${id !== deliveryId ? ` (delivery ${id})` : ''}. Follow it: ${ferryCommand(['webhooks', 'deliveries', consumerId!], targetArgs(ctx.flags))}`);
   });
 }

@@ -14,6 +14,7 @@ import { printResult } from '../../io.js';
 import { printRecord, type Section } from '../../output.js';
 import type { WebhookAttemptRecord } from '../../../client/wire.js';
 import { examples, type Registrar } from '../../command.js';
+import { ferryCommand, targetArgs } from '../../command-line.js';
 import { attemptOutcome, webhooksGroup } from '../../webhooks/common.js';
 
 export interface WebhooksTestOptions {
@@ -34,9 +35,9 @@ export function register(program: Command, registrar: Registrar): void {
     .option('--timeout <duration>', `with --wait: stop waiting after this long (default ${durationText(DEFAULT_TEST_TIMEOUT_MS)})`, durationArg('--timeout'))
     .addOption(new Option('--poll-ms <ms>', 'first poll delay in ms').hideHelp().argParser((v) => Math.max(10, Number(v) || 200)))
     .addHelpText('after', `${examples(
-      'ferry webhooks test 0c5e…',
-      'ferry webhooks test 0c5e… --wait',
-      'ferry webhooks test 0c5e… --wait --json | jq .status',
+      'ferry webhooks test CONSUMER_ID',
+      'ferry webhooks test CONSUMER_ID --wait',
+      'ferry webhooks test CONSUMER_ID --wait --json | jq .status',
     )}
 With --wait the exit code is 0 when the receiver answered 2xx, 1 when the delivery failed or
 was still being retried at --timeout (the service keeps retrying it).
@@ -49,10 +50,11 @@ export async function runWebhooksTest(options: WebhooksTestOptions, ctx: Command
   const { client } = await ctx.connect();
   const { io, signal } = ctx;
   const sent = await api.testWebhook(client, consumerId!, signal);
+  const follow = ferryCommand(['webhooks', 'deliveries', consumerId!], targetArgs(ctx.flags));
   if (!options.wait) {
     printResult(io, sent, () => {
       io.out(sent.id);
-      io.err(`Sent a ${sent.eventType} event (webhook-id ${sent.eventId}); delivery ${sent.id} is ${sent.status}. Follow it: ferry webhooks deliveries ${consumerId}, or test again with --wait.`);
+      io.err(`Sent a ${sent.eventType} event (webhook-id ${sent.eventId}); delivery ${sent.id} is ${sent.status}. Follow it: ${follow}, or test again with --wait.`);
     });
     return;
   }
@@ -66,7 +68,7 @@ export async function runWebhooksTest(options: WebhooksTestOptions, ctx: Command
     throw new CliError(
       `The test delivery was still Pending after ${durationText(timeoutMs)}: ${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}${last ? `, last: ${last}` : ''}.`,
       EXIT.error,
-      `The service keeps retrying it; follow it with ferry webhooks deliveries ${consumerId} --status Pending.`,
+      `The service keeps retrying it; follow it with ${follow} --status Pending`,
     );
   }
 }

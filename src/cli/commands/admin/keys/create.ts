@@ -10,7 +10,7 @@ export function register(program: Command, registrar: Registrar): void {
     .command('create')
     .description('Create an API key for a client and print it (shown once)')
     .argument('<clientId>', 'the client account id (ferry admin clients list)')
-    .addHelpText('after', examples('ferry admin keys create 3f1c…', 'ferry admin keys create 3f1c… --json'))
+    .addHelpText('after', examples('ferry admin keys create CLIENT_ID', 'ferry admin keys create CLIENT_ID --json'))
     .action(registrar.action(runKeysCreate));
 }
 

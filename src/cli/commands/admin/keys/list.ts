@@ -12,8 +12,8 @@ export function register(program: Command, registrar: Registrar): void {
     .description('List the API keys of a client (ids and dates only)')
     .argument('<clientId>', 'the client account id')
     .addHelpText('after', examples(
-      'ferry admin keys list 3f1c…',
-      "ferry admin keys list 3f1c… --json | jq -r '.[] | select(.revoked == null) | .id'   # keys still in use",
+      'ferry admin keys list CLIENT_ID',
+      "ferry admin keys list CLIENT_ID --json | jq -r '.[] | select(.revoked == null) | .id'   # keys still in use",
     ))
     .action(registrar.action(runKeysList));
 }

@@ -12,8 +12,8 @@ export function register(program: Command, registrar: Registrar): void {
     .argument('<clientId>', 'the client account id')
     .argument('<keyId>', 'the key id (ferry admin keys list CLIENT_ID)')
     .addHelpText('after', examples(
-      'ferry admin keys create 3f1c… > new.key && ferry admin keys revoke 3f1c… 9a0b…   # rotate a key',
-      'ferry admin keys revoke 3f1c… 9a0b… --json',
+      'ferry admin keys create CLIENT_ID > new.key && ferry admin keys revoke CLIENT_ID KEY_ID   # rotate a key',
+      'ferry admin keys revoke CLIENT_ID KEY_ID --json',
     ))
     .action(registrar.action(runKeysRevoke));
 }

@@ -24,7 +24,7 @@ export function register(program: Command, registrar: Registrar): void {
     .addHelpText('after', examples(
       'ferry sandbox apps create --platform qhyg --name "Acme app"',
       'ferry sandbox apps create --platform qhyg --callback-url http://127.0.0.1:8080/callback/qhyg',
-      "ferry sandbox apps create --platform qhyg --json | jq -r .clientId     # then ferry managed init … --app-client-id ID",
+      "ferry sandbox apps create --platform qhyg --json | jq -r .clientId     # then: ferry managed init … --app-client-id ID",
     ))
     .action(registrar.action(runAppsCreate));
 }

@@ -4,6 +4,7 @@ import type { CommandContext } from '../../../context.js';
 import { printList } from '../../../output.js';
 import { examples, group, type Registrar } from '../../../command.js';
 import { platformFor } from '../../../sandbox/apps-lookups.js';
+import { ferryCommand, targetArgs } from '../../../command-line.js';
 
 export function register(program: Command, registrar: Registrar): void {
   group(group(program, 'sandbox', 'The emulated third-party platforms (admin key)'), 'apps', "OAuth apps on the sandbox platforms (a client's app)")
@@ -26,7 +27,8 @@ export async function runAppsList(options: { platform?: string }, ctx: CommandCo
   const apps = await (await sandboxApi(connection)).apps(platform);
   const { io } = ctx;
   if (apps.length === 0 && io.mode === 'tty') {
-    io.err(`No sandbox apps${platform ? ` on ${platform}` : ''}. Create one: ferry sandbox apps create --platform ${platform ?? 'KEY'}`);
+    const create = ferryCommand(['sandbox', 'apps', 'create'], targetArgs(ctx.flags));
+    io.err(`No sandbox apps${platform ? ` on ${platform}` : ''}. Create one: ${create} --platform ${platform ?? 'KEY   # keys: ferry integrations list --route managed'}`);
     return;
   }
   printList(io, apps, [

@@ -44,6 +44,7 @@ export async function runTenantsCreate(options: TenantsCreateOptions, ctx: Comma
   const integration = await api.integration(connection.client, options.platform);
   const { sandboxApi } = await import('../../../../client/sandbox-api.js');
   const { writeTenantsFile, printTenantsFile } = await import('../../../sandbox/tenants-file.js');
-  const made = await writeTenantsFile(ctx.io, ctx.signal, await sandboxApi(connection), integration, options);
-  printTenantsFile(ctx.io, integration, made, (await import('../../../command-line.js')).targetArgs(ctx.flags));
+  const target = (await import('../../../command-line.js')).targetArgs(ctx.flags);
+  const made = await writeTenantsFile(ctx.io, ctx.signal, await sandboxApi(connection), integration, { ...options, target });
+  printTenantsFile(ctx.io, integration, made, target);
 }

@@ -17,9 +17,9 @@ export function register(program: Command, registrar: Registrar): void {
     .description("Simulate the client's old application refreshing a tenant's token")
     .argument('<tenantId>', 'the tenant (the externalId column of the tokens CSV)')
     .addHelpText('after', examples(
-      'ferry sandbox tenants legacy-refresh 0b5e…',
+      'ferry sandbox tenants legacy-refresh TENANT_ID',
       'ferry check COMPANY_ID     # then the end-to-end check of the migrated company fails',
-      'ferry sandbox tenants legacy-refresh 0b5e… --json',
+      'ferry sandbox tenants legacy-refresh TENANT_ID --json',
     ))
     .action(registrar.action(runLegacyRefresh));
 }

@@ -12,7 +12,7 @@ export function register(program: Command, registrar: Registrar): void {
     .argument('<appId>', 'the app\'s client id (ferry sandbox apps list)')
     .argument('<url>', 'an absolute http(s) URL, e.g. the service\'s callback URL that managed step 3 shows')
     .addHelpText('after', examples(
-      'ferry sandbox apps callbacks add 9F2C… http://127.0.0.1:8080/callback/qhyg',
+      'ferry sandbox apps callbacks add APP_CLIENT_ID http://127.0.0.1:8080/callback/qhyg',
       'ferry managed step 3 --confirm     # then step 3 finds it',
     ))
     .action(registrar.action(runCallbacksAdd));

@@ -10,7 +10,7 @@ export function register(program: Command, registrar: Registrar): void {
     .description('Remove a callback URL from a sandbox app')
     .argument('<appId>', 'the app\'s client id (ferry sandbox apps list)')
     .argument('<url>', 'one of the app\'s callback URLs')
-    .addHelpText('after', examples('ferry sandbox apps callbacks remove 9F2C… http://127.0.0.1:8080/callback/qhyg'))
+    .addHelpText('after', examples('ferry sandbox apps callbacks remove APP_CLIENT_ID http://127.0.0.1:8080/callback/qhyg'))
     .action(registrar.action(runCallbacksRemove));
 }
 
