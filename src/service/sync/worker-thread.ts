@@ -23,7 +23,7 @@ export type WorkerOptions = ({ dbFile: string } | { database: string }) & {
   publicUrl?: string;
   /** How long a claimed pull stays leased without renewal (pull-lease.ts). */
   leaseSeconds?: number;
-  /** The request thread's load (request-load.ts): pulls yield while it is busy. */
+  /** The request thread's load from clients' requests (request-load.ts): jobs yield while it is busy. */
   load?: Int32Array;
   /** Metrics and log lines for the operator (observability/thread-link.ts). */
   watch?: ThreadWatch;
