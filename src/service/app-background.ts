@@ -1,6 +1,6 @@
 // The service's background work as createService() runs it: the sync thread when the service
-// reaches the platforms, the webhook deliveries, and the request thread's load gauge that
-// lets syncs give way to requests in the same process.
+// reaches the platforms, the webhook deliveries, and the gauge of clients' requests in flight
+// that lets syncs give way to them in the same process.
 import type { Clock } from '../lib/clock.js';
 import { startBackground, type Background } from './background.js';
 import type { ServiceContext } from './context.js';
@@ -8,7 +8,7 @@ import type { Observation } from './observability/observe.js';
 import type { ServiceOptions } from './options.js';
 import { setAutoCheckpoint } from './store/sqlite/db.js';
 import type { OpenedStore } from './store/open-store.js';
-import { loadGauge, measureLoad } from './sync/request-load.js';
+import { loadGauge, measureLoad, type RequestTime } from './sync/request-load.js';
 import type { TargetPolicy } from './webhooks/target-policy.js';
 
 export interface BackgroundParts {
@@ -21,6 +21,8 @@ export interface BackgroundParts {
   onError: (err: unknown, context: string) => void;
   /** What the operator watches of the background work (observability/). */
   observation: Observation;
+  /** The time clients' requests are in flight: the sync worker gives way while it is most of the time. */
+  requests: RequestTime;
 }
 
 /** Starts the background work; its stop() also stops the load gauge. */
@@ -29,7 +31,7 @@ export function startServiceBackground(options: ServiceOptions, parts: Backgroun
   const db = opened.kind === 'sqlite' ? opened.db : undefined;
   const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
   const load = syncing ? loadGauge() : undefined;
-  const stopLoadGauge = load && measureLoad(load);
+  const stopLoadGauge = load && measureLoad(load, parts.requests);
   const background = startBackground({
     opened, secretKey: parts.secretKey, sealer: ctx.sealer, clock, events: ctx.events,
     ...(options.platformUrl ? { platformUrl: options.platformUrl } : {}),

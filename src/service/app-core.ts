@@ -9,6 +9,7 @@ import { platformVerifier } from './adapters/platform-verifier.js';
 import { platformAdapter, type ClosablePlatform } from './adapters/platforms.js';
 import { schemaOnlyVerifier } from './adapters/verifier.js';
 import { startServiceBackground } from './app-background.js';
+import { RequestTime } from './sync/request-load.js';
 import type { Background } from './background.js';
 import { ensureAdmin } from './bootstrap.js';
 import type { ServiceContext } from './context.js';
@@ -46,6 +47,8 @@ export interface Core {
   background: Background;
   rateLimit: number;
   limiter: Limiter | undefined;
+  /** The time clients' requests are in flight, which the sync worker gives way to (sync/request-load.ts). */
+  requests: RequestTime;
 }
 
 /** Opens the store and starts what runs beside the requests: the key, the platform, the read and render pools, the background work. */
@@ -88,13 +91,14 @@ export async function openCore(options: ServiceOptions, observation: Observation
     uploadDir,
     signals: observation.signals,
   };
-  const background = startServiceBackground(options, { opened, secretKey, clock, ctx, webhookTargets, onError: backgroundError, observation });
+  const requests = new RequestTime();
+  const background = startServiceBackground(options, { opened, secretKey, clock, ctx, webhookTargets, onError: backgroundError, observation, requests });
   const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
   observation.watchStore(opened, outage, clock, syncing || (options.startWebhooks ?? true));
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const limiter = createLimiter(rateLimit, opened, clock, backgroundError);
   const db = opened.kind === 'sqlite' ? opened.db : undefined;
-  return { clock, store, db, adminKey, ctx, outage, platform, background, rateLimit, limiter };
+  return { clock, store, db, adminKey, ctx, outage, platform, background, rateLimit, limiter, requests };
 }
 
 /** Each key's bucket: instances sharing a PostgreSQL database share each key's limit through it. */

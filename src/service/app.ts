@@ -49,7 +49,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const state: HttpState = { maintenance: options.maintenance ?? false, publicUrl: options.publicUrl?.replace(/\/+$/, '') };
   const app = createFastify(options);
   // First: every request is counted, timed and logged, whatever the hooks below make of it.
-  const inFlight = observeRequests(app, observation.http(ctx), options.logger);
+  const inFlight = observeRequests(app, observation.http(ctx), options.logger, core.requests);
   const readiness = observation.readiness(store, core.outage, core.background, () => state.maintenance);
   const authCache = new AuthCache(store, core.clock);
   addRequestHooks(app, core, authCache, state, options.trustProxy);

@@ -1,12 +1,15 @@
-// What the sync worker's thread leaves to the request thread and takes from it: a busy
-// request thread makes each pass run one pull; tokens that need no refresh are read without
+// What the sync worker's thread leaves to the request thread and takes from it: a request
+// thread busy with clients' requests makes each pass run one job (the gauge reads requests
+// in flight, not the thread's other work); tokens that need no refresh are read without
 // the refresh lease (no writes, no waiting on another holder); and the worker's thread
 // checkpoints the WAL, so the request thread's commits never do.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService } from '../../src/service/app.js';
-import { busyTest, loadGauge, measureLoad } from '../../src/service/sync/request-load.js';
+import Fastify from 'fastify';
+import { observeRequests } from '../../src/service/observability/requests.js';
+import { busyTest, loadGauge, measureLoad, RequestTime } from '../../src/service/sync/request-load.js';
 import { freshTokens, readTokens } from '../../src/service/tokens.js';
 import { anotherStore } from '../helpers/at-rest.js';
 import { tempDir } from '../helpers/service.js';
@@ -53,21 +56,64 @@ describe('the sync worker beside the request thread', () => {
       await other.close();
     }
   });
+});
 
-  it('tells a busy request thread from an idle one', async () => {
+describe('the request thread\'s load gauge', () => {
+  /** `n` readings of the gauge, each taken while `during` ran between looks. */
+  async function readings(gauge: Int32Array, n: number, during: () => void = () => undefined): Promise<number[]> {
+    const taken: number[] = [];
+    while (taken.length < n) {
+      Atomics.store(gauge, 0, -1);
+      taken.push(await waitFor('a reading of the gauge', async () => {
+        during();
+        const reading = Atomics.load(gauge, 0);
+        return reading === -1 ? undefined : reading;
+      }));
+    }
+    return taken;
+  }
+  const isBusy = (reading: number) => busyTest(new Int32Array([reading]))();
+
+  it('reads busy while a client request is in flight, and not for event streams, probes or other work on the thread', async () => {
+    const requests = new RequestTime();
+    const app = Fastify();
+    observeRequests(app, undefined, undefined, requests);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const arrived = new Set<string>();
+    for (const route of ['/companies', '/events/stream', '/healthz']) {
+      app.get(route, async () => {
+        arrived.add(route);
+        await held;
+        return {};
+      });
+    }
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
     const gauge = loadGauge();
-    const stop = measureLoad(gauge);
+    const stop = measureLoad(gauge, requests);
+    const calls: Array<Promise<unknown>> = [];
     try {
-      const busy = busyTest(gauge);
-      await waitFor('an idle reading', async () => !busy());
-      // Synchronous work on this thread, a little at a time, until the gauge says busy.
-      await waitFor('a busy reading', async () => {
+      const reads = async (n: number, during?: () => void) => (await readings(gauge, n, during)).map(isBusy);
+      // The thread kept busy by work that answers no request (a CLI beside the API, say).
+      const spin = () => {
         const until = performance.now() + 50;
         while (performance.now() < until);
-        return busy();
-      });
+      };
+      expect(await reads(3, spin)).toEqual([false, false, false]);
+      // An event stream and a probe, held open, are not clients waiting for an answer.
+      calls.push(fetch(`${url}/events/stream`), fetch(`${url}/healthz`));
+      await waitFor('the stream and the probe to arrive', async () => arrived.size === 2);
+      expect(await reads(3)).toEqual([false, false, false]);
+      calls.push(fetch(`${url}/companies`));
+      await waitFor('a busy reading while a request is in flight', async () => (await reads(1))[0]);
+      release();
+      await Promise.all(calls);
+      await waitFor('an idle reading once it was answered', async () => !(await reads(1))[0]);
     } finally {
+      release();
       stop();
+      await Promise.allSettled(calls);
+      await app.close();
     }
   });
 });

@@ -9,6 +9,7 @@ import type { ChangeEvent, ChangeFeed } from '../../client/change-feed.js';
 import { isFailed as isFailedStatus, isRunning as isRunningStatus } from '../../client/wire.js';
 import { formatDuration, type Progress } from '../progress.js';
 import { failureDetail, label, readPull, summarize, type CompanyRun } from './runs.js';
+import { WaitBoard } from './wait-board.js';
 
 export interface WaitDeps {
   signal: AbortSignal;
@@ -45,25 +46,26 @@ const FULL_ROUND_READS_PER_SECOND_WITH_EVENTS = 10;
 /** Polls until every queued data type has finished; returns why it stopped early, if it did. */
 export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: WaitDeps): Promise<'interrupted' | 'timeout' | undefined> {
   const { signal, deadline, progress } = deps;
-  const pending = () => runs.filter((r) => r.started && !r.error && stillRunning(r));
-  const line = () => progressLine(runs, pending().length, deps);
-  const reportFinished = finishedReporter(runs, deps);
-  const refresh = statusRefresher(client, deps);
-  let rounds = 0;
-  let waitingOn: { at: number; ids: Set<string> } = { at: -1, ids: new Set() };
+  const board = new WaitBoard(runs);
+  const line = () => progressLine(runs.length, board, deps);
+  const reportFinished = finishedReporter(board, deps);
+  const read = statusRefresher(client, deps);
+  const refresh = async (run: CompanyRun) => {
+    await read(run);
+    board.update(run);
+  };
   reportFinished();
   progress.update(line());
   await pollUntil({
     signal,
     deadline,
     firstDelayMs: deps.firstDelayMs,
-    done: () => pending().length === 0,
-    spacing: () => (pending().length * 1000) / (deps.changes?.state === 'live' ? FULL_ROUND_READS_PER_SECOND_WITH_EVENTS : FULL_ROUND_READS_PER_SECOND),
+    done: () => board.pending === 0,
+    spacing: () => (board.pending * 1000) / (deps.changes?.state === 'live' ? FULL_ROUND_READS_PER_SECOND_WITH_EVENTS : FULL_ROUND_READS_PER_SECOND),
     round: async (changed?: ChangeEvent[]) => {
       // Woken by events: only the companies they name; on schedule: every unfinished one.
-      const named = changed ? new Set(changed.map(eventCompanyId)) : undefined;
-      await Promise.all(pending().filter((run) => !named || named.has(run.companyId)).map((run) => deps.limit(() => refresh(run))));
-      rounds += 1;
+      const named = changed ? new Set(changed.map(eventCompanyId).filter((id): id is string => id !== undefined)) : undefined;
+      await Promise.all(board.unfinished(named).map((run) => deps.limit(() => refresh(run))));
       reportFinished();
       progress.update(line());
     },
@@ -71,48 +73,28 @@ export async function waitForRuns(client: ApiClient, runs: CompanyRun[], deps: W
       wake: {
         feed: deps.changes,
         relevant: (event: ChangeEvent) => {
-          // Asked of every event: the set of unfinished companies is made once per round, not once per event.
-          if (waitingOn.at !== rounds) waitingOn = { at: rounds, ids: new Set(pending().map((run) => run.companyId)) };
           const id = eventCompanyId(event);
-          return id !== undefined && waitingOn.ids.has(id);
+          return id !== undefined && board.waitsFor(id);
         },
         ...(deps.since !== undefined ? { since: deps.since } : {}),
       },
     } : {}),
   });
-  return endOfWait(runs, pending().length, signal, progress, line());
-}
-
-/** Some data type of the company's is still queued or running. */
-function stillRunning(run: CompanyRun): boolean {
-  return [...run.dataTypes.values()].some((t) => isRunningStatus(t.status));
+  return endOfWait(runs, board.pending, signal, progress, line());
 }
 
 /** The progress line: companies done, data types complete, errors, time, and the limit's status. */
-function progressLine(runs: CompanyRun[], pending: number, deps: WaitDeps): string {
-  const withTypes = runs.filter((r) => r.started);
-  const types = withTypes.flatMap((r) => [...r.dataTypes.values()]);
-  const done = runs.length - pending;
-  const complete = types.filter((t) => t.status === 'Complete').length;
-  const errors = types.filter((t) => isFailedStatus(t.status)).length + runs.filter((r) => r.error).length;
-  return `Syncing: companies ${done}/${runs.length} done · data types ${complete}/${types.length} complete · ${errors} error${errors === 1 ? '' : 's'} · ${formatDuration((Date.now() - deps.started) / 1000)}${deps.status ? ` · ${deps.status()}` : ''}`;
+function progressLine(companies: number, board: WaitBoard, deps: WaitDeps): string {
+  const { done, complete, errors } = board.counts();
+  return `Syncing: companies ${done}/${companies} done · data types ${complete}/${board.types} complete · ${errors} error${errors === 1 ? '' : 's'} · ${formatDuration((Date.now() - deps.started) / 1000)}${deps.status ? ` · ${deps.status()}` : ''}`;
 }
 
 /** Tells onFinished, and (logEach) the log, of each company whose pulls have all ended since it was last called; each company once. */
-function finishedReporter(runs: CompanyRun[], deps: WaitDeps): () => void {
-  const finished = new Set<CompanyRun>();
-  const ended = (run: CompanyRun) => run.started && !run.error && !stillRunning(run);
+function finishedReporter(board: WaitBoard, deps: WaitDeps): () => void {
   return () => {
-    if (deps.onFinished) {
-      for (const run of runs) {
-        if (finished.has(run) || !ended(run)) continue;
-        finished.add(run);
-        deps.onFinished(run);
-      }
-    }
-    if (!deps.logEach) return;
-    for (const run of runs) {
-      if (run.reported || !ended(run)) continue;
+    for (const run of board.finished()) {
+      deps.onFinished?.(run);
+      if (!deps.logEach || run.reported) continue;
       run.reported = true;
       const summary = summarize(run, true);
       deps.log(`${label(run)}: ${summary.state}${summary.state === 'failed' ? ` (${failureDetail(summary)})` : ''}`);

@@ -22,8 +22,21 @@ const DAY_MS = 86_400_000;
 /** Generated documents are dated over three years from BASE. */
 export const DAY_SPAN = 1095;
 
+/** "2023-01-01T" of each day number met so far: a tenant's pages date thousands of records over a few thousand days. */
+const dayPrefixes = new Map<number, string>();
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
+
+/** The time `secondOfDay` seconds into day `day` (from BASE), as isoSeconds writes it. */
 export function isoDay(day: number, secondOfDay = 0): string {
-  return isoSeconds(new Date(BASE + day * DAY_MS + secondOfDay * 1000));
+  const seconds = day * 86_400 + secondOfDay;
+  const whole = Math.floor(seconds / 86_400);
+  let prefix = dayPrefixes.get(whole);
+  if (prefix === undefined) {
+    prefix = isoSeconds(new Date(BASE + whole * DAY_MS)).slice(0, 11);
+    dayPrefixes.set(whole, prefix);
+  }
+  const left = seconds - whole * 86_400;
+  return `${prefix}${TWO_DIGITS[Math.floor(left / 3600)]}:${TWO_DIGITS[Math.floor(left / 60) % 60]}:${TWO_DIGITS[left % 60]}Z`;
 }
 
 /** Whole cents to an amount: exact to 2 dp, so sums of cents never drift. */

@@ -6,6 +6,8 @@
 // request whose client went away mid-answer is seen too (logged `aborted`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type TooManyReason } from '../errors.js';
+import type { RequestTime } from '../sync/request-load.js';
+import { PROBE_PATHS } from './health.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { methodLabel, routeLabel } from './labels.js';
 import type { Logger } from './logger.js';
@@ -77,15 +79,19 @@ export class InFlight {
   }
 }
 
-export function observeRequests(app: FastifyInstance, metrics: HttpMetrics | undefined, logger: Logger | undefined): InFlight {
+/** `requests`: the time clients' requests are in flight, probes and event streams aside (the sync worker gives way to it). */
+export function observeRequests(app: FastifyInstance, metrics: HttpMetrics | undefined, logger: Logger | undefined, requests?: RequestTime): InFlight {
   const inFlight = new InFlight(metrics);
   app.decorateRequest('seen', null);
   app.addHook('onRequest', (request, reply, done) => {
-    const stream = request.routeOptions.url === STREAM_ROUTE;
+    const route = request.routeOptions.url ?? '';
+    const stream = route === STREAM_ROUTE;
     request.seen = { bytesBefore: request.raw.socket?.bytesWritten ?? 0, refusal: undefined };
     const end = inFlight.started(stream);
+    const answered = stream || PROBE_PATHS.has(route) ? undefined : requests?.begin();
     reply.raw.once('close', () => {
       end();
+      answered?.();
       ended(request, reply, metrics, logger);
     });
     done();

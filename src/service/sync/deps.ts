@@ -14,7 +14,7 @@ export interface SyncDeps {
   pageSize?: number;
   /** Pulls run at the same time. */
   concurrency?: number;
-  /** Whether the request thread is busy (request-load.ts): pulls then run one at a time, with a pause after each pass. */
+  /** Whether clients keep the request thread busy (request-load.ts): jobs then run one at a time, with a pause after each pass. */
   busy?: () => boolean;
   /** The base of links in event payloads (the service's public URL, when known). */
   publicUrl?: string;

@@ -2,8 +2,8 @@
 // company's pulls each, job.ts) running, claiming more as each ends (a long one never holds
 // up the others' successors), queues
 // scheduled syncs and polls pending pushes between claims, and idles (until woken or the
-// poll interval passes) when nothing is due. While the request thread is busy it runs one
-// pull at a time, pausing after each. On stop it waits for the pulls in flight, so a pull
+// poll interval passes) when nothing is due. While clients keep the request thread busy
+// (request-load.ts) it runs one job at a time, pausing after each. On stop it waits for the pulls in flight, so a pull
 // is never cut off between its transactions by us. The only worker of its database
 // (`exclusive`) first frees the leases a killed one left.
 import type { SyncDeps } from './deps.js';
@@ -12,7 +12,7 @@ import { pollPendingPushes } from './push-poll.js';
 import { queueScheduledSyncs } from './schedule.js';
 import { DEFAULT_CONCURRENCY, startJobs } from './sync-once.js';
 
-/** The pause after a pull started while the request thread is busy (request-load.ts). */
+/** The pause after a job started while clients keep the request thread busy (request-load.ts). */
 const YIELD_MS = 20;
 /** Scheduled syncs and pending pushes are looked at this often while pulls keep the loop turning. */
 const HOUSEKEEPING_MS = 200;
