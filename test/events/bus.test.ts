@@ -36,7 +36,7 @@ async function account(store: AsyncStore) {
   const write = (clientId: string) => {
     const id = randomUUID();
     const event: EventInput = { id, clientId, companyId: null, companyTags: [], eventType: 'company.created', generated: '2026-01-01T00:00:00Z', body: '{}' };
-    return store.transaction((tx) => tx.insertEvent(event, randomUUID));
+    return store.transaction((tx) => tx.insertEvent(event));
   };
   return { withDelivery: () => write(client.id), withoutDelivery: () => write(quiet.id) };
 }
