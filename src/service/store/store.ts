@@ -117,7 +117,8 @@ export interface DatasetStore {
   recordsPage(companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): PagePlan;
   listRecords(companyId: string, dataType: string, generation: number, request: PageRequest): Page<RecordBytes>;
   /** Data sets synced before and with no pull open now: the ones a schedule may queue again. */
-  scheduleCandidates(): ScheduleCandidate[];
+  /** Data sets last requested at or before `requestedBefore` (ISO), with no pull open now: the ones a schedule may queue again. */
+  scheduleCandidates(requestedBefore: string): ScheduleCandidate[];
 }
 
 /** Pull operations (syncs) and their leases. */
