@@ -38,6 +38,7 @@ const SCENARIOS = [
 const LEFT_OUT = [
   // No service started: pure logic, or stores of their own choosing (both stores, already in 'sqlite').
   'test/sync/leases.test.ts',
+  'test/sync/schedule-reads.test.ts',
   'test/webhooks/shared-loop.test.ts',
   'test/webhooks/backoff.test.ts',
   'test/webhooks/target-policy.test.ts',

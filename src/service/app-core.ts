@@ -85,7 +85,7 @@ export async function openCore(options: ServiceOptions, observation: Observation
     ...(platform ? { platform, platformUrl: options.platformUrl } : {}),
     wakeWorker: () => background.wakeSync(),
     wakeDeliveries: () => background.wakeDeliveries(),
-    events: new EventBus(store),
+    events: new EventBus(store, opened.kind === 'postgres' ? { notices: opened.notices } : {}),
     webhookTargets,
     attachmentQuota: options.attachmentQuota ?? DEFAULT_ATTACHMENT_QUOTA_BYTES,
     uploadDir,
@@ -113,7 +113,7 @@ function createLimiter(rateLimit: number, opened: OpenedStore, clock: Clock, onE
 export async function closeCore(core: Core): Promise<void> {
   core.limiter?.close?.();
   await core.background.stop();
-  core.ctx.events.close();
+  await core.ctx.events.close();
   await core.ctx.reads.close();
   await core.ctx.renders.close();
   await core.platform?.close();

@@ -90,7 +90,7 @@ export function startBackground(options: BackgroundOptions): Background {
       changed: options.events.changed, shared, onError: options.onError,
       ...(options.signals ? { signals: options.signals } : {}),
       ...(options.webhookTargets ? { targets: options.webhookTargets } : {}),
-    }, options.events);
+    }, options.events.deliveries);
     webhooks.start();
   }
   return {

@@ -70,7 +70,7 @@ export async function startWorker(options: WorkerProcessOptions): Promise<Runnin
     dataDir: options.dataDir, database: options.database, keyCheck: keyCheckValue(secretKey),
     onIdleError: (err) => onError(err, 'database connection'),
   }));
-  const events = new EventBus(opened.store);
+  const events = new EventBus(opened.store, opened.kind === 'postgres' ? { notices: opened.notices } : {});
   const background = startBackground({
     opened, secretKey, sealer: createSealer(secretKey), clock, events, platformUrl: options.platformUrl,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
@@ -92,7 +92,7 @@ export async function startWorker(options: WorkerProcessOptions): Promise<Runnin
     }
   } catch (err) {
     await background.stop();
-    events.close();
+    await events.close();
     await opened.store.close();
     throw err;
   }
@@ -107,7 +107,7 @@ export async function startWorker(options: WorkerProcessOptions): Promise<Runnin
       readiness.drain();
       clearInterval(probe);
       await background.stop();
-      events.close();
+      await events.close();
       await metrics?.close();
       await opened.store.close();
     },

@@ -262,16 +262,16 @@ describe('event routes', () => {
 
   it('a closed client leaves no listener behind', async () => {
     // The bus's listeners are private: looked at here only to prove the stream let go of its own.
-    const bus = t.service.context.events as unknown as { listeners: Set<unknown> };
-    const before = new Set(bus.listeners);
+    const listeners = (t.service.context.events as unknown as { listeners: { events: Set<unknown> } }).listeners.events;
+    const before = new Set(listeners);
     const reader = await openStream(t.baseUrl, keyA, '/events/stream');
     await reader.until('the start', () => reader.text().length > 0);
-    const mine = [...bus.listeners].filter((l) => !before.has(l));
+    const mine = [...listeners].filter((l) => !before.has(l));
     expect(mine).toHaveLength(1);
     reader.close();
     const deadline = Date.now() + 5000;
-    while (bus.listeners.has(mine[0]) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(bus.listeners.has(mine[0])).toBe(false);
+    while (listeners.has(mine[0]) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(listeners.has(mine[0])).toBe(false);
   });
 });
 

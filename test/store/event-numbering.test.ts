@@ -51,15 +51,14 @@ const OLD_ROWS = [
 
 /** After the upgrade: the old numbers stand, old cursors resume, and new numbers count each account's own events. */
 async function upgraded(store: AsyncStore) {
-  const ids = () => 'd';
   const before = {
     a: (await store.eventsAfter('A', 0, 10)).map((e) => [e.id, e.account_seq]),
     aLatest: await store.latestAccountEventSeq('A'),
     afterThree: await store.eventsAfter('A', 3, 10),
   };
-  await store.insertEvent(event('new-a1', 'A', null), ids);
-  for (let i = 1; i <= 4; i += 1) await store.insertEvent(event(`new-b${i}`, 'B', null), ids);
-  await store.insertEvent(event('new-a2', 'A', null), ids);
+  await store.insertEvent(event('new-a1', 'A', null));
+  for (let i = 1; i <= 4; i += 1) await store.insertEvent(event(`new-b${i}`, 'B', null));
+  await store.insertEvent(event('new-a2', 'A', null));
   return {
     before,
     // A's client resumes from the cursors it held: after its last event (3), and after the old lastSequence (5).
@@ -127,9 +126,9 @@ describePostgres('event numbers on PostgreSQL', () => {
     const store = createPgStore(db);
     const [first, second] = [await connection(db), await connection(db)];
     await first.query('BEGIN');
-    await eventMethods(first).insertEvent(event('slow', 'A', null), () => 'd1');
+    await eventMethods(first).insertEvent(event('slow', 'A', null));
     await second.query('BEGIN');
-    await eventMethods(second).insertEvent(event('quick', 'A', null), () => 'd2');
+    await eventMethods(second).insertEvent(event('quick', 'A', null));
     await second.query('COMMIT');
 
     const seen = await store.eventsAfter('A', 0, 10);
@@ -151,11 +150,11 @@ describePostgres('event numbers on PostgreSQL', () => {
     // event taken A's counter when written, first would hold it waiting for R, and second
     // would hold R waiting for it: a deadlock, and one of them rolled back.
     await first.query('BEGIN');
-    await eventMethods(first).insertEvent(event('first', 'A', null), () => 'd1');
+    await eventMethods(first).insertEvent(event('first', 'A', null));
     await second.query('BEGIN');
     await second.query(`SELECT 1 FROM clients WHERE id = 'R' FOR UPDATE`);
     const firstLocks = first.query(`SELECT 1 FROM clients WHERE id = 'R' FOR UPDATE`);
-    await eventMethods(second).insertEvent(event('second', 'A', null), () => 'd2');
+    await eventMethods(second).insertEvent(event('second', 'A', null));
     await second.query('COMMIT');
     await firstLocks;
     await first.query('COMMIT');

@@ -20,9 +20,10 @@ const NAMED_ROWIDS: Columns = { webhook_consumers: ['seq'] };
  * What only PostgreSQL has: the shared rate limit's ledger of API instances on one database
  * (009_rate_ledger.sql; SQLite is one process and keeps its buckets in memory), and the
  * check that every process seals tokens with one key (010_key_check.sql; SQLite's key lives
- * beside its database).
+ * beside its database), and the notices of committed events and deliveries to the other
+ * processes (016_commit_notices.sql; SQLite's writers share one process).
  */
-const POSTGRES_ONLY_MIGRATIONS = ['009_rate_ledger.sql', '010_key_check.sql'];
+const POSTGRES_ONLY_MIGRATIONS = ['009_rate_ledger.sql', '010_key_check.sql', '016_commit_notices.sql'];
 const POSTGRES_ONLY_TABLES = ['rate_ledger', 'rate_instances', 'key_check'];
 
 function sqliteSchema(): { columns: Columns; indexes: string[] } {

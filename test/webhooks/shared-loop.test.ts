@@ -12,6 +12,7 @@ import { isoSeconds, systemClock } from '../../src/lib/clock.js';
 import { createSealer } from '../../src/service/secrets.js';
 import { sqliteAsyncStore } from '../../src/service/store/sqlite/async-store.js';
 import type { AsyncStore } from '../../src/service/store/async-store.js';
+import { deliveryIdOf } from '../../src/service/store/events.js';
 import { openDatabase } from '../../src/service/store/sqlite/db.js';
 import { createPgStore } from '../../src/service/store/pg/pg-store.js';
 import { openPostgres } from '../../src/service/store/pg/pool.js';
@@ -25,6 +26,8 @@ import { startReceiver, type Receiver } from './support.js';
 
 const sealer = createSealer(randomBytes(32));
 const noWakes = { subscribe: () => () => undefined };
+/** The deliveries of the events e1 and e2 to the consumer k. */
+const [d1, d2] = [deliveryIdOf('e1', 'k'), deliveryIdOf('e2', 'k')];
 
 interface Opened {
   /** The loop's store, and the other instance's. */
@@ -90,16 +93,15 @@ function scenarios(name: string, open: () => Promise<Opened>): void {
       id: 'k', client_id: client.id, url: receiver.url, event_types: '["company.created"]', company_tags: null, company_id: null, rule_type: null, disabled: 0, disabled_reason: null,
       secret: sealer.seal(newConsumerSecret(), 'k'), created: at(-60),
     });
-    const ids = ['d1', 'd2'];
     for (const [i, company] of ['co1', 'co2'].entries()) {
       await other.insertEvent({
         id: `e${i + 1}`, clientId: client.id, companyId: company, companyTags: [], eventType: 'company.created', generated: at(-10 + i),
         body: JSON.stringify({ id: `e${i + 1}`, eventType: 'company.created', generatedDate: at(-10 + i), payload: {} }),
-      }, () => ids.shift()!);
+      });
     }
     const otherLease = at(3600);
     const claimed = await other.transaction((tx) => tx.claimDeliveries({ now: at(0), leaseUntil: otherLease, limit: 1, perConsumer: 8, busy: {} }));
-    expect(claimed.claimed.map((d) => d.id)).toEqual(['d1']);
+    expect(claimed.claimed.map((d) => d.id)).toEqual([d1]);
     return { opened, receiver, otherLease };
   }
 
@@ -119,12 +121,12 @@ function scenarios(name: string, open: () => Promise<Opened>): void {
     });
     await waitFor('its attempt of d2', async () => receiver.requests >= 1);
     // The first pass came after any release at start: d1 is still the other loop's.
-    expect(await opened.leaseOf('d1')).toBe(otherLease);
-    expect(await opened.leaseOf('d2')).not.toBeNull();
+    expect(await opened.leaseOf(d1)).toBe(otherLease);
+    expect(await opened.leaseOf(d2)).not.toBeNull();
     stopped = true;
     await shared.stop();
-    expect(await opened.leaseOf('d2')).toBeNull();
-    expect(await opened.leaseOf('d1')).toBe(otherLease);
+    expect(await opened.leaseOf(d2)).toBeNull();
+    expect(await opened.leaseOf(d1)).toBe(otherLease);
     expect(receiver.requests).toBe(1);
   });
 
@@ -138,7 +140,7 @@ function scenarios(name: string, open: () => Promise<Opened>): void {
     await waitFor('its attempts of d1 and d2', async () => receiver.requests >= 2);
     stopped = true;
     await exclusive.stop();
-    expect([await opened.leaseOf('d1'), await opened.leaseOf('d2')]).toEqual([null, null]);
+    expect([await opened.leaseOf(d1), await opened.leaseOf(d2)]).toEqual([null, null]);
   });
 }
 

@@ -5,8 +5,7 @@ import { isoSeconds, type Clock } from '../../lib/clock.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ServiceContext } from '../context.js';
 import type { AsyncStore } from '../store/async-store.js';
-import type { EventConsumer, EventInput } from '../store/events.js';
-import { wantsEvent } from './wants.js';
+import type { EventInput } from '../store/events.js';
 
 export interface EventContext {
   store: AsyncStore;
@@ -43,36 +42,14 @@ function eventInput(ctx: EventContext, event: NewEvent): EventInput {
 
 export async function recordEvent(ctx: EventContext, event: NewEvent): Promise<{ id: string; seq: number }> {
   const input = eventInput(ctx, event);
-  const seq = await ctx.store.insertEvent(input, randomUUID);
+  const seq = await ctx.store.insertEvent(input);
   if (ctx.changed) setImmediate(ctx.changed);
   return { id: input.id, seq };
 }
 
-/**
- * The consumers of the accounts events are recorded for, each account's read once however
- * many events a transaction records for it (on PostgreSQL held until it ends).
- */
-export class EventConsumers {
-  private readonly read = new Map<string, Promise<EventConsumer[]>>();
-
-  constructor(private readonly store: AsyncStore) {}
-
-  of(clientId: string): Promise<EventConsumer[]> {
-    let found = this.read.get(clientId);
-    if (!found) this.read.set(clientId, found = this.store.eventConsumers(clientId));
-    return found;
-  }
-}
-
 /** Events of one transaction in one write, in order, each delivered to the consumers that want it; call inside the change's transaction. */
-export async function recordEvents(ctx: EventContext, consumers: EventConsumers, events: NewEvent[]): Promise<void> {
+export async function recordEvents(ctx: EventContext, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const grouped = [];
-  for (const event of events) {
-    const input = eventInput(ctx, event);
-    const chosen = (await consumers.of(event.clientId)).filter((consumer) => wantsEvent(consumer, input));
-    grouped.push({ event: input, deliveries: chosen.map((consumer) => ({ id: randomUUID(), consumerId: consumer.id })) });
-  }
-  await ctx.store.insertEvents(grouped);
+  await ctx.store.insertEvents(events.map((event) => eventInput(ctx, event)));
   if (ctx.changed) setImmediate(ctx.changed);
 }

@@ -1,5 +1,6 @@
-// Which consumers an event is delivered to: the same rule wherever an event is recorded,
-// by a store one at a time (insertEvent) or by the caller for a group (record.ts recordEvents).
+// Which consumers an event is delivered to: the SQLite store's rule (sqlite/events.ts); the
+// PostgreSQL store has it in SQL (pg/events.ts WANTS), and the events contract holds the two
+// to the same answers.
 import type { EventConsumer, EventInput } from '../store/events.js';
 
 /** Whether the consumer gets the event: a test event only its one consumer; else its type, its company, and one of its company tags (none: every company). */

@@ -1,5 +1,6 @@
 // Events and webhook consumers as both stores keep them (SQL in sqlite/events.ts and
 // pg/events.ts).
+import { createHash } from 'node:crypto';
 import type { PullRow } from './pulls.js';
 
 export interface EventInput {
@@ -19,10 +20,15 @@ export interface EventInput {
 /** What a consumer's choice of events rests on. */
 export type EventConsumer = Pick<ConsumerRow, 'id' | 'event_types' | 'company_tags' | 'company_id'>;
 
-/** An event and its deliveries, the consumers chosen and the delivery ids made by the caller (insertEvents). */
-export interface EventWithDeliveries {
-  event: EventInput;
-  deliveries: Array<{ id: string; consumerId: string }>;
+/**
+ * A delivery's id is its event's and its consumer's (an event has one delivery per
+ * consumer; a replay gets an id of its own): sha256 of `eventId/consumerId`, its first 16
+ * bytes as a UUID. So the PostgreSQL store makes it in the statement that writes the event
+ * (pg/events.ts DELIVERY_ID, the same function in SQL) and both stores give the same ids.
+ */
+export function deliveryIdOf(eventId: string, consumerId: string): string {
+  const hex = createHash('sha256').update(`${eventId}/${consumerId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The event types read.completed rests on (readCompletion). */

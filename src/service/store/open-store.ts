@@ -6,6 +6,7 @@ import type { SettleLedger } from '../shared-rate-limit.js';
 import { reconcileFiles } from './sqlite/attachment-files.js';
 import { sqliteAsyncStore } from './sqlite/async-store.js';
 import type { AsyncStore } from './async-store.js';
+import type { CommitNotices } from './commit-notices.js';
 import type { PoolCounts } from './monitoring.js';
 import { openDatabase, type Db } from './sqlite/db.js';
 
@@ -35,6 +36,8 @@ export type OpenedStore = {
   rateLedger: SettleLedger;
   /** The pool's connections and waiting requests now, for the metrics. */
   poolCounts: () => PoolCounts;
+  /** Notices of events and deliveries committed by any process on the database (the event bus listens). */
+  notices: CommitNotices;
 });
 
 export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
@@ -54,8 +57,8 @@ export async function openStore(choice: StoreChoice): Promise<OpenedStore> {
 
 async function openPostgresStore(choice: StoreChoice, database: string): Promise<OpenedStore> {
   // Loaded only here: the SQLite service (and the CLI's embedded target) never loads the driver.
-  const [{ openPostgres, poolCounts }, { createPgStore }, { ADMIN_LOCK_KEY, withSessionLock }, { pgRateLedger }, { checkSharedKey }] = await Promise.all([
-    import('./pg/pool.js'), import('./pg/pg-store.js'), import('./pg/session-lock.js'), import('./pg/rate-ledger.js'), import('./pg/key-check.js'),
+  const [{ openPostgres, poolCounts }, { createPgStore }, { ADMIN_LOCK_KEY, withSessionLock }, { pgRateLedger }, { checkSharedKey }, { pgCommitNotices }] = await Promise.all([
+    import('./pg/pool.js'), import('./pg/pg-store.js'), import('./pg/session-lock.js'), import('./pg/rate-ledger.js'), import('./pg/key-check.js'), import('./pg/notices.js'),
   ]);
   const pool = await openPostgres(database, choice.onIdleError ? { onIdleError: choice.onIdleError } : {});
   const store = createPgStore(pool);
@@ -64,7 +67,9 @@ async function openPostgresStore(choice: StoreChoice, database: string): Promise
     // Instances starting at once: one makes the admin account, the others find it.
     const { admin } = choice;
     const adminKey = admin ? await withSessionLock(pool, ADMIN_LOCK_KEY, () => admin(store)) : '';
-    return { kind: 'postgres', database, store, adminKey, rateLedger: pgRateLedger(pool), poolCounts: () => poolCounts(pool) };
+    return {
+      kind: 'postgres', database, store, adminKey, rateLedger: pgRateLedger(pool), poolCounts: () => poolCounts(pool), notices: pgCommitNotices(database),
+    };
   } catch (err) {
     await store.close();
     throw err;

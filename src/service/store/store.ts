@@ -7,7 +7,7 @@ import type { FieldType } from '../query/index.js';
 import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimits, AttachmentRow, RecordRef } from './attachments.js';
 import type { ApiKeyRow, ClientRow, KeyedVersion, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
-import type { CompletionTypes, ConsumerRow, EventConsumer, EventInput, EventRow, EventWithDeliveries, ReadCompletion } from './events.js';
+import type { CompletionTypes, ConsumerRow, EventInput, EventRow, ReadCompletion } from './events.js';
 import type { CompanyInput, CompanyRow } from './companies.js';
 import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { CompanyDataStatus, DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
@@ -117,7 +117,8 @@ export interface DatasetStore {
   recordsPage(companyId: string, dataType: string, generation: number, request: PageRequest, connectionId?: string): PagePlan;
   listRecords(companyId: string, dataType: string, generation: number, request: PageRequest): Page<RecordBytes>;
   /** Data sets synced before and with no pull open now: the ones a schedule may queue again. */
-  scheduleCandidates(): ScheduleCandidate[];
+  /** Data sets last requested at or before `requestedBefore` (ISO), with no pull open now: the ones a schedule may queue again. */
+  scheduleCandidates(requestedBefore: string): ScheduleCandidate[];
 }
 
 /** Pull operations (syncs) and their leases. */
@@ -228,12 +229,15 @@ export interface GroupedStore {
 
 /** Events, webhook consumers and the outbox of deliveries written with each event. */
 export interface EventStore {
-  /** Records an event and a delivery per consumer that wants it; call inside the change's transaction. */
-  insertEvent(event: EventInput, deliveryId: () => string): number;
-  /** The account's enabled consumers, oldest first; on PostgreSQL held (FOR KEY SHARE) until the transaction ends, so none goes under deliveries that name it. */
-  eventConsumers(clientId: string): EventConsumer[];
-  /** Records the events (in order) and their deliveries as given; returns their seqs. Call inside the change's transaction, after eventConsumers. */
-  insertEvents(events: EventWithDeliveries[]): number[];
+  /**
+   * Records an event and a delivery per enabled consumer that wants it (events/wants.ts),
+   * oldest consumer first, each delivery's id deliveryIdOf(event, consumer); returns the
+   * event's seq. Call inside the change's transaction. On PostgreSQL the consumers read are
+   * held (FOR KEY SHARE) until it ends, so none goes under deliveries that name it.
+   */
+  insertEvent(event: EventInput): number;
+  /** insertEvent for each, in order, in one write; returns their seqs. */
+  insertEvents(events: EventInput[]): number[];
   /** The account's events after its number `afterAccountSeq` (EventRow.account_seq), oldest first. */
   eventsAfter(clientId: string, afterAccountSeq: number, limit: number): EventRow[];
   /** The newest event's `seq` of all accounts: for the service's own "anything new?", never shown to a client. */

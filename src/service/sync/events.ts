@@ -3,7 +3,7 @@
 // connection deauthorized by a failed refresh, a push that settled.
 import { isErrored } from '../store/pull-status.js';
 import { connectionPayload, dataTypeReadPayload, readCompletedPayload, writePayload } from '../events/payloads.js';
-import { EventConsumers, recordEvent, recordEvents, type EventContext, type NewEvent } from '../events/record.js';
+import { recordEvent, recordEvents, type EventContext, type NewEvent } from '../events/record.js';
 import { FERRY_EVENTS } from '../events/catalogue.js';
 import type { CompanyRow } from '../store/companies.js';
 import type { ConnectionError } from '../store/connections.js';
@@ -62,7 +62,7 @@ export async function pullsEnded(ctx: BackgroundEvents, ended: EndedPull[], othe
     const completed = (eventType: string): NewEvent => ({ clientId: company.client_id, company, eventType, payload });
     events.push(...(completion.previousGenerated === null ? [completed('read.completed.initial'), completed('read.completed')] : [completed('read.completed')]));
   }
-  await recordEvents(ctx, new EventConsumers(store), events);
+  await recordEvents(ctx, events);
 }
 
 /** A failed refresh revoked the grant: the connection is Deauthorized, and consumers hear it. */

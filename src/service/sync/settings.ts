@@ -10,12 +10,20 @@ export function defaultSettings(): SyncSetting[] {
   return DATA_TYPES.map((t, i) => ({ dataType: t.key, fetchOnFirstLink: false, syncSchedule: DEFAULT_SYNC_SCHEDULE_HOURS, syncOrder: i }));
 }
 
+/** Accounts' profiles already read, by account: a caller asking for many companies reads each once. */
+export type ProfileSettings = Map<string, Promise<SyncSetting[] | undefined>>;
+
 export async function effectiveSettings(
-  store: AsyncStore, clientId: string, companyId?: string,
+  store: AsyncStore, clientId: string, companyId?: string, profiles?: ProfileSettings,
 ): Promise<{ settings: SyncSetting[]; overridesDefaults: boolean }> {
   const company = companyId ? await store.readSettings(clientId, companyId) : undefined;
   if (company) return { settings: company, overridesDefaults: true };
-  const profile = await store.readSettings(clientId);
+  let read = profiles?.get(clientId);
+  if (!read) {
+    read = store.readSettings(clientId);
+    profiles?.set(clientId, read);
+  }
+  const profile = await read;
   if (profile) return { settings: profile, overridesDefaults: companyId === undefined };
   return { settings: defaultSettings(), overridesDefaults: false };
 }

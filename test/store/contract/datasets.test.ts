@@ -67,23 +67,25 @@ describePostgres('data set store contract', () => {
     expect(sqlite.slice(4, 7)).toEqual([1, 1, 1]);
   });
 
-  it('finds the data sets a schedule may queue again', async () => {
+  it('finds the data sets a schedule may queue again: requested at or before the time given, none open', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
-      const empty = await store.scheduleCandidates();
+      const empty = await store.scheduleCandidates('2024-03-01T11:00:00Z');
       for (const [companyId, dataType] of [[o.a, 'invoices'], [o.a, 'bills'], [o.b, 'invoices'], [o.b, 'customers']] as const) {
         await store.reserveGeneration(companyId, dataType, `sync-${dataType}`, '2024-03-01T10:00:00Z');
       }
+      await store.reserveGeneration(o.a, 'payments', 'sync-payments', '2024-03-01T11:00:00Z');
+      await store.reserveGeneration(o.b, 'payments', 'sync-payments', '2024-03-01T11:00:01Z');
       const pull = { connectionId: o.a1, generation: 1, requested: '2024-03-01T10:00:00Z' };
       await store.insertPull({ ...pull, id: 'p1', companyId: o.a, dataType: 'bills', status: 'Queued' });
       await store.insertPull({ ...pull, id: 'p2', companyId: o.b, dataType: 'invoices', status: 'Complete' });
       await store.insertPull({ ...pull, id: 'p3', companyId: o.b, dataType: 'customers', status: 'Mapping' });
-      const candidates = relabel(await store.scheduleCandidates(), o.names)
+      const candidates = relabel(await store.scheduleCandidates('2024-03-01T11:00:00Z'), o.names)
         .sort((x, y) => `${x.company_id}/${x.data_type}`.localeCompare(`${y.company_id}/${y.data_type}`));
       return { empty, candidates };
     });
     expect(postgres).toEqual(sqlite);
-    expect(sqlite.candidates.map((c) => `${c.company_id}/${c.data_type}`)).toEqual(['<a>/invoices', '<b>/invoices']);
+    expect(sqlite.candidates.map((c) => `${c.company_id}/${c.data_type}`)).toEqual(['<a>/invoices', '<a>/payments', '<b>/invoices']);
   });
 
   it('upserts records as SQLite does and reads them back byte for byte', async () => {

@@ -9,7 +9,7 @@ import type { ClaimRequest } from '../../../src/service/store/delivery-turns.js'
 import type { ClaimResult } from '../../../src/service/store/webhook-deliveries.js';
 import { ROW_TYPES } from '../../../src/service/store/pg/pool.js';
 import { databaseUrl, describePostgres } from '../../helpers/postgres.js';
-import { consumer, counter, event, named, newClient, outboxMethods, refused, type OutboxStore } from './outbox.js';
+import { consumer, deliveryNames, event, named, newClient, outboxMethods, refused, type OutboxStore } from './outbox.js';
 import { freshPostgres, onBoth } from './stores.js';
 
 const T0 = '2026-02-01T00:00:00Z';
@@ -23,13 +23,15 @@ const ids = (result: ClaimResult) => ({ claimed: result.claimed.map((d) => d.id)
 const attempt = (at: string, statusCode: number | null = 200) => ({ at, status_code: statusCode, error: statusCode === null ? 'timed out' : null, latency_ms: 12 });
 const delivered = { status: 'Delivered', completed: T0 } as const;
 
-/** A consumer `k` of one account, and events e1… of the companies given (null: the account's own), one delivery each. */
-async function outbox(store: OutboxStore, companies: Array<string | null>, consumers = ['k']): Promise<string> {
+/**
+ * Consumers (`k` unless told) of one account, and events e1… of the companies given (null:
+ * the account's own), one delivery each per consumer, named d1, d2, … in the order written.
+ */
+async function outbox(store: OutboxStore, companies: Array<string | null>, consumers = ['k']): Promise<{ client: string; d: Record<string, string> }> {
   const client = await newClient(store);
   for (const id of consumers) await store.insertConsumer(consumer(id, client));
-  const deliveryId = counter();
-  for (const [i, company] of companies.entries()) await store.insertEvent(event(`e${i + 1}`, client, company, { generated: T0 }), deliveryId);
-  return client;
+  for (const [i, company] of companies.entries()) await store.insertEvent(event(`e${i + 1}`, client, company, { generated: T0 }));
+  return { client, d: deliveryNames(companies.map((_, i) => [`e${i + 1}`, consumers])) };
 }
 
 /** Two pools on one fresh schema, as two processes would have. End both. */
@@ -57,13 +59,13 @@ async function until(condition: () => Promise<boolean>, ms = 10_000): Promise<vo
 describePostgres('webhook deliveries contract', () => {
   it('claims lane heads only: the next of a company waits until the one before is settled; companies go in parallel', async () => {
     const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
-      const client = await outbox(store, ['co1', 'co1', 'co2', null, null, 'co1']);
+      const { client, d } = await outbox(store, ['co1', 'co1', 'co2', null, null, 'co1']);
       const steps: Record<string, unknown> = {};
       steps.idle = { due: await store.deliveriesDue(T0), next: await store.nextDeliveryDue(T0) };
       const first = await store.claimDeliveries(claim());
       steps.first = first;
       steps.again = ids(await store.claimDeliveries(claim()));
-      steps.parked = { due: await store.deliveriesDue(T0), log: await store.getDelivery('k', 'd2') };
+      steps.parked = { due: await store.deliveriesDue(T0), log: await store.getDelivery('k', d.d2!) };
       // d1 delivered: its lane's next (d2) is due.
       steps.recorded = await store.recordDeliveryAttempt(first.claimed[0]!.seq, attempt(T0), delivered);
       steps.afterFirst = ids(await store.claimDeliveries(claim()));
@@ -79,7 +81,7 @@ describePostgres('webhook deliveries contract', () => {
       steps.noAttempts = await store.deliveryAttempts(99);
       steps.gone = await store.recordDeliveryAttempt(99, attempt(T2), delivered);
       steps.log = (await store.runPage(store.webhookDeliveriesPage('k', { page: 1, pageSize: 10 }))).rows;
-      return named(steps, { CLIENT: client });
+      return named(steps, { CLIENT: client, ...d });
     });
     expect(postgres).toEqual(sqlite);
     expect(ids(sqlite.first as ClaimResult).claimed).toEqual(['d1', 'd3', 'd4']);
@@ -89,10 +91,10 @@ describePostgres('webhook deliveries contract', () => {
 
   it('holds a consumer at its attempts in flight: heads parked busy until a slot frees, or the loop says none is in flight', async () => {
     const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
-      const client = await outbox(store, ['co1', 'co2', 'co3', 'co4', 'co5'], ['k']);
+      const { client, d } = await outbox(store, ['co1', 'co2', 'co3', 'co4', 'co5'], ['k']);
       const steps: Record<string, unknown> = {};
       steps.first = ids(await store.claimDeliveries(claim({ perConsumer: 2, busy: { k: 1 } })));
-      steps.parked = { due: await store.deliveriesDue(T0), next: await store.nextDeliveryDue(T0), d3: await store.getDelivery('k', 'd3') };
+      steps.parked = { due: await store.deliveriesDue(T0), next: await store.nextDeliveryDue(T0), d3: await store.getDelivery('k', d.d3!) };
       // d1 settled: one parked head (the oldest) is due again.
       await store.recordDeliveryAttempt(1, attempt(T0), delivered);
       steps.slotFreed = ids(await store.claimDeliveries(claim({ perConsumer: 2, busy: { k: 1 } })));
@@ -108,7 +110,7 @@ describePostgres('webhook deliveries contract', () => {
       // Every lease let go: all due again.
       await store.releaseDeliveryLeases();
       steps.all = ids(await store.claimDeliveries(claim()));
-      return named(steps, { CLIENT: client });
+      return named(steps, { CLIENT: client, ...d });
     });
     expect(postgres).toEqual(sqlite);
     expect(sqlite.first).toEqual({ claimed: ['d1'], more: false });
@@ -121,15 +123,15 @@ describePostgres('webhook deliveries contract', () => {
       const b = await newClient(store, 'B');
       for (const id of ['a1', 'a2', 'a3']) await store.insertConsumer(consumer(id, a));
       await store.insertConsumer(consumer('b1', b));
-      const deliveryId = counter();
-      await store.insertEvent(event('e1', a, 'co1', { generated: T0 }), deliveryId);
-      await store.insertEvent(event('e2', a, 'co2', { generated: T0 }), deliveryId);
-      await store.insertEvent(event('e3', b, 'co3', { generated: T0 }), deliveryId);
+      await store.insertEvent(event('e1', a, 'co1', { generated: T0 }));
+      await store.insertEvent(event('e2', a, 'co2', { generated: T0 }));
+      await store.insertEvent(event('e3', b, 'co3', { generated: T0 }));
+      const d = deliveryNames([['e1', ['a1', 'a2', 'a3']], ['e2', ['a1', 'a2', 'a3']], ['e3', ['b1']]]);
       const steps: Record<string, unknown> = {};
       // Two accounts with work and 12 slots: a share of min(2, 12 / 3) each.
       const shared = (busy: Record<string, number>) => ({ cap: 2, slots: 12, busy });
       steps.first = ids(await store.claimDeliveries(claim({ perConsumer: 1, accounts: shared({}) })));
-      steps.full = { due: await store.deliveriesDue(T0), d3: await store.getDelivery('a3', 'd3') };
+      steps.full = { due: await store.deliveriesDue(T0), d3: await store.getDelivery('a3', d.d3!) };
       // d1 settled: two of A's waiting heads (the oldest) are due; A takes one, the other waits again.
       await store.recordDeliveryAttempt(1, attempt(T0), delivered);
       steps.settled = ids(await store.claimDeliveries(claim({ perConsumer: 1, busy: { a2: 1, b1: 1 }, accounts: shared({ [a]: 1, [b]: 1 }) })));
@@ -138,7 +140,7 @@ describePostgres('webhook deliveries contract', () => {
       steps.busyAccount = await store.deliveriesDue(T0);
       await store.unparkIdle({ consumers: [], accounts: [b] });
       steps.idleAccount = ids(await store.claimDeliveries(claim({ accounts: { cap: 10, slots: 100, busy: {} } })));
-      return named(steps, { A: a, B: b });
+      return named(steps, { A: a, B: b, ...d });
     });
     expect(postgres).toEqual(sqlite);
     // B's delivery, the newest, goes second: accounts take turns, not the oldest first.
@@ -152,10 +154,10 @@ describePostgres('webhook deliveries contract', () => {
   it('parks the heads of a consumer whose breaker is open until its trial time, then lets one attempt through at a time', async () => {
     const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
       // k's deliveries d1, d3, d5 and j's d2, d4, d6, one lane each.
-      const client = await outbox(store, ['co1', 'co2', 'co3'], ['k', 'j']);
+      const { client, d } = await outbox(store, ['co1', 'co2', 'co3'], ['k', 'j']);
       const steps: Record<string, unknown> = {};
       steps.paused = ids(await store.claimDeliveries(claim({ paused: { k: T1 } })));
-      steps.waiting = { due: await store.deliveriesDue(T0), next: await store.nextDeliveryDue(T0), d1: await store.getDelivery('k', 'd1') };
+      steps.waiting = { due: await store.deliveriesDue(T0), next: await store.nextDeliveryDue(T0), d1: await store.getDelivery('k', d.d1!) };
       steps.trial = ids(await store.claimDeliveries(claim({ now: T1, trials: ['k'] })));
       steps.onTrial = ids(await store.claimDeliveries(claim({ now: T1, trials: ['k'], busy: { k: 1 } })));
       // The trial failed (the breaker opens again, later): its lane waits for its retry; the
@@ -164,7 +166,7 @@ describePostgres('webhook deliveries contract', () => {
       steps.reopened = ids(await store.claimDeliveries(claim({ now: T1, paused: { k: T2 } })));
       // Closed: every head of k is taken.
       steps.closed = ids(await store.claimDeliveries(claim({ now: T2 })));
-      return named(steps, { CLIENT: client });
+      return named(steps, { CLIENT: client, ...d });
     });
     expect(postgres).toEqual(sqlite);
     expect(sqlite.paused).toEqual({ claimed: ['d2', 'd4', 'd6'], more: false });
@@ -177,7 +179,7 @@ describePostgres('webhook deliveries contract', () => {
 
   it('stops at the limit and at the scan, saying more may be due; an expired lease is taken again', async () => {
     const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
-      const client = await outbox(store, ['co1', 'co2', 'co3', 'co4', 'co5'], ['k', 'j']);
+      const { client, d } = await outbox(store, ['co1', 'co2', 'co3', 'co4', 'co5'], ['k', 'j']);
       return named({
         limited: ids(await store.claimDeliveries(claim({ limit: 2 }))),
         none: ids(await store.claimDeliveries(claim({ limit: 0 }))),
@@ -185,7 +187,7 @@ describePostgres('webhook deliveries contract', () => {
         rest: ids(await store.claimDeliveries(claim())),
         expired: ids(await store.claimDeliveries(claim({ now: LEASE, leaseUntil: '2026-02-01T02:00:00Z' }))),
         details: (await store.claimDeliveries(claim({ now: '2026-02-01T02:00:00Z', limit: 1 }))).claimed,
-      }, { CLIENT: client });
+      }, { CLIENT: client, ...d });
     });
     expect(postgres).toEqual(sqlite);
     expect(sqlite.limited).toEqual({ claimed: ['d1', 'd2'], more: true });
@@ -193,20 +195,20 @@ describePostgres('webhook deliveries contract', () => {
 
   it('a disabled consumer holds its deliveries: none claimed, none moved along, the first disable alone says so', async () => {
     const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
-      const client = await outbox(store, ['co1', 'co1', 'co2'], ['k', 'j']);
+      const { client, d } = await outbox(store, ['co1', 'co1', 'co2'], ['k', 'j']);
       const steps: Record<string, unknown> = {};
       const first = await store.claimDeliveries(claim());
       steps.first = ids(first);
       steps.disabled = [await store.disableConsumerDeliveries('k', 'gone'), await store.disableConsumerDeliveries('k', 'gone again'), await store.disableConsumerDeliveries('nobody', 'x')];
       steps.consumer = await store.getConsumer('k');
       // The attempt in flight ends: the lane behind it stays held.
-      await store.recordDeliveryAttempt(first.claimed.find((d) => d.id === 'd1')!.seq, attempt(T0), delivered);
-      steps.held = { claim: ids(await store.claimDeliveries(claim())), due: await store.deliveriesDue(T0), log: await store.getDelivery('k', 'd3') };
+      await store.recordDeliveryAttempt(first.claimed.find((x) => x.id === d.d1)!.seq, attempt(T0), delivered);
+      steps.held = { claim: ids(await store.claimDeliveries(claim())), due: await store.deliveriesDue(T0), log: await store.getDelivery('k', d.d3!) };
       // Disabled without parking (events' disableConsumer): the claim parks what it finds.
       await store.disableConsumer('j', 'by hand');
       await store.releaseDeliveryLeases();
       steps.plain = { claim: ids(await store.claimDeliveries(claim())), due: await store.deliveriesDue(T0) };
-      return named(steps, { CLIENT: client });
+      return named(steps, { CLIENT: client, ...d });
     });
     expect(postgres).toEqual(sqlite);
     expect((sqlite.held as { claim: unknown }).claim).toEqual({ claimed: [], more: false });
@@ -214,12 +216,12 @@ describePostgres('webhook deliveries contract', () => {
 
   it('replays a delivery as a new one at the back of its lane, and finds an event’s newest delivery', async () => {
     const { sqlite, postgres } = await onBoth(outboxMethods, async (store) => {
-      const client = await outbox(store, ['co1', 'co1'], ['k', 'j']);
+      const { client, d } = await outbox(store, ['co1', 'co1'], ['k', 'j']);
       const steps: Record<string, unknown> = {};
       await store.claimDeliveries(claim());
       await store.recordDeliveryAttempt(1, attempt(T0), delivered);
-      steps.replay = await store.replayDelivery('k', 'd1', 'r1', T1);
-      steps.notOwned = await store.replayDelivery('j', 'd1', 'r2', T1);
+      steps.replay = await store.replayDelivery('k', d.d1!, 'r1', T1);
+      steps.notOwned = await store.replayDelivery('j', d.d1!, 'r2', T1);
       steps.missing = await store.replayDelivery('k', 'nope', 'r3', T1);
       steps.ofEvent = [await store.deliveryOfEvent('k', 1), await store.deliveryOfEvent('j', 1), await store.deliveryOfEvent('k', 99)];
       // d3 (e2 for k) is the lane's head, the replay waits behind it.
@@ -227,8 +229,8 @@ describePostgres('webhook deliveries contract', () => {
       await store.recordDeliveryAttempt(3, attempt(T1), delivered);
       claims.push(ids(await store.claimDeliveries(claim({ now: T1 }))));
       steps.claims = claims;
-      steps.duplicate = await refused(() => store.replayDelivery('k', 'd1', 'r1', T1));
-      return named(steps, { CLIENT: client });
+      steps.duplicate = await refused(() => store.replayDelivery('k', d.d1!, 'r1', T1));
+      return named(steps, { CLIENT: client, ...d });
     });
     expect(postgres).toEqual(sqlite);
     expect(sqlite.claims).toEqual([{ claimed: ['d3'], more: false }, { claimed: ['r1'], more: false }]);
@@ -240,11 +242,12 @@ describePostgres('webhook deliveries contract', () => {
       const client = await newClient(store);
       await store.insertConsumer(consumer('k', client, { event_types: '["company.created", "sync.completed"]' }));
       await store.insertConsumer(consumer('j', client));
-      const deliveryId = counter();
       for (let i = 0; i < 12; i++) {
         const generated = `2026-02-0${1 + (i % 3)}T00:00:${String(i).padStart(2, '0')}Z`;
-        await store.insertEvent(event(`e${i + 1}`, client, `co${i % 4}`, { generated, eventType: i % 2 ? 'sync.completed' : 'company.created' }), deliveryId);
+        await store.insertEvent(event(`e${i + 1}`, client, `co${i % 4}`, { generated, eventType: i % 2 ? 'sync.completed' : 'company.created' }));
       }
+      // k wants both types, j company.created (the even ones).
+      const d = deliveryNames(Array.from({ length: 12 }, (_, i): [string, string[]] => [`e${i + 1}`, i % 2 ? ['k'] : ['k', 'j']]));
       const first = await store.claimDeliveries(claim({ now: '2026-03-01T00:00:00Z' }));
       for (const [i, d] of first.claimed.entries()) {
         await store.recordDeliveryAttempt(d.seq, attempt(`2026-03-01T00:00:0${i}Z`, i % 2 ? 500 : 200), i % 2
@@ -258,10 +261,10 @@ describePostgres('webhook deliveries contract', () => {
         byType: await page({ page: 2, pageSize: 2, query: 'eventType ~ "SYNC"', orderBy: '-attempts' }),
         byDate: await page({ page: 1, pageSize: 20, query: 'created > 2026-02-02T00:00:00Z && attempts < 1' }),
         completed: await page({ page: 1, pageSize: 20, query: 'completed >= 2026-03-01', orderBy: '-completed' }),
-        byEvent: await page({ page: 1, pageSize: 20, query: 'eventId = "E3" || id = "d1"' }),
+        byEvent: await page({ page: 1, pageSize: 20, query: `eventId = "E3" || id = "${d.d1!}"` }),
         other: await store.runPage(store.webhookDeliveriesPage('j', { page: 1, pageSize: 3, orderBy: 'eventType' })),
         nobody: await store.runPage(store.webhookDeliveriesPage('nobody', { page: 1, pageSize: 3 })),
-      }, { CLIENT: client });
+      }, { CLIENT: client, ...d });
     });
     expect(postgres).toEqual(sqlite);
     expect(sqlite.pages[0]!.total).toBe(12);
@@ -275,9 +278,8 @@ describePostgres('webhook deliveries contract', () => {
       const client = await newClient(a);
       for (const id of ['k', 'j']) await a.insertConsumer(consumer(id, client));
       const companies = ['co1', 'co2', 'co3', null];
-      const deliveryId = counter();
       let events = 0;
-      const newEvent = () => b.insertEvent(event(`e${++events}`, client, companies[events % companies.length]!, { generated: T0 }), deliveryId);
+      const newEvent = () => b.insertEvent(event(`e${++events}`, client, companies[events % companies.length]!, { generated: T0 }));
       for (let i = 0; i < 20; i++) await newEvent();
       const total = 2 * 40;
 
@@ -349,11 +351,11 @@ describePostgres('webhook deliveries contract', () => {
         const client = await newClient(a);
         const id = `k${answers.length}`;
         await a.insertConsumer(consumer(id, client));
-        const deliveryId = counter(`${id}-d`);
-        await a.insertEvent(event(`${id}-e1`, client, 'co1', { generated: T0 }), deliveryId);
+        const d = deliveryNames([[`${id}-e1`, [id]], [`${id}-e2`, [id]]], `${id}-d`);
+        await a.insertEvent(event(`${id}-e1`, client, 'co1', { generated: T0 }));
         const head = (await a.claimDeliveries(claim())).claimed[0]!;
         // The next of the lane arrives while its head is in flight: due, until a claim parks it.
-        await a.insertEvent(event(`${id}-e2`, client, 'co1', { generated: T0 }), deliveryId);
+        await a.insertEvent(event(`${id}-e2`, client, 'co1', { generated: T0 }));
 
         const tx = await pools[0]!.connect();
         let inside: ClaimResult | boolean;
@@ -371,7 +373,7 @@ describePostgres('webhook deliveries contract', () => {
           tx.release();
         }
         const settledThenClaimed = [inside, await outside].map((r) => (typeof r === 'boolean' ? r : ids(r)));
-        answers.push({ settledThenClaimed, after: ids(await a.claimDeliveries(claim())), next: await a.getDelivery(id, `${id}-d2`) });
+        answers.push(named({ settledThenClaimed, after: ids(await a.claimDeliveries(claim())), next: await a.getDelivery(id, d[`${id}-d2`]!) }, d));
       }
       expect(answers.map((answer) => (answer as { settledThenClaimed: unknown }).settledThenClaimed)).toEqual([
         [{ claimed: [], more: false }, true],
@@ -388,14 +390,14 @@ describePostgres('webhook deliveries contract', () => {
       const [a, b] = pools.map((pool) => outboxMethods(pool)) as [OutboxStore, OutboxStore];
       const client = await newClient(a);
       await a.insertConsumer(consumer('k', client));
-      const deliveryId = counter();
+      const d = deliveryNames([['e1', ['k']], ['e2', ['k']]]);
       const tx = await pools[0]!.connect();
       let steps: unknown[];
       try {
         // d1 (seq 1) is written first but committed last.
         await tx.query('BEGIN');
-        await outboxMethods(tx).insertEvent(event('e1', client, 'co1', { generated: T0 }), deliveryId);
-        await b.insertEvent(event('e2', client, 'co1', { generated: T0 }), deliveryId);
+        await outboxMethods(tx).insertEvent(event('e1', client, 'co1', { generated: T0 }));
+        await b.insertEvent(event('e2', client, 'co1', { generated: T0 }));
         steps = [ids(await b.claimDeliveries(claim()))];
         await tx.query('COMMIT');
       } finally {
@@ -404,7 +406,7 @@ describePostgres('webhook deliveries contract', () => {
       steps.push(ids(await b.claimDeliveries(claim())));
       await a.recordDeliveryAttempt(2, attempt(T0), delivered);
       steps.push(ids(await b.claimDeliveries(claim())));
-      expect(steps).toEqual([{ claimed: ['d2'], more: false }, { claimed: [], more: false }, { claimed: ['d1'], more: false }]);
+      expect(named(steps, d)).toEqual([{ claimed: ['d2'], more: false }, { claimed: [], more: false }, { claimed: ['d1'], more: false }]);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }

@@ -1,10 +1,12 @@
 // The events contract: events and webhook consumers answer the same on SQLite and on
 // PostgreSQL (pg/events.ts), and an event writes one delivery per consumer that wants it,
-// in the same order with the same ids.
+// in the same order with the same ids (its event's and its consumer's: deliveryIdOf).
+import type { Pool } from 'pg';
 import { expect, it } from 'vitest';
 import { describePostgres } from '../../helpers/postgres.js';
-import { consumer, counter, event, named, newClient, outboxMethods, refused, type OutboxStore } from './outbox.js';
-import { onBoth } from './stores.js';
+import { deliveryIdOf } from '../../../src/service/store/events.js';
+import { consumer, event, named, newClient, outboxMethods, refused, type OutboxStore } from './outbox.js';
+import { freshPostgres, onBoth } from './stores.js';
 
 const PAGE = { page: 1, pageSize: 50 };
 
@@ -27,31 +29,28 @@ describePostgres('events contract', () => {
       await store.insertConsumer(consumer('c-other', other));
       // Bound to one company (the older body's companyId): its events only, whatever their tags.
       await store.insertConsumer(consumer('c-co2', client, { company_id: 'co2', rule_type: 'DataConnectionStatusChanged' }));
-      const ids = counter();
-      const given: string[] = [];
-      const deliveryId = () => {
-        const id = ids();
-        given.push(id);
-        return id;
-      };
       const seqs = [
-        await store.insertEvent(event('e1', client, 'co1', { companyTags: ['region:eu', 'tier:gold'] }), deliveryId),
-        await store.insertEvent(event('e2', client, 'co2', { companyTags: ['region:us'] }), deliveryId),
-        await store.insertEvent(event('e3', client, null, { eventType: 'sync.completed' }), deliveryId),
-        await store.insertEvent(event('e4', client, 'co1', { eventType: 'unwanted' }), deliveryId),
+        await store.insertEvent(event('e1', client, 'co1', { companyTags: ['region:eu', 'tier:gold'] })),
+        await store.insertEvent(event('e2', client, 'co2', { companyTags: ['region:us'] })),
+        await store.insertEvent(event('e3', client, null, { eventType: 'sync.completed' })),
+        await store.insertEvent(event('e4', client, 'co1', { eventType: 'unwanted' })),
         // A test event: only the consumer named, whatever it wants, if it is enabled.
-        await store.insertEvent(event('e5', client, 'co1', { eventType: 'ferry.test', onlyConsumer: 'c-sync' }), deliveryId),
-        await store.insertEvent(event('e6', client, 'co1', { eventType: 'ferry.test', onlyConsumer: 'c-off' }), deliveryId),
-        await store.insertEvent(event('e7', other, 'co9'), deliveryId),
+        await store.insertEvent(event('e5', client, 'co1', { eventType: 'ferry.test', onlyConsumer: 'c-sync' })),
+        await store.insertEvent(event('e6', client, 'co1', { eventType: 'ferry.test', onlyConsumer: 'c-off' })),
+        await store.insertEvent(event('e7', other, 'co9')),
       ];
       const logs: Record<string, unknown> = {};
       for (const id of ['c-types', 'c-eu', 'c-any-tag', 'c-off', 'c-sync', 'c-other', 'c-co2']) logs[id] = await log(store, id);
       const bound = await store.getConsumer('c-co2');
       const ofEvent = await Promise.all(seqs.map((seq) => store.deliveryOfEvent('c-types', seq)));
-      return named({ seqs, given, logs, ofEvent, bound: { company: bound?.company_id, rule: bound?.rule_type } }, { CLIENT: client, OTHER: other });
+      return named({ seqs, logs, ofEvent, bound: { company: bound?.company_id, rule: bound?.rule_type } }, { CLIENT: client, OTHER: other });
     });
+    // The same deliveries with the same ids: each its event's and its consumer's.
     expect(postgres).toEqual(sqlite);
-    expect(sqlite.given).toEqual(['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8', 'd9', 'd10']);
+    const written = Object.entries(sqlite.logs as Record<string, Array<{ id: string; event_id: string }>>)
+      .flatMap(([consumerId, log]) => log.map((d) => ({ ...d, consumerId })));
+    expect(written).toHaveLength(10);
+    for (const d of written) expect(d.id).toBe(deliveryIdOf(d.event_id, d.consumerId));
     expect((sqlite.logs['c-eu'] as unknown[]).length).toBe(1);
     expect((sqlite.logs['c-co2'] as Array<{ event_id: string }>).map((d) => d.event_id)).toEqual(['e2']);
     expect(sqlite.bound).toEqual({ company: 'co2', rule: 'DataConnectionStatusChanged' });
@@ -65,12 +64,11 @@ describePostgres('events contract', () => {
         latest: await store.latestEventSeq(), account: await store.latestAccountEventSeq(client),
         after: await store.eventsAfter(client, 0, 10),
       };
-      const ids = counter();
       for (const [i, [owner, company, type]] of ([
         [client, 'co1', 'read.completed'], [client, 'co1', 'sync.completed'], [other, 'co9', 'read.completed'], [client, null, 'read.completed'],
         [client, 'co1', 'read.completed'], [client, 'co2', 'read.completed'], [client, 'co1', 'read.completed'],
       ] as Array<[string, string | null, string]>).entries()) {
-        await store.insertEvent(event(`e${i + 1}`, owner, company, { eventType: type, generated: `2026-02-01T00:00:0${i}Z` }), ids);
+        await store.insertEvent(event(`e${i + 1}`, owner, company, { eventType: type, generated: `2026-02-01T00:00:0${i}Z` }));
       }
       return named({
         none,
@@ -83,7 +81,7 @@ describePostgres('events contract', () => {
         otherAccount: await store.eventsAfter(other, 0, 10),
         companyAfter: await store.companyEventsAfter('co1', 'read.completed', 1),
         companyAfterAll: await store.companyEventsAfter('co1', 'read.completed', 7),
-        duplicate: await refused(() => store.insertEvent(event('e1', client, 'co1'), ids)),
+        duplicate: await refused(() => store.insertEvent(event('e1', client, 'co1'))),
       }, { CLIENT: client, OTHER: other });
     });
     expect(postgres).toEqual(sqlite);
@@ -106,7 +104,7 @@ describePostgres('events contract', () => {
       await store.insertConsumer(consumer('c-x', client));
       await store.insertConsumer(consumer('c-w', other));
       const duplicate = await refused(() => store.insertConsumer(consumer('c-x', client)));
-      await store.insertEvent(event('e1', client, 'co1'), counter());
+      await store.insertEvent(event('e1', client, 'co1'));
       await store.disableConsumer('c-y', 'the receiver answered 410');
       await store.disableConsumer('c-missing', 'nobody');
       const disabled = await store.getConsumer('c-y');
@@ -127,4 +125,36 @@ describePostgres('events contract', () => {
     expect(sqlite.list.map((c) => c.id)).toEqual(['c-y', 'c-x']);
     expect(Buffer.isBuffer(postgres.disabled?.secret)).toBe(true);
   });
+
+  it('on PostgreSQL, an event written while one of its consumers is being deleted waits for the delete, and names only the consumers left', async () => {
+    const pool = await freshPostgres();
+    const deleting = await pool.connect();
+    try {
+      const store = outboxMethods(pool);
+      const client = await newClient(store);
+      for (const id of ['c-kept', 'c-gone']) await store.insertConsumer(consumer(id, client));
+      await deleting.query('BEGIN');
+      await outboxMethods(deleting).deleteConsumer('c-gone');
+      let written = false;
+      const writing = store.insertEvent(event('e1', client, 'co1')).finally(() => (written = true));
+      // The event's read of the consumers waits for the delete's lock (or, were nothing to stop it, is done).
+      const deadline = Date.now() + 10_000;
+      while (!written && !(await lockWaits(pool)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(written).toBe(false);
+      await deleting.query('COMMIT');
+      await writing;
+      expect(await store.deliveryOfEvent('c-kept', 1)).toMatchObject({ id: deliveryIdOf('e1', 'c-kept') });
+      expect(await store.deliveryOfEvent('c-gone', 1)).toBeUndefined();
+    } finally {
+      deleting.release();
+      await pool.end();
+    }
+  });
 });
+
+/** Whether some session of this database waits for a lock (a row's: on the transaction that holds it). */
+async function lockWaits(pool: Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::integer AS n FROM pg_stat_activity
+    WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+  return rows[0]!.n > 0;
+}

@@ -12,7 +12,7 @@ import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { listMigrations, openDatabase } from '../../../src/service/store/sqlite/db.js';
 import { createSqliteStore } from '../../../src/service/store/sqlite/sqlite-store.js';
 import { describePostgres } from '../../helpers/postgres.js';
-import { consumer, counter, event, newClient, outboxMethods } from './outbox.js';
+import { consumer, event, newClient, outboxMethods } from './outbox.js';
 import { makeOwners, pgOwners } from './owners.js';
 import { freshPostgres, onBoth } from './stores.js';
 
@@ -56,9 +56,8 @@ describePostgres('monitoring reads', () => {
       const client = await newClient(store);
       const answers: number[] = [await store.pendingDeliveryCount()];
       for (const id of ['k1', 'k2']) await store.insertConsumer(consumer(id, client));
-      const deliveryId = counter();
-      // Each event goes to both consumers; e1 and e2 of one company, so d3 and d4 wait behind d1 and d2.
-      for (const [i, company] of ['co1', 'co1', 'co2'].entries()) await store.insertEvent(event(`e${i + 1}`, client, company, { generated: T0 }), deliveryId);
+      // Each event goes to both consumers; e1 and e2 of one company, so e2's wait behind e1's.
+      for (const [i, company] of ['co1', 'co1', 'co2'].entries()) await store.insertEvent(event(`e${i + 1}`, client, company, { generated: T0 }));
       answers.push(await store.pendingDeliveryCount());
       const { claimed } = await store.claimDeliveries({ now: T0, leaseUntil: at(1), limit: 1, perConsumer: 10, busy: {} });
       await store.recordDeliveryAttempt(claimed[0]!.seq, { at: T0, status_code: 200, error: null, latency_ms: 3 }, { status: 'Delivered', completed: T0 });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import type { ClientRow } from '../../../src/service/store/clients.js';
-import type { ConsumerRow, EventInput } from '../../../src/service/store/events.js';
+import { deliveryIdOf, type ConsumerRow, type EventInput } from '../../../src/service/store/events.js';
 import { deliveryMethods } from '../../../src/service/store/pg/deliveries.js';
 import { eventMethods } from '../../../src/service/store/pg/events.js';
 import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';
@@ -49,10 +49,16 @@ export function event(id: string, clientId: string, companyId: string | null, fi
   };
 }
 
-/** Delivery ids d1, d2, … in the order asked for. */
-export function counter(prefix = 'd'): () => string {
+/**
+ * Names for the deliveries of events, each to the consumers given (in the consumers'
+ * order): d1, d2, … in the order they are written (prefix `d`), each the id the stores
+ * make (deliveryIdOf). For named(), and for the calls that take a delivery's id.
+ */
+export function deliveryNames(events: Array<[eventId: string, consumerIds: string[]]>, prefix = 'd'): Record<string, string> {
+  const names: Record<string, string> = {};
   let n = 0;
-  return () => `${prefix}${++n}`;
+  for (const [eventId, consumerIds] of events) for (const consumerId of consumerIds) names[`${prefix}${++n}`] = deliveryIdOf(eventId, consumerId);
+  return names;
 }
 
 /** `value` with every string equal to one of `ids` replaced by its name. */

@@ -126,8 +126,8 @@ describePostgres('races between processes on one database', () => {
       // Worker b reads the due data sets, then is slow to act on them.
       let readOn!: () => void;
       const aDone = new Promise<void>((resolve) => (readOn = resolve));
-      const lagging: AsyncStore = { ...b, scheduleCandidates: async () => {
-        const candidates = await b.scheduleCandidates();
+      const lagging: AsyncStore = { ...b, scheduleCandidates: async (requestedBefore) => {
+        const candidates = await b.scheduleCandidates(requestedBefore);
         await aDone;
         return candidates;
       } };

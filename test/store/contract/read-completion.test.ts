@@ -6,7 +6,6 @@ import { eventMethods } from '../../../src/service/store/pg/events.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { describePostgres } from '../../helpers/postgres.js';
-import { counter } from './outbox.js';
 import { makeOwners, pgOwners, relabel } from './owners.js';
 import { onBoth } from './stores.js';
 
@@ -19,12 +18,11 @@ describePostgres('read completion', () => {
   it('answers nothing while a pull is open, then the previous read.completed and the pulls ended since', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
-      const ids = counter();
       let n = 0;
       const record = (companyId: string, eventType: string, pullOperationId?: string) => store.insertEvent({
         id: `e${++n}`, clientId: o.client, companyId, companyTags: [], eventType, generated: `2024-03-01T11:00:${String(n).padStart(2, '0')}Z`,
         body: JSON.stringify({ id: `e${n}`, eventType, payload: pullOperationId ? { pullOperationId } : {} }),
-      }, ids);
+      });
       const pull = (id: string, companyId: string, dataType: string, status: 'Queued' | 'Complete' | 'FetchError') =>
         store.insertPull({ id, companyId, connectionId: companyId === o.a ? o.a1 : o.b1, dataType, status, generation: 1, requested: T0 });
       const answers: unknown[] = [await store.readCompletion(o.a, TYPES)]; // no pulls, no events

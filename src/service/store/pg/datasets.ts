@@ -74,9 +74,9 @@ export function datasetMethods(db: Queryable): DatasetMethods {
     rememberAllFields: (fields) => records.rememberAllFields(db, fields),
     recordsPage: (companyId, dataType, generation, request, connectionId) => records.recordsPage(db, companyId, dataType, generation, request, connectionId),
     listRecords: (companyId, dataType, generation, request) => records.listRecords(db, companyId, dataType, generation, request),
-    scheduleCandidates: () => rows<ScheduleCandidate>(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
+    scheduleCandidates: (requestedBefore) => rows<ScheduleCandidate>(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
       JOIN companies c ON c.id = d.company_id
-      WHERE d.last_requested IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
-        AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`),
+      WHERE d.last_requested <= ? AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
+        AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`, [requestedBefore]),
   };
 }

@@ -1,10 +1,10 @@
 // Events and webhook consumers on PostgreSQL, as ../sqlite/events.ts keeps them in SQLite. An
-// event and its deliveries (one per consumer that wants it) are one INSERT statement, so
-// they are written together or not at all, in or out of a transaction. Its number in the
-// account is given when the transaction commits, by a trigger (migrations/011).
+// event, the read of its account's consumers and its deliveries (one per consumer that
+// wants it) are one statement, so they are written together or not at all, in or out of a
+// transaction, in one round trip. Its number in the account is given when the transaction
+// commits, by a trigger (migrations/011).
 import type { AsyncStore } from '../async-store.js';
-import { wantsEvent } from '../../events/wants.js';
-import { readCompletionOf, readCompletionSql, type ConsumerRow, type EventConsumer, type EventRow } from '../events.js';
+import { readCompletionOf, readCompletionSql, type ConsumerRow, type EventInput, type EventRow } from '../events.js';
 import type { EventStore } from '../store.js';
 import { row, rows, run, type Queryable } from './query.js';
 
@@ -15,54 +15,53 @@ const CONSUMER_COLUMNS = 'id, client_id, url, event_types, company_tags, company
 
 const READ_COMPLETION = readCompletionSql((body) => `${body}::json->'payload'->>'pullOperationId'`, 'SELECT unnest(?::text[])');
 
-// The deliveries are written in the order of the ids given (seq follows it).
-const INSERT_EVENT = `WITH e AS (
-    INSERT INTO events (id, client_id, company_id, event_type, generated, body) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq
-  ), d AS (
-    INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
-    SELECT x.id, x.consumer_id, e.seq, ?::text, 'Pending', ?::text, ?::text
-    FROM e, unnest(?::text[], ?::text[]) WITH ORDINALITY AS x (id, consumer_id, n) ORDER BY x.n
-  )
-  SELECT seq FROM e`;
+/** deliveryIdOf (../events.ts) in SQL: sha256 of `eventId/consumerId`, its first 16 bytes as a UUID. */
+const DELIVERY_ID = (eventId: string, consumerId: string) => `substr(encode(sha256(convert_to(${eventId} || '/' || ${consumerId}, 'UTF8')), 'hex'), 1, 32)::uuid::text`;
 
-// Many events and their deliveries in one statement: events numbered in the order given, each delivery joined to its event by id.
-const INSERT_EVENTS = `WITH e AS (
+/** Whether consumer c wants event x: events/wants.ts in SQL (the events contract holds the two to the same answers). */
+const WANTS = `CASE WHEN x.only_consumer IS NOT NULL THEN c.id = x.only_consumer ELSE
+    c.event_types::jsonb @> to_jsonb(x.event_type)
+    AND (c.company_id IS NULL OR c.company_id = x.company_id)
+    AND (c.company_tags IS NULL OR json_array_length(c.company_tags) = 0
+      OR EXISTS (SELECT 1 FROM json_array_elements_text(c.company_tags) t (tag) WHERE t.tag IN (SELECT json_array_elements_text(x.tags::json))))
+  END`;
+
+// Events and their deliveries in one statement, with the read of the consumers they go to:
+// events numbered in the order given, each event's deliveries in its consumers' order. The
+// consumers are held (FOR KEY SHARE) until the transaction ends, so none is deleted under
+// the deliveries that name it.
+const INSERT_EVENTS = `WITH x AS (
+    SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY
+      AS x (id, client_id, company_id, event_type, generated, body, tags, only_consumer, n)
+  ), e AS (
     INSERT INTO events (id, client_id, company_id, event_type, generated, body)
-    SELECT x.id, x.client_id, x.company_id, x.event_type, x.generated, x.body
-    FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS x (id, client_id, company_id, event_type, generated, body, n) ORDER BY x.n
-    RETURNING id, seq, company_id, generated
+    SELECT id, client_id, company_id, event_type, generated, body FROM x ORDER BY n
+    RETURNING id, seq
+  ), c AS (
+    SELECT id, client_id, event_types, company_tags, company_id, seq FROM webhook_consumers
+    WHERE client_id IN (SELECT client_id FROM x) AND disabled = 0 FOR KEY SHARE
   ), d AS (
     INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
-    SELECT y.id, y.consumer_id, e.seq, e.company_id, 'Pending', e.generated, e.generated
-    FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS y (id, consumer_id, event_id, n) JOIN e ON e.id = y.event_id ORDER BY y.n
+    SELECT ${DELIVERY_ID('x.id', 'c.id')}, c.id, e.seq, x.company_id, 'Pending', x.generated, x.generated
+    FROM x JOIN e ON e.id = x.id JOIN c ON c.client_id = x.client_id
+    WHERE ${WANTS}
+    ORDER BY x.n, c.seq
   )
   SELECT id, seq FROM e`;
 
-const CONSUMERS = 'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY seq FOR KEY SHARE';
+async function insertEvents(db: Queryable, events: EventInput[]): Promise<number[]> {
+  if (events.length === 0) return [];
+  const inserted = await rows<{ id: string; seq: number }>(db, INSERT_EVENTS, [
+    ...(['id', 'clientId', 'companyId', 'eventType', 'generated', 'body'] as const).map((key) => events.map((event) => event[key])),
+    events.map((event) => JSON.stringify(event.companyTags)), events.map((event) => event.onlyConsumer ?? null)]);
+  const seqs = new Map(inserted.map((r) => [r.id, Number(r.seq)]));
+  return events.map((event) => seqs.get(event.id)!);
+}
 
 export function eventMethods(db: Queryable): EventMethods {
   return {
-    /**
-     * Call inside the change's transaction: the consumers read are held (FOR KEY SHARE)
-     * until it ends, so none is deleted under the deliveries that name it.
-     */
-    insertEvent: async (event, deliveryId) => {
-      const chosen = (await rows<EventConsumer>(db, CONSUMERS, [event.clientId])).filter((consumer) => wantsEvent(consumer, event));
-      const ids = chosen.map(() => deliveryId());
-      const inserted = await row<{ seq: number }>(db, INSERT_EVENT, [event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body,
-        event.companyId, event.generated, event.generated, ids, chosen.map((consumer) => consumer.id)]);
-      return inserted!.seq;
-    },
-    eventConsumers: (clientId) => rows<EventConsumer>(db, CONSUMERS, [clientId]),
-    insertEvents: async (events) => {
-      if (events.length === 0) return [];
-      const deliveries = events.flatMap(({ event, deliveries: its }) => its.map((delivery) => ({ ...delivery, eventId: event.id })));
-      const inserted = await rows<{ id: string; seq: number }>(db, INSERT_EVENTS, [
-        ...(['id', 'clientId', 'companyId', 'eventType', 'generated', 'body'] as const).map((key) => events.map(({ event }) => event[key])),
-        deliveries.map((d) => d.id), deliveries.map((d) => d.consumerId), deliveries.map((d) => d.eventId)]);
-      const seqs = new Map(inserted.map((r) => [r.id, Number(r.seq)]));
-      return events.map(({ event }) => seqs.get(event.id)!);
-    },
+    insertEvent: async (event) => (await insertEvents(db, [event]))[0]!,
+    insertEvents: (events) => insertEvents(db, events),
     // Numbered at commit (migrations/011): an event still unnumbered is one this reader cannot see yet.
     eventsAfter: (clientId, afterAccountSeq, limit) => rows<EventRow>(db,
       'SELECT * FROM events WHERE client_id = ? AND account_seq > ? ORDER BY account_seq LIMIT ?', [clientId, afterAccountSeq, limit]),

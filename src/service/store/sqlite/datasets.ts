@@ -98,10 +98,10 @@ export function listRecords(db: Db, companyId: string, dataType: string, generat
   return runPagePlan<RecordBytes>(db, recordsPage(db, companyId, dataType, generation, request));
 }
 
-/** Data sets synced before and with no pull open now: the ones a schedule may queue again. */
-export function scheduleCandidates(db: Db): ScheduleCandidate[] {
+/** Data sets last requested at or before `requestedBefore`, with no pull open now: the ones a schedule may queue again. */
+export function scheduleCandidates(db: Db, requestedBefore: string): ScheduleCandidate[] {
   return prepared(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
     JOIN companies c ON c.id = d.company_id
-    WHERE d.last_requested IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
-      AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`).all() as ScheduleCandidate[];
+    WHERE d.last_requested <= ? AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
+      AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`).all(requestedBefore) as ScheduleCandidate[];
 }

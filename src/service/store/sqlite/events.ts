@@ -4,36 +4,38 @@
 import type { Db } from './db.js';
 import { prepared } from './statements.js';
 import { wantsEvent } from '../../events/wants.js';
-import { readCompletionOf, readCompletionSql, type CompletionTypes, type EventConsumer, type EventInput, type EventRow, type EventWithDeliveries, type ConsumerRow, type ReadCompletion } from '../events.js';
+import {
+  deliveryIdOf, readCompletionOf, readCompletionSql, type CompletionTypes, type EventConsumer, type EventInput, type EventRow, type ConsumerRow, type ReadCompletion,
+} from '../events.js';
 
 /**
- * Records the event and its deliveries; returns the event's sequence number. Its number in
- * the account is taken here: SQLite runs one writing transaction at a time, so the
- * account's numbers commit in order (the PostgreSQL store numbers at commit instead).
+ * Records each event and a delivery per enabled consumer that wants it; returns their
+ * sequence numbers. Each event's number in its account is taken here: SQLite runs one
+ * writing transaction at a time, so the account's numbers commit in order (the PostgreSQL
+ * store numbers at commit instead).
  */
-export function insertEvent(db: Db, event: EventInput, deliveryId: () => string): number {
-  const chosen = eventConsumers(db, event.clientId).filter((consumer) => wantsEvent(consumer, event));
-  return insertEvents(db, [{ event, deliveries: chosen.map((consumer) => ({ id: deliveryId(), consumerId: consumer.id })) }])[0]!;
-}
-
-/** The account's enabled consumers, oldest first. */
-export function eventConsumers(db: Db, clientId: string): EventConsumer[] {
-  return prepared(db, 'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY rowid').all(clientId) as EventConsumer[];
-}
-
-/** Each event, numbered in its account, and its deliveries as given (in-process: one call, a statement or two each). */
-export function insertEvents(db: Db, events: EventWithDeliveries[]): number[] {
+export function insertEvents(db: Db, events: EventInput[]): number[] {
+  const consumersOf = new Map<string, EventConsumer[]>();
+  const consumers = prepared(db, 'SELECT id, event_types, company_tags, company_id FROM webhook_consumers WHERE client_id = ? AND disabled = 0 ORDER BY rowid');
   const counter = prepared(db, `INSERT INTO event_counters (client_id, last_seq) VALUES (?, 1)
     ON CONFLICT (client_id) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`).pluck();
   const insertEvent = prepared(db, `INSERT INTO events (id, client_id, company_id, event_type, generated, body, account_seq) VALUES (?, ?, ?, ?, ?, ?, ?)`);
   const insertDelivery = prepared(db, `INSERT INTO webhook_deliveries (id, consumer_id, event_seq, company_id, status, next_attempt, created)
     VALUES (?, ?, ?, ?, 'Pending', ?, ?)`);
-  return events.map(({ event, deliveries }) => {
+  return events.map((event) => {
+    let ofAccount = consumersOf.get(event.clientId);
+    if (!ofAccount) consumersOf.set(event.clientId, ofAccount = consumers.all(event.clientId) as EventConsumer[]);
     const accountSeq = counter.get(event.clientId) as number;
     const seq = Number(insertEvent.run(event.id, event.clientId, event.companyId, event.eventType, event.generated, event.body, accountSeq).lastInsertRowid);
-    for (const delivery of deliveries) insertDelivery.run(delivery.id, delivery.consumerId, seq, event.companyId, event.generated, event.generated);
+    for (const consumer of ofAccount) {
+      if (wantsEvent(consumer, event)) insertDelivery.run(deliveryIdOf(event.id, consumer.id), consumer.id, seq, event.companyId, event.generated, event.generated);
+    }
     return seq;
   });
+}
+
+export function insertEvent(db: Db, event: EventInput): number {
+  return insertEvents(db, [event])[0]!;
 }
 
 /** The account's events after its number `afterAccountSeq`, oldest first. */
