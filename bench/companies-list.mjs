@@ -14,7 +14,7 @@
 // against the plain one's. Target: within 5% (>= 95% of the plain service's requests/s).
 // Usage: npm run build && node bench/companies-list.mjs [--store=sqlite|postgres|both] [--rounds=3] [--duration=5] [--connections=16] [--breakdown] [--observed]
 import { request } from 'undici';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,12 +24,14 @@ import { STORE_NAMES, distDir, median, option, runLoad, startBareServer, startFa
 const TARGET = 0.6;
 const OBSERVED_TARGET = 0.95;
 const observed = process.argv.includes('--observed');
-const { LOG_BATCH_BYTES, createLogger } = await import(pathToFileURL(join(distDir, 'service', 'observability', 'logger.js')).href);
+const { createLogger } = await import(pathToFileURL(join(distDir, 'service', 'observability', 'logger.js')).href);
+const { LineBatch } = await import(pathToFileURL(join(distDir, 'service', 'observability', 'line-batch.js')).href);
 const logDir = observed ? mkdtempSync(join(tmpdir(), 'ferry-bench-logs-')) : undefined;
 
 /** Metrics on and one JSON line per request into a file of its own, written as `ferry serve 2> file` writes its stderr (logger.ts). */
 function observedOptions(store) {
-  const stream = pino.destination({ dest: join(logDir, `${store}.log`), sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: 200 });
+  const fd = openSync(join(logDir, `${store}.log`), 'w');
+  const stream = new LineBatch(pino.destination({ dest: fd, sync: false }), fd);
   return { metrics: true, logger: createLogger({ format: 'json', level: 'info', stream, name: 'ferry-serve' }) };
 }
 const PATH = '/companies?pageSize=100';

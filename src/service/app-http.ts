@@ -37,12 +37,9 @@ export interface HttpState {
 export function createFastify(options: ServiceOptions): FastifyInstance {
   const app = Fastify({
     // The log's own logger when there is one; the request lines are observability/requests.ts's, one per request.
-    // No pino child logger made per request (fastify's default), which is pino work on every
-    // request: fastify's own rare lines go to the process's logger, the request line carries the id.
     ...(options.logger ? {
-      loggerInstance: options.logger as FastifyBaseLogger,
+      loggerInstance: childless(options.logger as FastifyBaseLogger),
       logController: new LogController({ disableRequestLogging: true }),
-      childLoggerFactory: (logger: FastifyBaseLogger) => logger,
     } : { logger: false }),
     bodyLimit: MAX_BODY_BYTES,
     genReqId: () => randomUUID(),
@@ -71,6 +68,18 @@ export function createFastify(options: ServiceOptions): FastifyInstance {
     else done(errors.unsupportedMediaType(), undefined);
   });
   return app;
+}
+
+/**
+ * The process's logger as fastify's, its child() itself: fastify asks for a child per
+ * request (a pino child is pino work on every request, and a childLoggerFactory of our own
+ * is checked method by method on every request). fastify's own rare lines go to the
+ * process's logger; the request line carries the correlation id.
+ */
+function childless(logger: FastifyBaseLogger): FastifyBaseLogger {
+  // pino's own children are made this way: its methods, read through the prototype.
+  const same: FastifyBaseLogger = Object.create(logger, { child: { value: () => same } });
+  return same;
 }
 
 /**

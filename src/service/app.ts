@@ -12,7 +12,7 @@ import { ApiError } from './errors.js';
 import { AuthCache } from './http/auth.js';
 import { registerProbeRoutes, type Readiness } from './observability/health.js';
 import { Observation, type Exposition } from './observability/observe.js';
-import { observeRequests } from './observability/requests.js';
+import { InFlight, observeRequests } from './observability/requests.js';
 import type { ServiceOptions } from './options.js';
 import type { AsyncStore } from './store/async-store.js';
 import type { Db } from './store/sqlite/db.js';
@@ -49,7 +49,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const state: HttpState = { maintenance: options.maintenance ?? false, publicUrl: options.publicUrl?.replace(/\/+$/, '') };
   const app = createFastify(options);
   // First: every request is counted, timed and logged, whatever the hooks below make of it.
-  const inFlight = observeRequests(app, observation.http(ctx), options.logger, core.requests);
+  const inFlight = new InFlight();
+  observeRequests(app, inFlight, observation.http(ctx, inFlight), options.logger, core.requests);
   const readiness = observation.readiness(store, core.outage, core.background, () => state.maintenance);
   const authCache = new AuthCache(store, core.clock);
   addRequestHooks(app, core, authCache, state, options.trustProxy);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createService } from '../../src/service/app.js';
 import Fastify from 'fastify';
-import { observeRequests } from '../../src/service/observability/requests.js';
+import { InFlight, observeRequests } from '../../src/service/observability/requests.js';
 import { busyTest, loadGauge, measureLoad, RequestTime } from '../../src/service/sync/request-load.js';
 import { freshTokens, readTokens } from '../../src/service/tokens.js';
 import { anotherStore } from '../helpers/at-rest.js';
@@ -77,7 +77,7 @@ describe('the request thread\'s load gauge', () => {
   it('reads busy while a client request is in flight, and not for event streams, probes or other work on the thread', async () => {
     const requests = new RequestTime();
     const app = Fastify();
-    observeRequests(app, undefined, undefined, requests);
+    observeRequests(app, new InFlight(), undefined, undefined, requests);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const arrived = new Set<string>();

@@ -9,7 +9,9 @@ export function dataTypeLabel(dataType: string): string {
   return dataType.startsWith('custom/') ? 'custom' : 'other';
 }
 
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** Every value of the `method` label: a method outside the list is `OTHER`. */
+export const METHOD_LABELS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'OTHER'] as const;
+const METHODS = new Set<string>(METHOD_LABELS.slice(0, -1));
 
 export function methodLabel(method: string): string {
   return METHODS.has(method) ? method : 'OTHER';

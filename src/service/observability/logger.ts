@@ -5,13 +5,12 @@
 // reach it (and Authorization would be redacted if anything ever logged a request whole).
 import { pino, type Logger } from 'pino';
 import type { Writable } from 'node:stream';
+import { stderrLines, type LineBatch } from './line-batch.js';
 import { isoTimeBySecond } from './log-time.js';
 import { prettyStream } from './pretty.js';
 import type { EventLog } from './signals.js';
 
 export type { Logger };
-/** Log lines gathered before a write of the process's stderr (destination()). */
-export const LOG_BATCH_BYTES = 15 * 1024;
 export type LogFormat = 'json' | 'pretty' | 'off';
 export const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty', 'off'];
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -37,15 +36,15 @@ export function createLogger(options: LoggerOptions): Logger {
 }
 
 /**
- * The process's own stderr is written without blocking, lines gathered up to 15 KiB (under
- * the 16 KiB one write takes) or for at most 200 ms, and flushed at exit (pino's
- * destination): a write per request line, blocking or not, cost a third of a cached page's
- * throughput in its system calls alone, and a write per 4 KiB still a tenth.
+ * The process's own stderr is written without blocking, lines gathered up to 15 KiB or for
+ * at most 200 ms, and flushed at exit (line-batch.ts): a write per request line, blocking or
+ * not, cost a third of a cached page's throughput in its system calls alone, and a write per
+ * 4 KiB still a tenth.
  */
-function destination(options: LoggerOptions): Writable | ReturnType<typeof pino.destination> {
+function destination(options: LoggerOptions): Writable | LineBatch {
   if (options.format === 'pretty') return prettyStream(options.stream);
   if (options.stream !== process.stderr) return options.stream;
-  return pino.destination({ dest: 2, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: 200 });
+  return stderrLines();
 }
 
 /** Background events as log lines: each with its event name, its ids, and its words. */

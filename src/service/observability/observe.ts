@@ -11,7 +11,7 @@ import type { AsyncStore } from '../store/async-store.js';
 import type { OpenedStore } from '../store/open-store.js';
 import { backlogGauges } from './backlog-metrics.js';
 import { Readiness } from './health.js';
-import { httpMetrics, type HttpMetrics } from './http-metrics.js';
+import { httpMetrics, type HttpMetrics, type InFlightCounts } from './http-metrics.js';
 import { eventLog, type Logger } from './logger.js';
 import { signalsOf, type EventLog, type Signals } from './signals.js';
 import { poolGauges, storeTiming, timedStore, unreachableGauge } from './store-metrics.js';
@@ -68,8 +68,8 @@ export class Observation {
   }
 
   /** The request thread's metrics: requests, refusals, the response cache and the read pool. */
-  http(ctx: Pick<ServiceContext, 'responseCache' | 'reads'>): HttpMetrics | undefined {
-    return this.registry && httpMetrics(this.registry, ctx);
+  http(ctx: Pick<ServiceContext, 'responseCache' | 'reads'>, inFlight: InFlightCounts): HttpMetrics | undefined {
+    return this.registry && httpMetrics(this.registry, ctx, inFlight);
   }
 
   /** The exposition: this thread's metrics with the sync thread's added in; undefined without metrics. */

@@ -8,53 +8,61 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type TooManyReason } from '../errors.js';
 import type { RequestTime } from '../sync/request-load.js';
 import { PROBE_PATHS } from './health.js';
-import type { HttpMetrics } from './http-metrics.js';
+import type { HttpMetrics, InFlightCounts } from './http-metrics.js';
 import { methodLabel, routeLabel } from './labels.js';
 import type { Logger } from './logger.js';
+import { requestLineWriter, type RequestLineFields } from './request-line.js';
 
 /** The event stream: a request that lasts as long as its reader likes, so no drain waits for it (the close ends it). */
 const STREAM_ROUTE = '/events/stream';
 
-interface Seen {
-  bytesBefore: number;
-  refusal: TooManyReason | undefined;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
-    seen: Seen | null;
+    /** Its number in flight (InFlight); 0 for an event stream. */
+    flight: number;
+    /** The route's template as matched (null: no route did). */
+    template: string | null;
+    /** Bytes the connection had sent before this answer: what a streamed answer sends is what it adds. */
+    bytesBefore: number;
+    /** Why a 429 was given. */
+    refusal: TooManyReason | null;
   }
 }
 
-export class InFlight {
-  /** Requests being answered, event streams left out: each by a token of its own. */
-  private readonly active = new Set<object>();
-  private streams = 0;
-  /** Drains waiting, each for the requests that were in flight when it began. */
-  private readonly drains = new Set<{ left: Set<object>; done: () => void }>();
+/**
+ * Requests being answered, event streams counted apart. Each request gets the next number;
+ * a drain waits for the numbers given before it began: no set of requests is kept.
+ */
+export class InFlight implements InFlightCounts {
+  private requests = 0;
+  streams = 0;
+  private numbered = 0;
+  /** Drains waiting, each for the requests numbered up to `upTo` that were still in flight when it began. */
+  private readonly drains = new Set<{ upTo: number; left: number; done: () => void }>();
 
-  constructor(private readonly metrics: HttpMetrics | undefined) {}
-
-  /** A request began; the function ends it. */
-  started(stream: boolean): () => void {
-    const token = {};
-    this.metrics?.inFlight.inc();
-    if (stream) this.metrics?.streams.set(++this.streams);
-    else this.active.add(token);
-    return () => {
-      this.metrics?.inFlight.dec();
-      if (stream) this.metrics?.streams.set(--this.streams);
-      this.active.delete(token);
-      for (const drain of this.drains) {
-        drain.left.delete(token);
-        if (drain.left.size === 0) drain.done();
-      }
-    };
+  get all(): number {
+    return this.requests + this.streams;
   }
 
-  /** Requests being answered, event streams left out. */
-  get requests(): number {
-    return this.active.size;
+  /** A request began: its number, which ends it (0 for an event stream). */
+  started(stream: boolean): number {
+    if (stream) {
+      this.streams++;
+      return 0;
+    }
+    this.requests++;
+    return ++this.numbered;
+  }
+
+  ended(flight: number): void {
+    if (flight === 0) {
+      this.streams--;
+      return;
+    }
+    this.requests--;
+    for (const drain of this.drains) {
+      if (flight <= drain.upTo && --drain.left === 0) drain.done();
+    }
   }
 
   /**
@@ -63,10 +71,11 @@ export class InFlight {
    * steady traffic there would always be one.
    */
   settled(deadlineMs: number): Promise<void> {
-    if (this.active.size === 0) return Promise.resolve();
+    if (this.requests === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const drain = {
-        left: new Set(this.active),
+        upTo: this.numbered,
+        left: this.requests,
         done: () => {
           clearTimeout(timer);
           this.drains.delete(drain);
@@ -80,58 +89,68 @@ export class InFlight {
 }
 
 /** `requests`: the time clients' requests are in flight, probes and event streams aside (the sync worker gives way to it). */
-export function observeRequests(app: FastifyInstance, metrics: HttpMetrics | undefined, logger: Logger | undefined, requests?: RequestTime): InFlight {
-  const inFlight = new InFlight(metrics);
-  app.decorateRequest('seen', null);
+export function observeRequests(
+  app: FastifyInstance, inFlight: InFlight, metrics: HttpMetrics | undefined, logger: Logger | undefined, requests?: RequestTime,
+): void {
+  const write = logger && requestLineWriter(logger);
+  app.decorateRequest('flight', 0);
+  app.decorateRequest('template', null);
+  app.decorateRequest('bytesBefore', 0);
+  app.decorateRequest('refusal', null);
   app.addHook('onRequest', (request, reply, done) => {
-    const route = request.routeOptions.url ?? '';
-    const stream = route === STREAM_ROUTE;
-    request.seen = { bytesBefore: request.raw.socket?.bytesWritten ?? 0, refusal: undefined };
-    const end = inFlight.started(stream);
-    const answered = stream || PROBE_PATHS.has(route) ? undefined : requests?.begin();
-    reply.raw.once('close', () => {
-      end();
-      answered?.();
-      ended(request, reply, metrics, logger);
+    const template = request.routeOptions.url ?? null;
+    request.template = template;
+    request.bytesBefore = request.raw.socket?.bytesWritten ?? 0;
+    const stream = template === STREAM_ROUTE;
+    request.flight = inFlight.started(stream);
+    const client = requests !== undefined && !stream && !PROBE_PATHS.has(template ?? '');
+    if (client) requests.start();
+    reply.raw.on('close', () => {
+      inFlight.ended(request.flight);
+      if (client) requests.end();
+      ended(request, reply, metrics, write);
     });
     done();
   });
   app.addHook('onError', (request, _reply, error, done) => {
-    if (request.seen && error instanceof ApiError && error.statusCode === 429) request.seen.refusal = error.refusal;
+    if (error instanceof ApiError && error.statusCode === 429) request.refusal = error.refusal ?? null;
     done();
   });
-  return inFlight;
 }
 
-function ended(request: FastifyRequest, reply: FastifyReply, metrics: HttpMetrics | undefined, logger: Logger | undefined): void {
-  const route = routeLabel(request.routeOptions.url);
-  const method = methodLabel(request.method);
+function ended(request: FastifyRequest, reply: FastifyReply, metrics: HttpMetrics | undefined, write: ((fields: RequestLineFields) => void) | undefined): void {
+  const route = routeLabel(request.template ?? undefined);
   const status = reply.statusCode;
-  const seconds = reply.elapsedTime / 1000;
+  const elapsedMs = reply.elapsedTime;
   if (metrics) {
-    const series = metrics.series(route, method, status);
+    const series = metrics.series(route, methodLabel(request.method), status);
     series.requests.inc();
-    series.duration.observe(seconds);
-    if (status === 429) metrics.refused.inc({ reason: request.seen?.refusal ?? 'rate_limit' });
+    series.duration.observe(elapsedMs / 1000);
+    if (status === 429) metrics.refused.inc({ reason: request.refusal ?? 'rate_limit' });
   }
-  if (!logger) return;
-  const aborted = !reply.raw.writableFinished;
-  const path = request.url.split('?')[0] ?? '/';
-  const durationMs = Math.round(reply.elapsedTime * 10) / 10;
-  // Only the client's id: never the key, nor the Authorization header it came in.
-  const clientId = request.auth?.caller.id;
-  const actingFor = request.auth && request.auth.client.id !== request.auth.caller.id ? request.auth.client.id : undefined;
-  logger.info({
-    event: 'request', method: request.method, route, path, status, durationMs, bytes: bytesOf(request, reply), clientId, actingFor,
-    correlationId: request.id, ...(aborted ? { aborted: true } : {}),
-  }, `${request.method} ${path} ${status} in ${durationMs} ms${aborted ? ' (client went away)' : ''}`);
+  if (!write) return;
+  const { url, auth } = request;
+  const query = url.indexOf('?');
+  write({
+    method: request.method,
+    route,
+    path: query === -1 ? url : url.slice(0, query),
+    status,
+    durationMs: elapsedMs,
+    bytes: bytesOf(request, reply),
+    // Only the client's id: never the key, nor the Authorization header it came in.
+    clientId: auth?.caller.id,
+    actingFor: auth && auth.client.id !== auth.caller.id ? auth.client.id : undefined,
+    correlationId: request.id,
+    aborted: !reply.raw.writableFinished,
+  });
 }
 
 /** The body's length as sent; for a streamed answer (no Content-Length), the bytes written to the connection. */
 function bytesOf(request: FastifyRequest, reply: FastifyReply): number {
   const length = Number(reply.getHeader('content-length'));
   if (Number.isFinite(length)) return length;
-  return Math.max(0, (request.raw.socket?.bytesWritten ?? 0) - (request.seen?.bytesBefore ?? 0));
+  return Math.max(0, (request.raw.socket?.bytesWritten ?? 0) - request.bytesBefore);
 }
 
 /**

@@ -2,17 +2,19 @@
 // or a pull waits for it: queueing behind a transaction, the pool and the database), the
 // PostgreSQL pool's connections and the requests waiting for one, and whether the
 // database can be reached.
-import { Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { AsyncStore } from '../store/async-store.js';
+import { ArrayHistogram, type HistogramSeries } from './array-metrics.js';
 import type { PoolCounts } from '../store/monitoring.js';
 import { METRICS } from './metric-names.js';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-export function storeTiming(registry: Registry): Histogram<'operation'> {
-  return new Histogram({
+/** Kept in plain numbers (array-metrics.ts): a request makes a store call or two. */
+export function storeTiming(registry: Registry): ArrayHistogram {
+  return new ArrayHistogram({
     name: METRICS.storeDuration, help: 'Seconds a store operation took, by operation (the store method, or transaction for a whole transaction).',
-    labelNames: ['operation'], buckets: BUCKETS, registers: [registry],
+    buckets: BUCKETS, registry,
   });
 }
 
@@ -44,17 +46,17 @@ export function unreachableGauge(registry: Registry, ongoing: () => boolean): vo
  * builders compile SQL and touch no database. A transaction is timed whole, its work
  * included; calls made inside it go to its own store (`tx`), untimed.
  */
-export function timedStore(store: AsyncStore, timing: Histogram<'operation'>): AsyncStore {
+export function timedStore(store: AsyncStore, timing: ArrayHistogram): AsyncStore {
   const timed: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(store) as Array<[string, (...args: unknown[]) => unknown]>) {
     if (typeof method !== 'function') continue;
     // Made on first use: the series of operations never called are not sent.
-    let child: ReturnType<typeof timing.labels> | undefined;
+    let series: HistogramSeries | undefined;
     timed[name] = (...args: unknown[]) => {
       const started = performance.now();
       const answer = method(...args);
       if (!(answer instanceof Promise)) return answer;
-      const stop = () => (child ??= timing.labels({ operation: name })).observe((performance.now() - started) / 1000);
+      const stop = () => (series ??= timing.series({ operation: name })).observe((performance.now() - started) / 1000);
       answer.then(stop, stop);
       return answer;
     };

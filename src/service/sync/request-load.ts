@@ -24,15 +24,13 @@ export class RequestTime {
   private since = 0;
   private total = 0;
 
-  /** A request began; the function ends it (once). */
-  begin(): () => void {
+  /** A request began; `end()` once for each `start()`. */
+  start(): void {
     if (this.active++ === 0) this.since = performance.now();
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      if (--this.active === 0) this.total += performance.now() - this.since;
-    };
+  }
+
+  end(): void {
+    if (--this.active === 0) this.total += performance.now() - this.since;
   }
 
   /** Milliseconds with a request in flight since this was made, up to now. */
