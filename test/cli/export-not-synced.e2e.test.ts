@@ -38,6 +38,15 @@ describe('export --all-companies with companies not synced', () => {
     expect(listed.map((r) => r.companyId).sort()).toEqual(ids);
     expect(new Set(listed.map((r) => r.reason))).toEqual(new Set(['notSynced']));
 
+    // In --json too, no skipped company's words name a command without the target's flags: the one command is the hint's.
+    const json = await runFerry([...stack.target(), '--json', 'export', 'invoices', '--all-companies', '--out', join(stack.dir, 'json.ndjson')]);
+    expect(json.code, json.stderr).toBe(3);
+    const sayings = `${json.stdout}\n${json.stderr}`;
+    expect(sayings).toContain('--from-results');
+    for (const line of sayings.split('ferry ').slice(1)) {
+      if (line.startsWith('sync')) for (const flag of stack.target()) expect(line).toContain(flag);
+    }
+
     const hint = printedAfter(first.stderr, 'then export again:');
     expect(hint).toContain('--from-results');
     expect(hint).not.toContain('…');

@@ -212,7 +212,7 @@ class Run {
       const company = this.companies[i]!;
       const entry = journal.get(company.id);
       if (entry?.outcome === 'skipped') {
-        this.skipped.set(company.id, { companyId: company.id, name: company.name, status: entry.status, reason: entry.reason as SkippedCompany['reason'], message: skipMessage(entry.reason, entry.status, company.id, this.plan.dataType) });
+        this.skipped.set(company.id, { companyId: company.id, name: company.name, status: entry.status, reason: entry.reason as SkippedCompany['reason'], message: skipMessage(entry.reason, entry.status, this.plan.dataType) });
       } else if (entry?.outcome === 'exported') {
         this.exported += 1;
         const bookmark = new BookmarkTracker(this.previous[company.id], entry.bookmark).result(bookmarkTime());

@@ -33,7 +33,7 @@ export async function unavailable(err: ApiRequestError, company: ListedCompany, 
   // With --all-companies a company that vanished after the list was taken is skipped; with --company, a 404 is the service's own error.
   else if (allCompanies) reason = 'notFound';
   else return err;
-  const message = reason === 'unsupported' ? `${err.message} (HTTP 404)` : skipMessage(reason, err.status, company.id, dataType);
+  const message = reason === 'unsupported' ? `${err.message} (HTTP 404)` : skipMessage(reason, err.status, dataType);
   return new DataSetUnavailable({ companyId: company.id, name: company.name, status: err.status, reason, message }, err, dataType);
 }
 
@@ -47,8 +47,9 @@ export function unavailableError(err: DataSetUnavailable): OpError {
 }
 
 
-export function skipMessage(reason: string, status: number, companyId: string, dataType: string): string {
-  if (reason === 'notSynced') return `the ${dataType} data set is not synced yet (HTTP ${status}); run: ferry sync ${companyId} --data-type ${dataType} --wait`;
+/** A skipped company's words. The command to sync it is the run's hint, which carries the target's flags and reads the not-synced file. */
+export function skipMessage(reason: string, status: number, dataType: string): string {
+  if (reason === 'notSynced') return `the ${dataType} data set is not synced yet (HTTP ${status})`;
   if (reason === 'unsupported') return `its platform does not support ${dataType} (HTTP ${status})`;
   return `the company was not found (HTTP ${status}); it was deleted after the export started`;
 }
