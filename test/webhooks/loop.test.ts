@@ -31,7 +31,9 @@ async function consumer(t: TestService, apiKey: string, url: string, eventTypes 
 
 describe('the delivery loop', () => {
   it('delivers everything to 49 consumers promptly while the 50th hangs', async () => {
-    const t = await startTestStack('service', local);
+    // The hanging receiver is given 30 s: every healthy delivery landing well before that
+    // shows nobody waited for it, however slow a loaded machine makes the rest.
+    const t = await startTestStack('service', { ...local, webhookTuning: { attempt: { timeoutMs: 30_000 } } });
     cleanups.push(() => t.stop());
     const { apiKey } = await t.createClient('Fifty Ltd', 'Paid');
     const healthy = await receiver();
@@ -44,10 +46,9 @@ describe('the delivery loop', () => {
     const started = Date.now();
     const companies = 20;
     for (let i = 0; i < companies; i++) expect((await t.call('POST', '/companies', { apiKey, body: { name: `Fan ${i}` } })).status).toBe(200);
-    // Well inside the 10 s the hanging receiver is given: nobody waited for it.
-    await waitFor('every healthy delivery', async () => healthy.received.length >= 49 * companies, 8_000, 20);
+    await waitFor('every healthy delivery', async () => healthy.received.length >= 49 * companies, 20_000, 20);
     const elapsed = Date.now() - started;
-    expect(elapsed).toBeLessThan(8_000);
+    expect(elapsed).toBeLessThan(20_000);
     expect(healthy.received.every((r) => r.verified === true)).toBe(true);
     const byPath = new Map<string, Set<string>>();
     for (const r of healthy.received) byPath.set(r.path, (byPath.get(r.path) ?? new Set()).add(r.id));
