@@ -289,8 +289,15 @@ try {
     if (!r) continue;
     const statements = r.job.total.statements / companies;
     const commits = r.job.total.commits / companies;
-    target(`${r.name.split(',')[0]}${key === 'latency' ? ` +${latencyMs} ms` : ''}: statements per migrated row`, statements.toFixed(1), `<= ${TARGETS.statements}`, statements <= TARGETS.statements);
-    target(`${r.name.split(',')[0]}${key === 'latency' ? ` +${latencyMs} ms` : ''}: commits per migrated row`, commits.toFixed(1), `<= ${TARGETS.commits}`, commits <= TARGETS.commits);
+    const label = `${r.name.split(',')[0]}${key === 'latency' ? ` +${latencyMs} ms` : ''}`;
+    if (key === 'sqlite') {
+      // Calls into the library in this process, not round trips: printed for regressions;
+      // the targets are PostgreSQL's, where each one crosses to the database.
+      lines.push(`  ${`${label}: statements / commits per migrated row`.padEnd(58)} ${`${statements.toFixed(1)} / ${commits.toFixed(2)}`.padEnd(22)} (in-process; the targets are PostgreSQL's)`);
+      continue;
+    }
+    target(`${label}: statements per migrated row`, statements.toFixed(1), `<= ${TARGETS.statements}`, statements <= TARGETS.statements);
+    target(`${label}: commits per migrated row`, commits.toFixed(2), `<= ${TARGETS.commits}`, commits <= TARGETS.commits);
   }
   if (runs.latency && runs.postgres) {
     const ratio = runs.latency.seconds / runs.postgres.seconds;
