@@ -189,11 +189,11 @@ describe('ferry demo --managed', () => {
    * `ferry ARGS` on a pseudo-terminal (script(1)), in `cwd`, typing each answer once its
    * prompt is on the screen; resolves with the exit code and the screen's text.
    */
-  async function onTerminal(cwd: string, args: string[], answers: Array<[string, string]>): Promise<{ code: number | null | 'timeout'; text: string }> {
+  async function onTerminal(cwd: string, args: string[], answers: Array<[string, string]>, env: Record<string, string> = { FERRY_USER: 'Sam Support' }): Promise<{ code: number | null | 'timeout'; text: string }> {
     const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
     // A wide terminal, so no prompt is wrapped mid-text.
     const command = `stty cols 200 rows 50; ${[process.execPath, FERRY_BIN, ...args].map(quote).join(' ')}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: cleanEnv({ TERM: 'xterm-256color', FERRY_USER: 'Sam Support' }), stdio: 'pipe' });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: cleanEnv({ TERM: 'xterm-256color', ...env }), stdio: 'pipe' });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -255,7 +255,7 @@ describe('ferry demo --managed', () => {
     expect(plan.steps.every((s: { by: string }) => s.by === 'Sam Support')).toBe(true);
   }, BUDGET_MS + 10_000);
 
-  it.skipIf(!hasScript)("on a terminal: Enter at step 4's question is a no, and the rehearsal stops there with what to run to go on", async () => {
+  it.skipIf(!hasScript)("on a terminal: Enter at step 4's question is a no, the rehearsal stops there with what to run to go on, and that command asks who confirms", async () => {
     const cwd = join(work, 'tty-no');
     mkdirSync(cwd, { recursive: true });
     const { code, text } = await onTerminal(cwd, ['demo', '--managed', '--companies', '3', '--data-dir', './tty'], [
@@ -274,5 +274,18 @@ describe('ferry demo --managed', () => {
     expect(text).toContain('ferry managed run --file tty/managed/plan.json --data-dir tty   # go on from step 4\n');
     const plan = JSON.parse(readFileSync(join(cwd, 'tty', 'managed', 'plan.json'), 'utf8'));
     expect(plan.steps.map((s: { state: string }) => s.state)).toEqual(['done', 'done', 'done', 'pending', 'pending', 'pending']);
-  }, BUDGET_MS + 10_000);
+
+    // Later, the command it printed, by someone with neither --by nor FERRY_USER: asked who
+    // confirms, so the plan (and the handover report) never says "unknown".
+    const later = await onTerminal(cwd, ['managed', 'run', '--file', 'tty/managed/plan.json', '--data-dir', 'tty'], [
+      ['"Confirmed by"', 'Ann Example\r'],
+      ['for all 3 companies? (y/N)', 'y\r'],
+      ['Go on to step 5?', 'n\r'],
+    ], {});
+    expect(later.code, later.text).toBe(0);
+    expect(later.text).toContain('Stopped; ferry managed status shows where the plan is');
+    const confirmed = JSON.parse(readFileSync(join(cwd, 'tty', 'managed', 'plan.json'), 'utf8'));
+    expect(confirmed.steps[3]).toMatchObject({ state: 'done', by: 'Ann Example' });
+    expect(confirmed.steps[4].state).toBe('pending');
+  }, 2 * BUDGET_MS + 10_000);
 });
