@@ -16,7 +16,7 @@
 // compared with plain INSERTs on each store (bench/sync-ingest.mjs).
 // Each figure is printed beside its target, PASS or FAIL.
 // Usage: npm run build && node bench/main-job.mjs [--store=sqlite|postgres|both] [--companies N] [--db-latency-ms N]
-//          [--probe-rows N] [--ingest-invoices N] (0 skips the probe or the ingest)
+//          [--probe-rows N] [--ingest-invoices N] (0 skips the probe or the ingest) [--cpu-prof-dir=DIR]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -49,6 +49,9 @@ const latencyMs = arg('db-latency-ms', 0);
 const probeRows = arg('probe-rows', 100);
 const ingestInvoices = arg('ingest-invoices', 200_000);
 const stores = storesOption();
+// --cpu-prof-dir DIR: `ferry serve` (PostgreSQL) writes a CPU profile of each thread there.
+const profileDir = process.argv.find((a) => a.startsWith('--cpu-prof-dir='))?.split('=')[1];
+const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 const work = mkdtempSync(join(tmpdir(), 'ferry-bench-main-job-'));
 
 // The targets, for 10,000 companies (the SQLite time scales with the count).
@@ -140,7 +143,7 @@ async function pullStates(target) {
 
 /** `ferry serve` on PostgreSQL in its own process; resolves once it listens. */
 async function serve(dataDir, databaseUrl, env) {
-  const child = spawn(process.execPath, [ferryMain, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--database', databaseUrl],
+  const child = spawn(process.execPath, [...profileArgs, ferryMain, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--database', databaseUrl],
     { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

@@ -220,6 +220,18 @@ describePostgres('data set store contract', () => {
     expect(sqlite[0]).toBe(1500);
   });
 
+  it('keeps the space around a record\'s JSON, in a page of its own or among others', async () => {
+    const { sqlite, postgres } = await onBoth(methods, async (store) => {
+      const o = await makeOwners(store);
+      await store.upsertRecords(o.a, 'bills', 1, o.a1, [{ id: 's1', data: '{"v":1}' }, { id: 's2', data: ' {"w": [ ]}\n' }]);
+      await store.upsertRecords(o.a, 'bills', 1, o.a1, [{ id: 's3', data: '\t[1, 2] ' }]);
+      await store.upsertRecords(o.a, 'bills', 1, o.a1, [{ id: 's4', data: '{"v": "no space around"}' }]);
+      return Promise.all(['s1', 's2', 's3', 's4'].map((id) => store.getRecord(o.a, 'bills', 1, id)));
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(sqlite).toEqual(['{"v":1}', ' {"w": [ ]}\n', '\t[1, 2] ', '{"v": "no space around"}']);
+  });
+
   it('keeps a record whose text holds \\u0000, byte for byte, where no index reads it', async () => {
     const { sqlite, postgres } = await onBoth(methods, async (store) => {
       const o = await makeOwners(store);
