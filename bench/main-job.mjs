@@ -188,7 +188,8 @@ async function mainJob(name, target) {
     const summary = JSON.parse(migrate.stdout);
     if (summary.migrated !== companies) throw new Error(`migrated ${summary.migrated} of ${companies}: ${migrate.stdout.slice(0, 2000)}`);
     const afterMigrate = await pullStates(started);
-    console.log(`  ferry migrate tokens tokens.csv --yes: ${secs(migrate.seconds)} (${Math.round(companies / migrate.seconds)} rows/s; pulls then: ${JSON.stringify(afterMigrate)}; load ${load()})`);
+    const limit = summary.concurrency ? `concurrency ${summary.concurrency.final} (peak ${summary.concurrency.peak}); ` : '';
+    console.log(`  ferry migrate tokens tokens.csv --yes: ${secs(migrate.seconds)} (${Math.round(companies / migrate.seconds)} rows/s; ${limit}pulls then: ${JSON.stringify(afterMigrate)}; load ${load()})`);
     await settleCounts();
     const migrated = readCounts(countDir);
     const sync = await ferry([...started.args, '--json', 'sync', '--from-results', 'tokens.csv.results.csv', '--wait'], opts);
