@@ -8,7 +8,7 @@ import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimit
 import type { ApiKeyRow, ClientRow, KeyedVersion, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { CompletionTypes, ConsumerRow, EventInput, EventRow, ReadCompletion } from './events.js';
-import type { CompanyInput, CompanyRow } from './companies.js';
+import type { CompanyInput, CompanyRow, NewCompanyRow } from './companies.js';
 import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { CompanyDataStatus, DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { CompletedGeneration, PullChange, RecordBatch } from './grouped-writes.js';
@@ -39,6 +39,12 @@ export interface ClientStore {
 /** Companies, each owned by one client. */
 export interface CompanyStore {
   insertCompany(clientId: string, input: CompanyInput, created: string): CompanyRow;
+  /**
+   * The company as given (newCompanyRow: every column but seq) and its event, written
+   * together or not at all, in or out of a transaction: on PostgreSQL one statement (no
+   * BEGIN/COMMIT around it), on SQLite one transaction. Returns the company as stored.
+   */
+  insertCompanyWithEvent(company: NewCompanyRow, event: EventInput): CompanyRow;
   getCompany(id: string): CompanyRow | undefined;
   countCompanies(clientId: string): number;
   replaceCompany(id: string, input: CompanyInput): CompanyRow;
@@ -323,4 +329,16 @@ export interface Store
   /** Runs `work` as one transaction that takes the write lock before it reads. */
   transaction<T>(work: () => T): T;
   close(): void;
+}
+
+/**
+ * A new company as both stores write it, its columns' defaults spelled out, so that what
+ * goes with it (its company.created event, written in the same statement on PostgreSQL)
+ * can be made before it is stored.
+ */
+export function newCompanyRow(id: string, clientId: string, input: CompanyInput, created: string): NewCompanyRow {
+  return {
+    id, client_id: clientId, name: input.name, description: input.description ?? null, created,
+    created_by_user_name: null, last_sync: null, tags: JSON.stringify(input.tags), products: '[]', ref_subsidiaries: '[]',
+  };
 }
