@@ -80,8 +80,12 @@ export interface ConnectionStore {
   renewRefreshLease(id: string, held: number, until: number): boolean;
   /** Frees the lease if it is still `held`: never the next holder's. */
   releaseRefreshLease(id: string, held: number): void;
-  /** Linked with fresh tokens: errors cleared, the platform's connection info kept. The row as written (undefined when there is none). */
-  markLinked(id: string, connectionInfo: unknown): ConnectionRow | undefined;
+  /**
+   * Linked with fresh tokens: errors cleared, the platform's connection info kept. The row as
+   * written (undefined when there is none). With `tokens`, they are stored as storeTokens
+   * stores them, in the same statement on PostgreSQL (one round trip for both).
+   */
+  markLinked(id: string, connectionInfo: unknown, tokens?: { sealed: Buffer; updated: string }): ConnectionRow | undefined;
 }
 
 /** Data sets: generations (snapshots) of synced records, and the schedule. */

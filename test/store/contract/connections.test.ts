@@ -107,13 +107,20 @@ describePostgres('connection store contract', () => {
       const again = await store.getConnectionById(c.a2!);
       await store.markLinked(c.a3!, null);
       await store.markLinked(c.a5!, '');
+      // With its tokens: both written together, replaced together; a missing connection gets neither.
+      const withTokens = await store.markLinked(c.a4!, { tenantId: 't-4' }, { sealed: Buffer.from([9, 0, 8]), updated: '2024-02-03T00:00:00Z' });
+      const tokensLinked = await store.loadSealedTokens(c.a4!);
+      await store.markLinked(c.a4!, null, { sealed: Buffer.from('replaced'), updated: '2024-02-04T00:00:00Z' });
+      const tokensReplaced = await store.loadSealedTokens(c.a4!);
+      const linkMissing = await outcome(() => store.markLinked('missing', null, { sealed: Buffer.from('x'), updated: '2024-02-04T00:00:00Z' }));
       await store.deauthorize('missing', ERROR);
       const answers = {
         none, first,
         second: await store.loadSealedTokens(c.a1!),
         missing: await store.loadSealedTokens('missing'),
         noConnection: await outcome(() => store.storeTokens('missing', Buffer.from('x'), '2024-02-01T00:00:00Z')),
-        once, twice, linked, again,
+        once, twice, linked, again, withTokens, tokensLinked, tokensReplaced, linkMissing,
+        relinked: await store.getConnectionById(c.a4!),
         linkedNoInfo: await store.getConnectionById(c.a3!),
         linkedEmptyInfo: await store.getConnectionById(c.a5!),
         afterDelete: await (async () => {
@@ -128,6 +135,11 @@ describePostgres('connection store contract', () => {
     expect(sqlite.twice?.errors).toBe(`[${JSON.stringify(ERROR)},${JSON.stringify({ ...ERROR, statusCode: '400', erroredOnUtc: '2024-02-02T00:00:00Z' })}]`);
     expect(sqlite.again?.errors).toBe(`[${JSON.stringify(ERROR)}]`);
     expect(sqlite.noConnection).toBe('rejected');
+    expect(sqlite.withTokens).toMatchObject({ status: 'Linked', connection_info: '{"tenantId":"t-4"}' });
+    expect(sqlite.tokensLinked).toEqual(Buffer.from([9, 0, 8]));
+    expect(sqlite.tokensReplaced).toEqual(Buffer.from('replaced'));
+    expect(sqlite.relinked?.connection_info).toBeNull();
+    expect(sqlite.linkMissing).toBe('rejected');
   });
 
   it('takes, refuses, renews and releases the refresh lease, renewing and releasing only the holder\'s', async () => {

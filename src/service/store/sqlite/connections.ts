@@ -120,7 +120,8 @@ export function releaseRefreshLease(db: Db, id: string, held: number): void {
 }
 
 /** Linked with fresh tokens: errors cleared, the platform's connection info kept. The row as written; undefined when there is none. */
-export function markLinked(db: Db, id: string, connectionInfo: unknown): ConnectionRow | undefined {
+export function markLinked(db: Db, id: string, connectionInfo: unknown, tokens?: { sealed: Buffer; updated: string }): ConnectionRow | undefined {
+  if (tokens) storeTokens(db, id, tokens.sealed, tokens.updated);
   return prepared(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ? RETURNING *')
     .get('Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id) as ConnectionRow | undefined;
 }
