@@ -86,7 +86,14 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
   });
 
   defineRoute(app, '/companies/:companyId', {
-    GET: async (request) => present(request, await ownedCompany(ctx, request)),
+    // The company and its connections in one read.
+    GET: async (request) => {
+      const { companyId = '' } = params(request);
+      const found = await store.getCompanyWithConnections(companyId);
+      if (!found) throw errors.companyNotFound(companyId);
+      assertOwns(request.auth, found.company.client_id);
+      return companyRecord(found.company, found.connections, baseUrlOf(request));
+    },
     // Read, check and write in one transaction: a concurrent change cannot come in between.
     PATCH: withBody(async (request) => store.transaction(async (tx) => {
       const company = await ownedCompany(ctx, request);

@@ -9,7 +9,7 @@ import type { ApiKeyRow, ClientRow, KeyedVersion, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { CompletionTypes, ConsumerRow, EventInput, EventRow, ReadCompletion } from './events.js';
 import type { CompanyInput, CompanyRow, NewCompanyRow } from './companies.js';
-import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
+import type { CompanyConnection, CompanyConnections, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { CompanyDataStatus, DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { CompletedGeneration, PullChange, RecordBatch } from './grouped-writes.js';
 import type { PullBacklogRow } from './monitoring.js';
@@ -58,6 +58,8 @@ export interface ConnectionStore {
   getConnection(companyId: string, id: string): ConnectionRow | undefined;
   /** The company and its connection `id` in one read; undefined when there is no such company. */
   getCompanyConnection(companyId: string, id: string): CompanyConnection | undefined;
+  /** The company and all its connections (oldest first) in one read; undefined when there is no such company. */
+  getCompanyWithConnections(companyId: string): CompanyConnections | undefined;
   listConnections(companyId: string, request: PageRequest): Page<ConnectionRow>;
   /** Connections of many companies in one query, grouped by company id (for company records). */
   connectionsByCompany(companyIds: string[]): Map<string, ConnectionRow[]>;

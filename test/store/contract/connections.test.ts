@@ -76,6 +76,14 @@ describePostgres('connection store contract', () => {
         groupedUnknown: await store.connectionsByCompany(['missing']),
         deleted: await store.getConnectionById(c.a4!),
         afterDelete: await store.connectionsByCompany([a]),
+        allOfCompany: await store.getCompanyWithConnections(a),
+        allOfCompanyB: await store.getCompanyWithConnections(b),
+        allOfNone: await (async () => {
+          const lone = (await store.insertCompany((await store.getCompany(a))!.client_id, { name: 'Lone', tags: {} }, CREATED)).id;
+          names.set(lone, '<lone>');
+          return store.getCompanyWithConnections(lone);
+        })(),
+        allOfMissing: await store.getCompanyWithConnections('missing'),
         noCompany: await outcome(() => store.insertConnection('missing', 'gbol', 'x', CREATED)),
       };
       return relabel(answers, names);
@@ -88,6 +96,12 @@ describePostgres('connection store contract', () => {
     expect([...sqlite.grouped.keys()]).toEqual(['<a>', '<b>']);
     expect(sqlite.badStatus).toBe('rejected');
     expect(sqlite.noCompany).toBe('rejected');
+    // The company as getCompany reads it, with what connectionsByCompany gives it, in one read.
+    expect(sqlite.allOfCompany).toEqual({ company: sqlite.lastSync[1], connections: sqlite.afterDelete.get('<a>') });
+    expect(sqlite.allOfCompany?.connections.map((n) => n.id)).toEqual(['<a1>', '<a2>', '<a3>', '<a5>']);
+    expect(sqlite.allOfCompanyB?.connections.map((n) => n.id)).toEqual(['<b1>']);
+    expect(sqlite.allOfNone).toMatchObject({ company: { name: 'Lone' }, connections: [] });
+    expect(sqlite.allOfMissing).toBeUndefined();
   });
 
   it('stores tokens, deauthorizes and links again', async () => {

@@ -6,7 +6,7 @@ import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
 import type { ConnectionStore } from '../store.js';
-import { COMPANY_CONNECTION, PULL_CONNECTION, splitCompanyConnection, splitPullConnection, type ConnectionRow, type PullConnectionRow } from '../connections.js';
+import { COMPANY_CONNECTION, COMPANY_CONNECTIONS, PULL_CONNECTION, splitCompanyConnection, splitCompanyConnections, splitPullConnection, type ConnectionRow, type PullConnectionRow } from '../connections.js';
 import type { PagePlan, PageRequest } from '../paging.js';
 import { planPgPage, runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
@@ -50,6 +50,7 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
     [randomUUID(), companyId, integrationKey, sourceId, created]))!,
     getConnection: (companyId, id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ? AND company_id = ?', [id, companyId]),
     getCompanyConnection: async (companyId, id) => splitCompanyConnection(await row<Record<string, unknown>>(db, COMPANY_CONNECTION, [id, companyId])),
+    getCompanyWithConnections: async (companyId) => splitCompanyConnections(await rows<Record<string, unknown>>(db, COMPANY_CONNECTIONS, [companyId])),
     listConnections: async (companyId, request) => runPgPagePlan<ConnectionRow>(db, connectionsPage(companyId, request)),
     connectionsByCompany: async (companyIds) => {
       const grouped = new Map<string, ConnectionRow[]>();

@@ -7,8 +7,8 @@ import { planPage, type Page, type PagePlan, type PageRequest } from '../paging.
 import { runPagePlan } from './paging.js';
 import { prepared } from './statements.js';
 import {
-  type CompanyConnection, COMPANY_CONNECTION, type ConnectionStatus, type ConnectionRow, type PullConnection, PULL_CONNECTION, splitCompanyConnection,
-  splitPullConnection, type ConnectionError,
+  type CompanyConnection, type CompanyConnections, COMPANY_CONNECTION, COMPANY_CONNECTIONS, type ConnectionStatus, type ConnectionRow, type PullConnection, PULL_CONNECTION, splitCompanyConnection,
+  splitCompanyConnections, splitPullConnection, type ConnectionError,
 } from '../connections.js';
 
 const connectionFields: FieldResolver = (path) => {
@@ -36,6 +36,10 @@ export function getConnection(db: Db, companyId: string, id: string): Connection
 
 export function getCompanyConnection(db: Db, companyId: string, id: string): CompanyConnection | undefined {
   return splitCompanyConnection(prepared(db, COMPANY_CONNECTION).get(id, companyId) as Record<string, unknown> | undefined);
+}
+
+export function getCompanyWithConnections(db: Db, companyId: string): CompanyConnections | undefined {
+  return splitCompanyConnections(prepared(db, COMPANY_CONNECTIONS).all(companyId) as Array<Record<string, unknown>>);
 }
 
 export function connectionsPage(companyId: string, request: PageRequest): PagePlan {
