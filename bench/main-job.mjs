@@ -108,8 +108,8 @@ function countsBetween(before, after) {
   return { api, worker, total: { statements: api.statements + worker.statements, commits: api.commits + worker.commits } };
 }
 
-/** Files are rewritten every 200 ms by a running service: wait for one round before reading them. */
-const settleCounts = () => new Promise((resolve) => setTimeout(resolve, 500));
+/** Files are rewritten every second by a running service (statement-count.ts): wait for one round before reading them. */
+const settleCounts = () => new Promise((resolve) => setTimeout(resolve, 1_200));
 
 /** One ferry command; fails the bench unless it exits 0. */
 async function ferry(args, options) {

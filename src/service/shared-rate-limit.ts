@@ -29,7 +29,13 @@
 //
 // Instances count while they settle: one with traffic settles every settleEveryMs, an idle
 // one every activeWithinMs / 2 (an empty settle), so N is the live instances, and a stopped
-// one drops out after activeWithinMs.
+// one drops out after activeWithinMs. An instance that is the only one (N = 1 at its last
+// settle) settles every loneSettleEveryMs (activeWithinMs / 2) even with traffic: its own
+// share is then the whole bucket, so its decisions do not wait on the ledger, and a settle
+// per 100 ms was most of the ledger's statements on a service of one instance. It stays
+// counted all the while; one that joins is seen at the lone one's next settle (at most
+// loneSettleEveryMs, not settleEveryMs), and from then on every instance settles every
+// settleEveryMs, exactly as before.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
 import type { RateDecision } from '../lib/rate-limit.js';
@@ -83,6 +89,8 @@ export interface SharedRateLimitOptions {
   activeWithinMs?: number;
   /** A settle not answered by then has failed; 10 settles unless set. */
   settleTimeoutMs?: number;
+  /** How often an instance settles while it is the only one; activeWithinMs / 2 unless set. */
+  loneSettleEveryMs?: number;
   /** This instance's id in the ledger; a random UUID unless set. */
   instance?: string;
   /** The ledger failed: said once per outage, again after a settle succeeds. */
@@ -107,7 +115,10 @@ export class SharedRateLimiter {
   private readonly settleEveryMs: number;
   private readonly activeWithinMs: number;
   private readonly settleTimeoutMs: number;
+  private readonly loneSettleEveryMs: number;
   private count = 1;
+  /** When the last settle was sent (ms), answered or not. */
+  private sentAt = -Infinity;
   /** When the last settle that succeeded was sent (ms). */
   private settledAt = -Infinity;
   private failing = false;
@@ -122,6 +133,7 @@ export class SharedRateLimiter {
     this.settleEveryMs = options.settleEveryMs ?? 100;
     this.activeWithinMs = options.activeWithinMs ?? 10 * this.settleEveryMs;
     this.settleTimeoutMs = options.settleTimeoutMs ?? 10 * this.settleEveryMs;
+    this.loneSettleEveryMs = options.loneSettleEveryMs ?? this.activeWithinMs / 2;
     // The first settle, sent at once, counts this instance in and learns N.
     this.schedule(0);
   }
@@ -181,9 +193,14 @@ export class SharedRateLimiter {
     if (this.closed) return;
     this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
-      if (!this.inFlight) void this.settle();
+      if (!this.inFlight && this.due()) void this.settle();
       this.schedule(this.settleEveryMs);
     }, ms);
+  }
+
+  /** The timer's settle is due: always among several instances, every loneSettleEveryMs when alone. */
+  private due(): boolean {
+    return this.count > 1 || this.options.clock.now().getTime() - this.sentAt >= this.loneSettleEveryMs;
   }
 
   private async settleOnce(): Promise<void> {
@@ -204,6 +221,7 @@ export class SharedRateLimiter {
     // and its N current, so a burst arriving on an idle instance gets the right share.
     if (used.length === 0 && now - this.settledAt < this.activeWithinMs / 2) return;
     let answer: SettleAnswer;
+    this.sentAt = now;
     try {
       answer = await this.withTimeout(this.options.settle({
         instance: this.instance, limit: this.options.limit, now, activeWithinMs: this.activeWithinMs, used,

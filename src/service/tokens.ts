@@ -14,8 +14,13 @@ export function openTokens(sealer: Sealer, connectionId: string, sealed: Buffer 
   return sealed ? sealer.open<Tokens>(sealed, connectionId) : undefined;
 }
 
+/** Tokens sealed for the connection, to be stored (storeTokens, or markLinked with them). */
+export function sealTokens(sealer: Sealer, connectionId: string, tokens: Tokens): Buffer {
+  return sealer.seal(tokens, connectionId);
+}
+
 export async function writeTokens(store: AsyncStore, sealer: Sealer, connectionId: string, tokens: Tokens, updated: string): Promise<void> {
-  await store.storeTokens(connectionId, sealer.seal(tokens, connectionId), updated);
+  await store.storeTokens(connectionId, sealTokens(sealer, connectionId, tokens), updated);
 }
 
 export function sameTokens(a: Tokens, b: Tokens): boolean {

@@ -137,8 +137,43 @@ describe('SharedRateLimiter', () => {
     }
     await time.advance(2_000);
     expect(Array.from({ length: 12 }, both).filter(Boolean)).toHaveLength(10);
-    expect(ledger.calls).toBeGreaterThan(10);
+    // Alone, it settled every 500 ms (activeWithinMs / 2) over the 3.1 s, traffic or not.
+    expect(ledger.calls).toBeGreaterThanOrEqual(6);
+    expect(ledger.calls).toBeLessThanOrEqual(8);
     shared!.close();
+  });
+
+  it('settles every 500 ms while it is the only instance, and every 100 ms once another has joined', async () => {
+    const time = new SimTime();
+    const ledger = memoryLedger(time);
+    const calls = new Map<string, number>();
+    const counted: SettleLedger = (request) => {
+      calls.set(request.instance, (calls.get(request.instance) ?? 0) + 1);
+      return ledger.settle(request);
+    };
+    const make = (instance: string) => new SharedRateLimiter({ limit: 100, clock: time, timers: time, settle: counted, instance });
+    const first = make('instance-1');
+    // Busy alone for 2 s: a settle at once, then one every 500 ms.
+    for (let ms = 0; ms < 2_000; ms += 10) {
+      first.take('key:k1');
+      await time.advance(10);
+    }
+    expect(calls.get('instance-1')).toBe(5);
+    expect(first.instances).toBe(1);
+    const second = make('instance-2');
+    // The second counts the first at once; the first counts the second at its next settle.
+    await time.advance(600);
+    expect([first.instances, second.instances]).toEqual([2, 2]);
+    calls.clear();
+    for (let ms = 0; ms < 1_000; ms += 10) {
+      first.take('key:k1');
+      second.take('key:k1');
+      await time.advance(10);
+    }
+    expect(calls.get('instance-1')).toBeGreaterThanOrEqual(9);
+    expect(calls.get('instance-2')).toBeGreaterThanOrEqual(9);
+    first.close();
+    second.close();
   });
 
   it.each([

@@ -11,12 +11,13 @@ import { createSealer } from '../../src/service/secrets.js';
 import type { AsyncStore } from '../../src/service/store/async-store.js';
 import type { SyncDeps } from '../../src/service/sync/deps.js';
 import { queueAll } from '../../src/service/sync/enqueue.js';
+import { SyncLoop } from '../../src/service/sync/loop.js';
 import { leaseUntil } from '../../src/service/sync/pull-lease.js';
 import { syncOnce } from '../../src/service/sync/sync-once.js';
 import { describePostgres } from '../helpers/postgres.js';
 import { ReadOnlyPlatform } from '../helpers/read-only-platform.js';
 import { twoPgWorkers, twoSqliteWorkers, type OpenTwoWorkers } from './two-workers-support.js';
-import { FakeClock } from '../helpers/sync.js';
+import { FakeClock, waitFor } from '../helpers/sync.js';
 
 const T0 = '2026-01-01T00:00:00Z';
 const INVOICES = 30;
@@ -112,6 +113,33 @@ function scenarios(name: string, open: Open): void {
     expect(events.filter((type) => type === FERRY_EVENTS.dataTypeReadCompleted)).toHaveLength(3);
     expect(events.filter((type) => type === FERRY_EVENTS.dataTypeReadFailed)).toHaveLength(1);
     expect(events.filter((type) => type === 'read.completed')).toHaveLength(1);
+  });
+
+  it(`${name}: a job ending claims the next in its last transaction, so the loop claims once for three companies run one after another`, async () => {
+    const { stores: [store], clock } = await setup();
+    const companies: Array<{ companyId: string; pulls: Map<string, string> }> = [];
+    for (let i = 0; i < 3; i++) companies.push(await company(store, clock));
+    // The loop's own claims, counted; a claim riding in a job's transaction goes through that transaction's store.
+    let claims = 0;
+    const counted: AsyncStore = { ...store, claimJobs: (...args) => ((claims += 1), store.claimJobs(...args)) };
+    // Idle for longer than the test: only a job's end (or the stop) turns the loop again.
+    const loop = new SyncLoop(worker(counted, clock, new Platform()), 60_000);
+    loop.start();
+    try {
+      await waitFor('every company\'s pulls ended', async () => {
+        const rows = await Promise.all(companies.flatMap(({ pulls }) => [...pulls.values()].map(async (id) => (await store.getPull(id))!)));
+        return rows.every((pull) => pull.lease_until === null && ['Complete', 'InternalError'].includes(pull.status));
+      });
+    } finally {
+      await loop.stop();
+    }
+    // The first job claimed by the loop, the second and third each by the job before; at
+    // most one more claim by the loop, which found nothing (one a job would be four).
+    expect(claims).toBeLessThanOrEqual(2);
+    for (const { pulls } of companies) {
+      expect(await store.getPull(pulls.get('invoices')!)).toMatchObject({ status: 'Complete', fetched: INVOICES });
+      expect(await store.getPull(pulls.get('bills')!)).toMatchObject({ status: 'InternalError' });
+    }
   });
 
   it(`${name}: a data type another worker took over rolls back only itself: the job's other writes are tried again one by one and commit`, async () => {

@@ -19,7 +19,7 @@ export function companyReference(company: CompanyRow): Json {
 }
 
 /** company.created / company.deleted: the company as GET /companies/{id} shows it (redirect included). */
-export function companyPayload(company: CompanyRow, connections: ConnectionRow[], baseUrl: string): Json {
+export function companyPayload(company: Omit<CompanyRow, 'seq'>, connections: ConnectionRow[], baseUrl: string): Json {
   return companyRecord(company, connections, baseUrl);
 }
 

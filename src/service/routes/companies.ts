@@ -1,9 +1,10 @@
 // /companies: create (with the Free plan's company limit), list, get, patch, put, delete.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
 import { companyPayload } from '../events/payloads.js';
-import { eventsOf, recordEvent } from '../events/record.js';
+import { eventsOf, recordEvent, recordNewCompany } from '../events/record.js';
 import { errors } from '../errors.js';
 import { assertOwns } from '../http/auth.js';
 import { baseUrlOf, objectBody, params, queryOf } from '../http/body.js';
@@ -13,6 +14,7 @@ import { companyRecord } from '../wire/records.js';
 import { defineRoute, withBody } from '../http/route.js';
 import { FILTERABLE_TAG_KEY, FREE_PLAN_COMPANY_LIMIT } from '../../platforms/limits.js';
 import type { CompanyInput, CompanyRow } from '../store/companies.js';
+import { newCompanyRow } from '../store/store.js';
 
 /** The company named in the path, after the ownership check (404 unknown, 403 not yours). */
 export async function ownedCompany(ctx: ServiceContext, request: FastifyRequest): Promise<CompanyRow> {
@@ -67,20 +69,31 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
     POST: withBody(async (request) => {
       const input = companyInput(objectBody(request));
       const client = request.auth.client;
-      // Count and insert in one transaction so concurrent creates cannot pass the limit together.
-      const row = await store.transaction(async (tx) => {
-        if (client.plan === 'Free' && await tx.countCompanies(client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
-        const company = await tx.insertCompany(client.id, input, isoSeconds(clock.now()));
-        await recordEvent(eventsOf(ctx), { clientId: company.client_id, company, eventType: 'company.created', payload: companyPayload(company, [], baseUrlOf(request)) });
-        return company;
-      });
+      const company = newCompanyRow(randomUUID(), client.id, input, isoSeconds(clock.now()));
+      // The company and its event in one write (one statement on PostgreSQL); on the Free
+      // plan, counted and written in one transaction so concurrent creates cannot pass the
+      // limit together.
+      const insert = () => recordNewCompany(eventsOf(ctx), company, { eventType: 'company.created', payload: companyPayload(company, [], baseUrlOf(request)) });
+      const row = client.plan === 'Free'
+        ? await store.transaction(async (tx) => {
+          if (await tx.countCompanies(client.id) >= FREE_PLAN_COMPANY_LIMIT) throw errors.companyLimit();
+          return insert();
+        })
+        : await insert();
       // A company just made has no connections yet: no read for them.
       return companyRecord(row, [], baseUrlOf(request));
     }),
   });
 
   defineRoute(app, '/companies/:companyId', {
-    GET: async (request) => present(request, await ownedCompany(ctx, request)),
+    // The company and its connections in one read.
+    GET: async (request) => {
+      const { companyId = '' } = params(request);
+      const found = await store.getCompanyWithConnections(companyId);
+      if (!found) throw errors.companyNotFound(companyId);
+      assertOwns(request.auth, found.company.client_id);
+      return companyRecord(found.company, found.connections, baseUrlOf(request));
+    },
     // Read, check and write in one transaction: a concurrent change cannot come in between.
     PATCH: withBody(async (request) => store.transaction(async (tx) => {
       const company = await ownedCompany(ctx, request);

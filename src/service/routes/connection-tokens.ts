@@ -12,7 +12,7 @@ import { errors } from '../errors.js';
 import { failIfAny } from '../http/body.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { ConnectionRow } from '../store/connections.js';
-import { writeTokens } from '../tokens.js';
+import { sealTokens } from '../tokens.js';
 
 /**
  * The tokens checked and verified with the platform (outside any transaction: it is a
@@ -32,7 +32,7 @@ export async function verifyTokens(ctx: ServiceContext, request: FastifyRequest,
 
 /** Seals the verified tokens and marks the connection Linked, in the caller's transaction; the row as written. */
 export async function linkWithTokens(tx: AsyncStore, ctx: ServiceContext, connectionId: string, verdict: Extract<VerifyResult, { ok: true }>, now: string): Promise<ConnectionRow> {
-  await writeTokens(tx, ctx.sealer, connectionId, verdict.tokens, now);
-  // markLinked returns the row it wrote: the caller found the connection under its company's lock.
-  return (await tx.markLinked(connectionId, verdict.connectionInfo))!;
+  // markLinked stores the tokens with the link (one statement on PostgreSQL) and returns the
+  // row it wrote: the caller found the connection under its company's lock.
+  return (await tx.markLinked(connectionId, verdict.connectionInfo, { sealed: sealTokens(ctx.sealer, connectionId, verdict.tokens), updated: now }))!;
 }

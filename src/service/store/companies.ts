@@ -19,3 +19,9 @@ export interface CompanyInput {
   description?: string;
   tags: Record<string, string>;
 }
+
+/** A company about to be written: every column but the store's seq, known before the write. */
+export type NewCompanyRow = Omit<CompanyRow, 'seq'>;
+
+/** The columns newCompanyRow fills, in the order the stores' inserts name them. */
+export const NEW_COMPANY_COLUMNS = ['id', 'client_id', 'name', 'description', 'created', 'created_by_user_name', 'last_sync', 'tags', 'products', 'ref_subsidiaries'] as const;

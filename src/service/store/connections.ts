@@ -64,6 +64,23 @@ const CONNECTION_COLUMNS = ['seq', 'id', 'company_id', 'integration_key', 'sourc
 export const COMPANY_CONNECTION = `SELECT co.*, ${CONNECTION_COLUMNS.map((c) => `n.${c} AS ferry_n_${c}`).join(', ')}
   FROM companies co LEFT JOIN connections n ON n.id = ? AND n.company_id = co.id WHERE co.id = ?`;
 
+/** A company and all its connections, oldest first: a row per connection (one with none when it has none). */
+export const COMPANY_CONNECTIONS = `SELECT co.*, ${CONNECTION_COLUMNS.map((c) => `n.${c} AS ferry_n_${c}`).join(', ')}
+  FROM companies co LEFT JOIN connections n ON n.company_id = co.id WHERE co.id = ? ORDER BY n.seq`;
+
+/** The rows of COMPANY_CONNECTIONS as getCompanyWithConnections answers them. */
+export function splitCompanyConnections(rows: Array<Record<string, unknown>>): CompanyConnections | undefined {
+  const split = rows.map((row) => splitCompanyConnection(row)!);
+  if (split.length === 0) return undefined;
+  return { company: split[0]!.company, connections: split.flatMap(({ connection }) => (connection ? [connection] : [])) };
+}
+
+export interface CompanyConnections {
+  company: CompanyRow;
+  /** Oldest first. */
+  connections: ConnectionRow[];
+}
+
 export interface CompanyConnection {
   company: CompanyRow;
   /** Undefined when the company has no connection of that id. */

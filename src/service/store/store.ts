@@ -8,8 +8,8 @@ import type { AttachmentBody, AttachmentInput, AttachmentInsert, AttachmentLimit
 import type { ApiKeyRow, ClientRow, KeyedVersion, Plan } from './clients.js';
 import type { ConfigKind } from './data-configs.js';
 import type { CompletionTypes, ConsumerRow, EventInput, EventRow, ReadCompletion } from './events.js';
-import type { CompanyInput, CompanyRow } from './companies.js';
-import type { CompanyConnection, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
+import type { CompanyInput, CompanyRow, NewCompanyRow } from './companies.js';
+import type { CompanyConnection, CompanyConnections, ConnectionError, ConnectionRow, ConnectionStatus, PullConnection } from './connections.js';
 import type { CompanyDataStatus, DatasetRow, RecordBytes, RecordInput, ScheduleCandidate } from './datasets.js';
 import type { CompletedGeneration, PullChange, RecordBatch } from './grouped-writes.js';
 import type { PullBacklogRow } from './monitoring.js';
@@ -39,6 +39,12 @@ export interface ClientStore {
 /** Companies, each owned by one client. */
 export interface CompanyStore {
   insertCompany(clientId: string, input: CompanyInput, created: string): CompanyRow;
+  /**
+   * The company as given (newCompanyRow: every column but seq) and its event, written
+   * together or not at all, in or out of a transaction: on PostgreSQL one statement (no
+   * BEGIN/COMMIT around it), on SQLite one transaction. Returns the company as stored.
+   */
+  insertCompanyWithEvent(company: NewCompanyRow, event: EventInput): CompanyRow;
   getCompany(id: string): CompanyRow | undefined;
   countCompanies(clientId: string): number;
   replaceCompany(id: string, input: CompanyInput): CompanyRow;
@@ -52,6 +58,8 @@ export interface ConnectionStore {
   getConnection(companyId: string, id: string): ConnectionRow | undefined;
   /** The company and its connection `id` in one read; undefined when there is no such company. */
   getCompanyConnection(companyId: string, id: string): CompanyConnection | undefined;
+  /** The company and all its connections (oldest first) in one read; undefined when there is no such company. */
+  getCompanyWithConnections(companyId: string): CompanyConnections | undefined;
   listConnections(companyId: string, request: PageRequest): Page<ConnectionRow>;
   /** Connections of many companies in one query, grouped by company id (for company records). */
   connectionsByCompany(companyIds: string[]): Map<string, ConnectionRow[]>;
@@ -74,8 +82,12 @@ export interface ConnectionStore {
   renewRefreshLease(id: string, held: number, until: number): boolean;
   /** Frees the lease if it is still `held`: never the next holder's. */
   releaseRefreshLease(id: string, held: number): void;
-  /** Linked with fresh tokens: errors cleared, the platform's connection info kept. The row as written (undefined when there is none). */
-  markLinked(id: string, connectionInfo: unknown): ConnectionRow | undefined;
+  /**
+   * Linked with fresh tokens: errors cleared, the platform's connection info kept. The row as
+   * written (undefined when there is none). With `tokens`, they are stored as storeTokens
+   * stores them, in the same statement on PostgreSQL (one round trip for both).
+   */
+  markLinked(id: string, connectionInfo: unknown, tokens?: { sealed: Buffer; updated: string }): ConnectionRow | undefined;
 }
 
 /** Data sets: generations (snapshots) of synced records, and the schedule. */
@@ -323,4 +335,16 @@ export interface Store
   /** Runs `work` as one transaction that takes the write lock before it reads. */
   transaction<T>(work: () => T): T;
   close(): void;
+}
+
+/**
+ * A new company as both stores write it, its columns' defaults spelled out, so that what
+ * goes with it (its company.created event, written in the same statement on PostgreSQL)
+ * can be made before it is stored.
+ */
+export function newCompanyRow(id: string, clientId: string, input: CompanyInput, created: string): NewCompanyRow {
+  return {
+    id, client_id: clientId, name: input.name, description: input.description ?? null, created,
+    created_by_user_name: null, last_sync: null, tags: JSON.stringify(input.tags), products: '[]', ref_subsidiaries: '[]',
+  };
 }

@@ -13,7 +13,7 @@ import type { FieldType } from '../query/types.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { RecordInput } from '../store/datasets.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';
-import type { PullFields, PullRow } from '../store/pulls.js';
+import type { PullFields, PullJob, PullRow } from '../store/pulls.js';
 import { pullsEnded, type BackgroundEvents } from './events.js';
 import { LeaseLost, type HeldJob, type HeldPull } from './pull-lease.js';
 
@@ -46,6 +46,12 @@ export interface Written {
 
 type Outcome = { value: Written } | { error: unknown };
 
+/**
+ * Claims the worker's next job inside the job's last transaction, so its lease commits with
+ * the job's end (one commit where there were two); undefined when the worker takes none now.
+ */
+export type ClaimNext = (tx: AsyncStore) => Promise<PullJob | undefined>;
+
 interface Pending {
   write: PullWrite;
   settle: (outcome: Outcome) => void;
@@ -57,8 +63,11 @@ export class JobWriter {
   private timer: NodeJS.Timeout | undefined;
   /** The job's pulls still running: a group commits once each of them waits on it. */
   running = 0;
+  /** The next job, claimed in this job's last transaction (claimNext) and committed with it. */
+  claimed: PullJob | undefined;
 
-  constructor(private readonly store: AsyncStore, private readonly events: BackgroundEvents, private readonly job: HeldJob, private readonly companyId: string) {}
+  constructor(private readonly store: AsyncStore, private readonly events: BackgroundEvents, private readonly job: HeldJob, private readonly companyId: string,
+    private readonly claimNext?: ClaimNext) {}
 
   /** `write` in a transaction, with other pulls' writes; settles once committed (LeaseLost when the pull is no longer this worker's). */
   write(write: PullWrite): Promise<Written> {
@@ -86,7 +95,7 @@ export class JobWriter {
 
   private async commit(group: Pending[]): Promise<void> {
     try {
-      const outcomes = await this.transaction(group.map((item) => item.write));
+      const outcomes = await this.transaction(group.map((item) => item.write), true);
       group.forEach((item, i) => item.settle(outcomes[i]!));
     } catch (err) {
       if (group.length === 1 || isDatabaseLost(err)) {
@@ -95,7 +104,7 @@ export class JobWriter {
       }
       for (const item of group) {
         try {
-          item.settle((await this.transaction([item.write]))[0]!);
+          item.settle((await this.transaction([item.write], false))[0]!);
         } catch (one) {
           item.settle({ error: one });
         }
@@ -103,9 +112,23 @@ export class JobWriter {
     }
   }
 
-  /** The writes in one transaction; a pull whose lease is gone answers LeaseLost, and nothing of it is written. */
-  private async transaction(writes: PullWrite[]): Promise<Outcome[]> {
+  /**
+   * Whether `writes` end every pull still running: the job's last transaction. Each pull
+   * waits on one write at a time, so a group holds at most one of each.
+   */
+  private last(writes: PullWrite[]): boolean {
+    return writes.length >= this.running && writes.every(({ ends, change }) => ends || change.lease_until === null);
+  }
+
+  /**
+   * The writes in one transaction; a pull whose lease is gone answers LeaseLost, and nothing
+   * of it is written. The job's last (when `mayClaim`: not a write tried again alone) also
+   * claims the worker's next job.
+   */
+  private async transaction(writes: PullWrite[], mayClaim: boolean): Promise<Outcome[]> {
+    let next: PullJob | undefined;
     const outcomes = await this.store.transaction(async (tx) => {
+      next = undefined;
       const company = await tx.getCompany(this.companyId);
       const live = writes.filter(({ held }) => !held.lost);
       const written = new Map((await tx.updatePulls(live.map(({ pull, change }) => ({ id: pull.id, fields: change })), this.job.lease)).map((row) => [row.id, row]));
@@ -127,6 +150,7 @@ export class JobWriter {
       }
       // Pulls of the job that do not end here still run, so are open: read.completed cannot be due.
       if (ended.length > 0) await pullsEnded(this.events, ended, this.running > ended.length);
+      if (mayClaim && this.claimNext && !this.claimed && this.last(writes)) next = await this.claimNext(tx);
       return writes.map(({ pull }): Outcome => {
         const row = written.get(pull.id);
         if (!row) return { error: new LeaseLost(pull.id) };
@@ -134,6 +158,7 @@ export class JobWriter {
         return { value: { pull: row, replaced: at < 0 ? null : replaced[at] ?? null } };
       });
     });
+    if (next) this.claimed = next;
     // Known once committed: a pull whose lease was gone is another worker's; one ended or waiting to retry is nobody's.
     writes.forEach(({ held, change, ends }, i) => {
       if (!('value' in outcomes[i]!)) held.lose();

@@ -7,7 +7,7 @@ import type { PullJob, PullRow } from '../store/pulls.js';
 import type { SyncDeps } from './deps.js';
 import { ConnectionAccess } from './connection-access.js';
 import { backgroundEvents } from './events.js';
-import { JobWriter } from './job-writes.js';
+import { JobWriter, type ClaimNext } from './job-writes.js';
 import { jobSignals } from './job-signals.js';
 import type { HeldJob } from './pull-lease.js';
 import { runPull, type JobShare, type PullOutcome } from './run-pull.js';
@@ -15,9 +15,13 @@ import { runPull, type JobShare, type PullOutcome } from './run-pull.js';
 /** Data types of a job fetched at once: the platform prepares the next while one is written. */
 export const FETCH_AHEAD = 3;
 
-/** Runs the job's pulls to their ends (or retry times); settles when all have. */
-export async function runJob(deps: SyncDeps, job: PullJob, held: HeldJob): Promise<void> {
-  const writer = new JobWriter(deps.store, backgroundEvents(deps), held, job.companyId);
+/**
+ * Runs the job's pulls to their ends (or retry times); settles when all have, with the next
+ * job when `claimNext` claimed one in this job's last transaction (its lease is then the
+ * caller's to run or free).
+ */
+export async function runJob(deps: SyncDeps, job: PullJob, held: HeldJob, claimNext?: ClaimNext): Promise<PullJob | undefined> {
+  const writer = new JobWriter(deps.store, backgroundEvents(deps), held, job.companyId, claimNext);
   const share: JobShare = { access: new ConnectionAccess(deps), writer, fetchSlot: slots(FETCH_AHEAD) };
   const pulls = job.pulls.map((pull) => ({ pull, held: held.pull(pull.id) }));
   writer.running = pulls.length;
@@ -36,7 +40,17 @@ export async function runJob(deps: SyncDeps, job: PullJob, held: HeldJob): Promi
   if (left.length > 0) await deps.store.releasePullLeases(left, held.lease).catch((err: unknown) => deps.onError?.(err, 'pull leases'));
   jobSignals(deps, ended);
   const failed = ran.find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
+  if (failed) {
+    // The next job, claimed before this one failed here, is free for any worker at once.
+    if (writer.claimed) await freeJob(deps, writer.claimed);
+    throw failed.reason;
+  }
+  return writer.claimed;
+}
+
+/** A job claimed and not to be run here: its leases freed, so any worker takes it at once. */
+export async function freeJob(deps: SyncDeps, job: PullJob): Promise<void> {
+  await deps.store.releasePullLeases(job.pulls.map((pull) => pull.id), job.lease).catch((err: unknown) => deps.onError?.(err, 'pull leases'));
 }
 
 /** At most `count` of the functions given run at once; the others wait their turn. */

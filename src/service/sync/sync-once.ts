@@ -7,6 +7,8 @@ import { isoSeconds } from '../../lib/clock.js';
 import type { SyncDeps } from './deps.js';
 import { DEFAULT_LEASE_SECONDS, LeaseHeartbeat, leaseUntil } from './pull-lease.js';
 import { pollPendingPushes } from './push-poll.js';
+import type { PullJob } from '../store/pulls.js';
+import type { ClaimNext } from './job-writes.js';
 import { runJob } from './job.js';
 import { queueScheduledSyncs } from './schedule.js';
 
@@ -22,20 +24,29 @@ export interface PassResult {
 /** Jobs run at once unless SyncDeps.concurrency says otherwise. */
 export const DEFAULT_CONCURRENCY = 4;
 
+/** A job running: its pulls' count, and its end, with the next job when it claimed one (claimNext). */
+export interface StartedJob {
+  pulls: number;
+  run: Promise<PullJob | undefined>;
+}
+
 /**
  * Claims up to `limit` due jobs (their leases in one commit; none claimed writes nothing;
  * workers claiming at once each get other companies) and starts each, its leases renewed by
  * `heartbeat`; each returned promise settles when its job has ended here.
  */
-export async function startJobs(deps: SyncDeps, heartbeat: LeaseHeartbeat, limit: number): Promise<Array<{ pulls: number; run: Promise<void> }>> {
+export async function startJobs(deps: SyncDeps, heartbeat: LeaseHeartbeat, limit: number, claimNext?: ClaimNext): Promise<StartedJob[]> {
   const { clock } = deps;
   const now = isoSeconds(clock.now());
   const lease = leaseUntil(clock, heartbeat.seconds);
   const claimed = await deps.store.claimJobs(now, lease, limit);
-  return claimed.map((job) => {
-    const held = heartbeat.hold(job.lease);
-    return { pulls: job.pulls.length, run: runJob(deps, job, held).finally(() => heartbeat.drop(held)) };
-  });
+  return claimed.map((job) => startJob(deps, heartbeat, job, claimNext));
+}
+
+/** Runs a job claimed (by startJobs, or in the last transaction of the job before), its leases renewed by `heartbeat` until it ends. */
+export function startJob(deps: SyncDeps, heartbeat: LeaseHeartbeat, job: PullJob, claimNext?: ClaimNext): StartedJob {
+  const held = heartbeat.hold(job.lease);
+  return { pulls: job.pulls.length, run: runJob(deps, job, held, claimNext).finally(() => heartbeat.drop(held)) };
 }
 
 /** One pass: scheduled syncs queued, due pulls run to their end, pending pushes polled (tests drive passes one by one). */

@@ -33,7 +33,7 @@ export function connectionRecord(row: ConnectionRow, baseUrl: string): Record<st
  * The company as GET /companies/{id} shows it, and as company.created and company.deleted
  * carry it. ferry keeps no parent companies, so referenceParentCompany is never known.
  */
-export function companyRecord(row: CompanyRow, connections: ConnectionRow[], baseUrl: string): Record<string, unknown> {
+export function companyRecord(row: Omit<CompanyRow, 'seq'>, connections: ConnectionRow[], baseUrl: string): Record<string, unknown> {
   return compact({
     id: row.id,
     name: row.name,

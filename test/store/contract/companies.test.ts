@@ -4,12 +4,16 @@
 // compared.
 import { expect, it } from 'vitest';
 import type { CompanyInput } from '../../../src/service/store/companies.js';
+import { newCompanyRow } from '../../../src/service/store/store.js';
 import type { PagePlan, PageRequest } from '../../../src/service/store/paging.js';
 import { clientMethods } from '../../../src/service/store/pg/clients.js';
 import { companyMethods } from '../../../src/service/store/pg/companies.js';
+import { deliveryMethods } from '../../../src/service/store/pg/deliveries.js';
+import { eventMethods } from '../../../src/service/store/pg/events.js';
 import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { describePostgres } from '../../helpers/postgres.js';
+import { consumer, event } from './outbox.js';
 import { outcome, relabel } from './owners.js';
 import { onBoth } from './stores.js';
 
@@ -17,6 +21,7 @@ const methods = (db: Queryable) => ({
   ...clientMethods(db), ...companyMethods(db), runPage: <Row>(plan: PagePlan) => runPgPagePlan<Row>(db, plan),
 });
 type Store = ReturnType<typeof methods>;
+const withEvents = (db: Queryable) => ({ ...methods(db), ...eventMethods(db), ...deliveryMethods(db) });
 
 const COMPANIES: Array<[CompanyInput, string]> = [
   [{ name: 'Acme Ltd', description: 'first', tags: { ferryKey: 'ext:A', region: 'EU', 'region-code': 'eu-1' } }, '2021-01-01T00:00:00Z'],
@@ -124,5 +129,41 @@ describePostgres('company store contract', () => {
     expect(sqlite.regionQuery[0]!.total).toBe(3);
     expect(sqlite.dottedQuery[0]!.total).toBe(1);
     expect(sqlite.badTagKey).toBe('rejected');
+  });
+  it('writes a company and its event together, or neither when either cannot be written', async () => {
+    const { sqlite, postgres } = await onBoth(withEvents, async (store) => {
+      const names = new Map<string, string>();
+      const client = (await store.insertClient({ name: 'Owner', plan: 'Paid', created: '2020-01-01T00:00:00Z' })).id;
+      names.set(client, '<client>');
+      await store.insertConsumer(consumer('c-created', client));
+      const input: CompanyInput = { name: 'Together', description: 'with its event', tags: { ferryKey: 'ext:T' } };
+      const made = newCompanyRow('co-together', client, input, '2024-01-01T00:00:00Z');
+      const stored = await store.insertCompanyWithEvent(made, event('e-together', client, made.id, { companyTags: ['ferryKey:ext:T'] }));
+      // The same row as a company inserted alone, defaults and all.
+      const alone = await store.insertCompany(client, input, '2024-01-01T00:00:00Z');
+      names.set(alone.id, '<alone>');
+      // The company's id taken: no event either.
+      const takenCompany = await outcome(() => store.insertCompanyWithEvent(made, event('e-second', client, made.id)));
+      // The event's id taken: no company either.
+      const other = newCompanyRow('co-other', client, { name: 'Other', tags: {} }, '2024-01-02T00:00:00Z');
+      const takenEvent = await outcome(() => store.insertCompanyWithEvent(other, event('e-together', client, other.id)));
+      const events = await store.eventsAfter(client, 0, 10);
+      return relabel({
+        stored, read: await store.getCompany(made.id), alone: { ...alone, id: undefined, seq: undefined },
+        takenCompany, takenEvent, other: await store.getCompany(other.id), count: await store.countCompanies(client),
+        events: events.map((e) => ({ id: e.id, company: e.company_id, type: e.event_type, body: e.body })),
+        deliveries: await Promise.all(events.map((e) => store.deliveryOfEvent('c-created', e.seq))).then((ds) => ds.map((d) => d?.id ?? null)),
+      }, names);
+    });
+    expect(postgres).toEqual(sqlite);
+    expect(sqlite.read).toEqual(sqlite.stored);
+    expect({ ...sqlite.stored, id: undefined, seq: undefined }).toEqual(sqlite.alone);
+    expect(sqlite.takenCompany).toBe('rejected');
+    expect(sqlite.takenEvent).toBe('rejected');
+    expect(sqlite.other).toBeUndefined();
+    expect(sqlite.count).toBe(2);
+    expect(sqlite.events.map((e) => e.id)).toEqual(['e-together']);
+    expect(sqlite.deliveries).toHaveLength(1);
+    expect(sqlite.deliveries[0]).not.toBeNull();
   });
 });

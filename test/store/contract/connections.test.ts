@@ -76,6 +76,14 @@ describePostgres('connection store contract', () => {
         groupedUnknown: await store.connectionsByCompany(['missing']),
         deleted: await store.getConnectionById(c.a4!),
         afterDelete: await store.connectionsByCompany([a]),
+        allOfCompany: await store.getCompanyWithConnections(a),
+        allOfCompanyB: await store.getCompanyWithConnections(b),
+        allOfNone: await (async () => {
+          const lone = (await store.insertCompany((await store.getCompany(a))!.client_id, { name: 'Lone', tags: {} }, CREATED)).id;
+          names.set(lone, '<lone>');
+          return store.getCompanyWithConnections(lone);
+        })(),
+        allOfMissing: await store.getCompanyWithConnections('missing'),
         noCompany: await outcome(() => store.insertConnection('missing', 'gbol', 'x', CREATED)),
       };
       return relabel(answers, names);
@@ -88,6 +96,12 @@ describePostgres('connection store contract', () => {
     expect([...sqlite.grouped.keys()]).toEqual(['<a>', '<b>']);
     expect(sqlite.badStatus).toBe('rejected');
     expect(sqlite.noCompany).toBe('rejected');
+    // The company as getCompany reads it, with what connectionsByCompany gives it, in one read.
+    expect(sqlite.allOfCompany).toEqual({ company: sqlite.lastSync[1], connections: sqlite.afterDelete.get('<a>') });
+    expect(sqlite.allOfCompany?.connections.map((n) => n.id)).toEqual(['<a1>', '<a2>', '<a3>', '<a5>']);
+    expect(sqlite.allOfCompanyB?.connections.map((n) => n.id)).toEqual(['<b1>']);
+    expect(sqlite.allOfNone).toMatchObject({ company: { name: 'Lone' }, connections: [] });
+    expect(sqlite.allOfMissing).toBeUndefined();
   });
 
   it('stores tokens, deauthorizes and links again', async () => {
@@ -107,13 +121,20 @@ describePostgres('connection store contract', () => {
       const again = await store.getConnectionById(c.a2!);
       await store.markLinked(c.a3!, null);
       await store.markLinked(c.a5!, '');
+      // With its tokens: both written together, replaced together; a missing connection gets neither.
+      const withTokens = await store.markLinked(c.a4!, { tenantId: 't-4' }, { sealed: Buffer.from([9, 0, 8]), updated: '2024-02-03T00:00:00Z' });
+      const tokensLinked = await store.loadSealedTokens(c.a4!);
+      await store.markLinked(c.a4!, null, { sealed: Buffer.from('replaced'), updated: '2024-02-04T00:00:00Z' });
+      const tokensReplaced = await store.loadSealedTokens(c.a4!);
+      const linkMissing = await outcome(() => store.markLinked('missing', null, { sealed: Buffer.from('x'), updated: '2024-02-04T00:00:00Z' }));
       await store.deauthorize('missing', ERROR);
       const answers = {
         none, first,
         second: await store.loadSealedTokens(c.a1!),
         missing: await store.loadSealedTokens('missing'),
         noConnection: await outcome(() => store.storeTokens('missing', Buffer.from('x'), '2024-02-01T00:00:00Z')),
-        once, twice, linked, again,
+        once, twice, linked, again, withTokens, tokensLinked, tokensReplaced, linkMissing,
+        relinked: await store.getConnectionById(c.a4!),
         linkedNoInfo: await store.getConnectionById(c.a3!),
         linkedEmptyInfo: await store.getConnectionById(c.a5!),
         afterDelete: await (async () => {
@@ -128,6 +149,11 @@ describePostgres('connection store contract', () => {
     expect(sqlite.twice?.errors).toBe(`[${JSON.stringify(ERROR)},${JSON.stringify({ ...ERROR, statusCode: '400', erroredOnUtc: '2024-02-02T00:00:00Z' })}]`);
     expect(sqlite.again?.errors).toBe(`[${JSON.stringify(ERROR)}]`);
     expect(sqlite.noConnection).toBe('rejected');
+    expect(sqlite.withTokens).toMatchObject({ status: 'Linked', connection_info: '{"tenantId":"t-4"}' });
+    expect(sqlite.tokensLinked).toEqual(Buffer.from([9, 0, 8]));
+    expect(sqlite.tokensReplaced).toEqual(Buffer.from('replaced'));
+    expect(sqlite.relinked?.connection_info).toBeNull();
+    expect(sqlite.linkMissing).toBe('rejected');
   });
 
   it('takes, refuses, renews and releases the refresh lease, renewing and releasing only the holder\'s', async () => {

@@ -7,8 +7,9 @@ import { jsonField, postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
 import type { CompanyStore } from '../store.js';
-import type { CompanyRow } from '../companies.js';
+import { NEW_COMPANY_COLUMNS, type CompanyRow } from '../companies.js';
 import type { PagePlan, PageRequest } from '../paging.js';
+import { EVENT_CTES, eventParams } from './events.js';
 import { planPgPage } from './paging.js';
 import { row, run, type Queryable } from './query.js';
 
@@ -42,11 +43,21 @@ export function companiesPage(clientId: string, request: PageRequest, tag?: { ke
   return planPgPage({ table: 'companies', key: 'seq', scope, scopeParams, resolve: pgCompanyFields }, request);
 }
 
+// The company and its event (with its deliveries) in one statement: written together or not
+// at all without a transaction, in one round trip. The event's company_id names the company
+// inserted beside it; the foreign key is checked at the statement's end, when both are there.
+const INSERT_COMPANY_WITH_EVENT = `WITH co AS (
+    INSERT INTO companies (${NEW_COMPANY_COLUMNS.join(', ')}) VALUES (${NEW_COMPANY_COLUMNS.map(() => '?').join(', ')}) RETURNING *
+  ), ${EVENT_CTES}
+  SELECT * FROM co`;
+
 export function companyMethods(db: Queryable): Pick<AsyncStore, CompanyMethods> {
   return {
     insertCompany: async (clientId, input, created) => (await row<CompanyRow>(db,
       'INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
       [randomUUID(), clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags)]))!,
+    insertCompanyWithEvent: async (company, event) => (await row<CompanyRow>(db, INSERT_COMPANY_WITH_EVENT,
+      [...NEW_COMPANY_COLUMNS.map((column) => company[column]), ...eventParams([event])]))!,
     getCompany: (id) => row<CompanyRow>(db, 'SELECT * FROM companies WHERE id = ?', [id]),
     countCompanies: async (clientId) => Number((await row<{ n: number }>(db, 'SELECT count(*) AS n FROM companies WHERE client_id = ?', [clientId]))!.n),
     // Undefined when no company has that id, as ../sqlite/companies.ts reads it back.

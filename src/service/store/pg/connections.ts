@@ -6,7 +6,7 @@ import { postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
 import type { AsyncStore } from '../async-store.js';
 import type { ConnectionStore } from '../store.js';
-import { COMPANY_CONNECTION, PULL_CONNECTION, splitCompanyConnection, splitPullConnection, type ConnectionRow, type PullConnectionRow } from '../connections.js';
+import { COMPANY_CONNECTION, COMPANY_CONNECTIONS, PULL_CONNECTION, splitCompanyConnection, splitCompanyConnections, splitPullConnection, type ConnectionRow, type PullConnectionRow } from '../connections.js';
 import type { PagePlan, PageRequest } from '../paging.js';
 import { planPgPage, runPgPagePlan } from './paging.js';
 import { row, rows, run, type Queryable } from './query.js';
@@ -39,6 +39,10 @@ export function connectionsPage(companyId: string, request: PageRequest): PagePl
 const APPEND_ERROR = `CASE WHEN errors IS NULL OR json_array_length(errors) = 0 THEN ('[' || ?::json::text || ']')::json
   ELSE (left(errors::text, -1) || ',' || ?::json::text || ']')::json END`;
 
+const STORE_TOKENS = `INSERT INTO connection_tokens (connection_id, sealed, updated) VALUES (?, ?, ?)
+  ON CONFLICT (connection_id) DO UPDATE SET sealed = excluded.sealed, updated = excluded.updated`;
+const MARK_LINKED = 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ? RETURNING *';
+
 export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMethods> {
   return {
     insertConnection: async (companyId, integrationKey, sourceId, created) => (await row<ConnectionRow>(db, `INSERT INTO connections
@@ -46,6 +50,7 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
     [randomUUID(), companyId, integrationKey, sourceId, created]))!,
     getConnection: (companyId, id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ? AND company_id = ?', [id, companyId]),
     getCompanyConnection: async (companyId, id) => splitCompanyConnection(await row<Record<string, unknown>>(db, COMPANY_CONNECTION, [id, companyId])),
+    getCompanyWithConnections: async (companyId) => splitCompanyConnections(await rows<Record<string, unknown>>(db, COMPANY_CONNECTIONS, [companyId])),
     listConnections: async (companyId, request) => runPgPagePlan<ConnectionRow>(db, connectionsPage(companyId, request)),
     connectionsByCompany: async (companyIds) => {
       const grouped = new Map<string, ConnectionRow[]>();
@@ -64,8 +69,7 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
       await run(db, 'DELETE FROM connections WHERE id = ?', [id]);
     },
     storeTokens: async (connectionId, sealed, updated) => {
-      await run(db, `INSERT INTO connection_tokens (connection_id, sealed, updated) VALUES (?, ?, ?)
-                     ON CONFLICT (connection_id) DO UPDATE SET sealed = excluded.sealed, updated = excluded.updated`, [connectionId, sealed, updated]);
+      await run(db, STORE_TOKENS, [connectionId, sealed, updated]);
     },
     loadSealedTokens: async (connectionId) => (await row<{ sealed: Buffer }>(db, 'SELECT sealed FROM connection_tokens WHERE connection_id = ?', [connectionId]))?.sealed,
     getConnectionById: (id) => row<ConnectionRow>(db, 'SELECT * FROM connections WHERE id = ?', [id]),
@@ -91,8 +95,10 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
     releaseRefreshLease: async (id, held) => {
       await run(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ? AND refresh_lock_until = ?', [id, held]);
     },
-    markLinked: (id, connectionInfo) => row<ConnectionRow>(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ? RETURNING *',
-      ['Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id]),
+    // With tokens, their upsert rides in the same statement (storeTokens' SQL, as a CTE).
+    markLinked: (id, connectionInfo, tokens) => (tokens
+      ? row<ConnectionRow>(db, `WITH t AS (${STORE_TOKENS}) ${MARK_LINKED}`, [id, tokens.sealed, tokens.updated, 'Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id])
+      : row<ConnectionRow>(db, MARK_LINKED, ['Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id])),
     connectionsPage,
   };
 }

@@ -30,7 +30,8 @@ const WANTS = `CASE WHEN x.only_consumer IS NOT NULL THEN c.id = x.only_consumer
 // events numbered in the order given, each event's deliveries in its consumers' order. The
 // consumers are held (FOR KEY SHARE) until the transaction ends, so none is deleted under
 // the deliveries that name it.
-const INSERT_EVENTS = `WITH x AS (
+/** The events' part of a statement, after its WITH: x (the events given), e (inserted: id, seq), c (consumers), d (deliveries). */
+export const EVENT_CTES = `x AS (
     SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY
       AS x (id, client_id, company_id, event_type, generated, body, tags, only_consumer, n)
   ), e AS (
@@ -46,14 +47,20 @@ const INSERT_EVENTS = `WITH x AS (
     FROM x JOIN e ON e.id = x.id JOIN c ON c.client_id = x.client_id
     WHERE ${WANTS}
     ORDER BY x.n, c.seq
-  )
-  SELECT id, seq FROM e`;
+  )`;
+
+const INSERT_EVENTS = `WITH ${EVENT_CTES} SELECT id, seq FROM e`;
+
+/** EVENT_CTES' parameters: eight arrays, an element per event. */
+export function eventParams(events: EventInput[]): unknown[] {
+  return [
+    ...(['id', 'clientId', 'companyId', 'eventType', 'generated', 'body'] as const).map((key) => events.map((event) => event[key])),
+    events.map((event) => JSON.stringify(event.companyTags)), events.map((event) => event.onlyConsumer ?? null)];
+}
 
 async function insertEvents(db: Queryable, events: EventInput[]): Promise<number[]> {
   if (events.length === 0) return [];
-  const inserted = await rows<{ id: string; seq: number }>(db, INSERT_EVENTS, [
-    ...(['id', 'clientId', 'companyId', 'eventType', 'generated', 'body'] as const).map((key) => events.map((event) => event[key])),
-    events.map((event) => JSON.stringify(event.companyTags)), events.map((event) => event.onlyConsumer ?? null)]);
+  const inserted = await rows<{ id: string; seq: number }>(db, INSERT_EVENTS, eventParams(events));
   const seqs = new Map(inserted.map((r) => [r.id, Number(r.seq)]));
   return events.map((event) => seqs.get(event.id)!);
 }

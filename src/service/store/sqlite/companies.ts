@@ -6,13 +6,25 @@ import { companyFields, jsonPath } from './company-fields.js';
 import type { Db } from './db.js';
 import { planPage, type PagePlan, type PageRequest } from '../paging.js';
 import { prepared } from './statements.js';
-import type { CompanyRow, CompanyInput } from '../companies.js';
+import { NEW_COMPANY_COLUMNS, type CompanyRow, type CompanyInput, type NewCompanyRow } from '../companies.js';
+import type { EventInput } from '../events.js';
+import { insertEvents } from './events.js';
 
 export function insertCompany(db: Db, clientId: string, input: CompanyInput, created: string): CompanyRow {
   const id = randomUUID();
   prepared(db, 'INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?)')
     .run(id, clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags));
   return getCompany(db, id)!;
+}
+
+/** The company and its event in one transaction (a savepoint inside one already open): both or neither. */
+export function insertCompanyWithEvent(db: Db, company: NewCompanyRow, event: EventInput): CompanyRow {
+  return db.transaction(() => {
+    prepared(db, `INSERT INTO companies (${NEW_COMPANY_COLUMNS.join(', ')}) VALUES (${NEW_COMPANY_COLUMNS.map(() => '?').join(', ')})`)
+      .run(...NEW_COMPANY_COLUMNS.map((column) => company[column]));
+    insertEvents(db, [event]);
+    return getCompany(db, company.id)!;
+  })();
 }
 
 export function getCompany(db: Db, id: string): CompanyRow | undefined {

@@ -7,8 +7,8 @@ import { planPage, type Page, type PagePlan, type PageRequest } from '../paging.
 import { runPagePlan } from './paging.js';
 import { prepared } from './statements.js';
 import {
-  type CompanyConnection, COMPANY_CONNECTION, type ConnectionStatus, type ConnectionRow, type PullConnection, PULL_CONNECTION, splitCompanyConnection,
-  splitPullConnection, type ConnectionError,
+  type CompanyConnection, type CompanyConnections, COMPANY_CONNECTION, COMPANY_CONNECTIONS, type ConnectionStatus, type ConnectionRow, type PullConnection, PULL_CONNECTION, splitCompanyConnection,
+  splitCompanyConnections, splitPullConnection, type ConnectionError,
 } from '../connections.js';
 
 const connectionFields: FieldResolver = (path) => {
@@ -36,6 +36,10 @@ export function getConnection(db: Db, companyId: string, id: string): Connection
 
 export function getCompanyConnection(db: Db, companyId: string, id: string): CompanyConnection | undefined {
   return splitCompanyConnection(prepared(db, COMPANY_CONNECTION).get(id, companyId) as Record<string, unknown> | undefined);
+}
+
+export function getCompanyWithConnections(db: Db, companyId: string): CompanyConnections | undefined {
+  return splitCompanyConnections(prepared(db, COMPANY_CONNECTIONS).all(companyId) as Array<Record<string, unknown>>);
 }
 
 export function connectionsPage(companyId: string, request: PageRequest): PagePlan {
@@ -120,7 +124,8 @@ export function releaseRefreshLease(db: Db, id: string, held: number): void {
 }
 
 /** Linked with fresh tokens: errors cleared, the platform's connection info kept. The row as written; undefined when there is none. */
-export function markLinked(db: Db, id: string, connectionInfo: unknown): ConnectionRow | undefined {
+export function markLinked(db: Db, id: string, connectionInfo: unknown, tokens?: { sealed: Buffer; updated: string }): ConnectionRow | undefined {
+  if (tokens) storeTokens(db, id, tokens.sealed, tokens.updated);
   return prepared(db, 'UPDATE connections SET status = ?, errors = NULL, connection_info = ? WHERE id = ? RETURNING *')
     .get('Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id) as ConnectionRow | undefined;
 }
