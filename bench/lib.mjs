@@ -135,13 +135,16 @@ export async function startSeededServe({ companies = 10_000, store = 'sqlite', a
     await seedCompanies(started, companies);
     const auth = basic(started.service.adminKey);
     await started.close();
-    const stderr = stderrFile ? openSync(stderrFile, 'w') : 'ignore';
+    const stderr = stderrFile ? openSync(stderrFile, 'w') : 'pipe';
     const nodeArgs = (process.env.FERRY_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
     child = spawn(process.execPath, [
       ...nodeArgs, join(distDir, 'cli', 'main.js'), 'serve', '--json', '--data-dir', started.dataDir, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0',
       ...(started.database ? ['--database', started.database.url] : []), ...args,
     ], { stdio: ['ignore', 'pipe', stderr], env: { ...process.env, FERRY_DATABASE_URL: '' } });
     if (typeof stderr === 'number') closeSync(stderr);
+    // Without a file, the last of stderr is kept to say why a start failed.
+    let said = '';
+    child.stderr?.on('data', (chunk) => { said = (said + chunk).slice(-2000); });
     const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
     const listening = await new Promise((resolve, reject) => {
       let out = '';
@@ -158,7 +161,7 @@ export async function startSeededServe({ companies = 10_000, store = 'sqlite', a
       };
       child.stdout.on('data', onData);
       child.once('error', reject);
-      exited.then((code) => reject(new Error(`ferry serve exited (${code}) before listening${stderrFile ? `; its stderr is in ${stderrFile}` : ''}`)));
+      exited.then((code) => reject(new Error(`ferry serve exited (${code}) before listening${stderrFile ? `; its stderr is in ${stderrFile}` : `: ${said}`}`)));
     });
     return {
       store,

@@ -3,7 +3,8 @@
 // plain and with metrics and a JSON log line per request (stderr to a file), one after the
 // other, each over its own seeded data dir: what the observed path costs, apart from how
 // the two cores share the load generator's work. Linux only.
-// Usage: npm run build && node bench/serve-cpu.mjs [--store=sqlite|postgres] [--duration=9] [--connections=16] [--rounds=1]
+// Usage: npm run build && node bench/serve-cpu.mjs [--store=sqlite|postgres] [--duration=9] [--connections=16] [--rounds=1] [--kinds=plain,metrics,log,observed]
+// (--kinds: which services, in turn; metrics and log are each half of observed; default plain,observed)
 // FERRY_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' profiles each process (written at its exit).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,8 @@ function threads(pid) {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '#');
+      // The main thread by its id (worker threads share its name).
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '#');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       by[name] = (by[name] ?? 0) + Number(fields[11]) + Number(fields[12]);
     } catch {
@@ -33,10 +35,13 @@ function threads(pid) {
 }
 
 const logDir = mkdtempSync(join(tmpdir(), 'ferry-serve-cpu-'));
-const kinds = [
-  { name: 'plain', args: ['--log-format', 'off'] },
-  { name: 'observed', args: ['--metrics-port', '0', '--log-format', 'json'], log: true },
-];
+const KINDS = {
+  plain: { args: ['--log-format', 'off'] },
+  metrics: { args: ['--metrics-port', '0', '--log-format', 'off'] },
+  log: { args: ['--log-format', 'json'], log: true },
+  observed: { args: ['--metrics-port', '0', '--log-format', 'json'], log: true },
+};
+const kinds = (process.argv.find((a) => a.startsWith('--kinds='))?.slice(8) ?? 'plain,observed').split(',').map((name) => ({ name, ...KINDS[name] }));
 const results = Object.fromEntries(kinds.map((k) => [k.name, []]));
 try {
   for (let round = 0; round < rounds; round++) {

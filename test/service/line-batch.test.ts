@@ -1,6 +1,6 @@
-// The log's batch copies each line's UTF-8 into a buffer as it comes (line-batch.ts): the
-// bytes that reach the file must be the lines' own, in order, across batch boundaries, for
-// characters of one to four bytes, a lone surrogate, and a line too long for a batch's room.
+// The log's batch (line-batch.ts) gathers lines and hands them on as one write: the bytes
+// that reach the file must be the lines' own, in order, across batch boundaries, for
+// characters of one to four bytes, a lone surrogate, and lines longer than a batch.
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,8 +18,8 @@ function batchToFile() {
   dirs.push(dir);
   const file = join(dir, 'log');
   const fd = openSync(file, 'w');
-  const out = pino.destination({ dest: fd, sync: false, contentMode: 'buffer' });
-  return { batch: new LineBatch(out as never, fd), read: () => readFileSync(file) };
+  const out = pino.destination({ dest: fd, sync: false });
+  return { batch: new LineBatch(out, fd), read: () => readFileSync(file) };
 }
 
 async function until(done: () => boolean): Promise<void> {
