@@ -12,31 +12,48 @@
 // --observed adds, per store, the same service with Prometheus metrics on and a JSON log line
 // per request (written to a file, as a shipper would read it), and prints its throughput
 // against the plain one's. Target: within 5% (>= 95% of the plain service's requests/s).
+// With --observed both services of a store run as operators run them, each a `ferry serve`
+// process of its own (lib.mjs startSeededServe): the plain one with --log-format off, the
+// observed one with --metrics-port 0 --log-format json and its stderr to a file. In-process
+// services would share this process's event loop with each other and the baselines. The
+// pair takes turns which goes first, round by round. (Their caches are not watched: that
+// needs the service in this process.)
 // Usage: npm run build && node bench/companies-list.mjs [--store=sqlite|postgres|both] [--rounds=3] [--duration=5] [--connections=16] [--breakdown] [--observed]
 import { request } from 'undici';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { pino } from 'pino';
-import { STORE_NAMES, distDir, median, option, runLoad, startBareServer, startFastifyServer, startSeededService, storesOption, warnIfBusy } from './lib.mjs';
+import { STORE_NAMES, countLines, median, option, runLoad, startBareServer, startFastifyServer, startSeededServe, startSeededService, storesOption, warnIfBusy } from './lib.mjs';
 
 const TARGET = 0.6;
 const OBSERVED_TARGET = 0.95;
 const observed = process.argv.includes('--observed');
-const { createLogger } = await import(pathToFileURL(join(distDir, 'service', 'observability', 'logger.js')).href);
-const { LineBatch } = await import(pathToFileURL(join(distDir, 'service', 'observability', 'line-batch.js')).href);
 const logDir = observed ? mkdtempSync(join(tmpdir(), 'ferry-bench-logs-')) : undefined;
 
-/** Metrics on and one JSON line per request into a file of its own, written as `ferry serve 2> file` writes its stderr (logger.ts). */
-function observedOptions(store) {
-  const fd = openSync(join(logDir, `${store}.log`), 'w');
-  const stream = new LineBatch(pino.destination({ dest: fd, sync: false }), fd);
-  return { metrics: true, logger: createLogger({ format: 'json', level: 'info', stream, name: 'ferry-serve' }) };
+/** A store's plain service and its observed twin, each a `ferry serve` process; the latter's stderr (its JSON log) in a file of its own. */
+async function startPair(store) {
+  const plain = await startSeededServe({ companies: 10_000, store, args: ['--log-format', 'off'] });
+  try {
+    const logFile = join(logDir, `${store}.log`);
+    const twin = await startSeededServe({ companies: 10_000, store, args: ['--metrics-port', '0', '--log-format', 'json', '--log-level', 'info'], stderrFile: logFile });
+    return [plain, { ...twin, observed: true, logFile }];
+  } catch (err) {
+    await plain.stop();
+    throw err;
+  }
 }
 const PATH = '/companies?pageSize=100';
 const rounds = option('rounds', 3);
 const load = { connections: option('connections', 16), warmup: option('warmup', 1), duration: option('duration', 5) };
+
+/** The targets with each plain service and its observed twin (next to it) in each other's place. */
+function swapPairs(targets) {
+  const swapped = [...targets];
+  for (let i = 0; i < swapped.length - 1; i++) {
+    if (swapped[i].service && !swapped[i].observed && swapped[i + 1].observed) [swapped[i], swapped[i + 1]] = [swapped[i + 1], swapped[i]];
+  }
+  return swapped;
+}
 
 /** Counts, on a PostgreSQL service, the data versions its caches saw and the pages it built. */
 function watchCaches(svc) {
@@ -59,8 +76,8 @@ const services = [];
 const servers = [];
 try {
   for (const store of storesOption()) {
-    services.push(await startSeededService({ companies: 10_000, store }));
-    if (observed) services.push({ ...(await startSeededService({ companies: 10_000, store, serviceOptions: observedOptions(store) })), observed: true });
+    if (observed) services.push(...await startPair(store));
+    else services.push(await startSeededService({ companies: 10_000, store }));
   }
   // Capture one real response per store so the baselines send the same status, headers and
   // bytes; the stores hold the same rows, so their pages must be the same size.
@@ -88,18 +105,21 @@ try {
   servers.push(...targets.map((t) => t.server));
   for (const svc of services) {
     const name = `ferry service, ${STORE_NAMES[svc.store]}${svc.observed ? ', metrics + JSON logs' : ''}`;
-    targets.push({ name, server: svc, service: true, store: svc.store, observed: svc.observed, ...(svc.store === 'postgres' ? { watch: watchCaches(svc) } : {}) });
+    targets.push({ name, server: svc, service: true, store: svc.store, observed: svc.observed, ...(svc.store === 'postgres' && svc.service ? { watch: watchCaches(svc) } : {}) });
   }
 
   console.log(`GET ${PATH} over 10,000 companies: ${body.length} bytes/response, ${load.connections} connections, ${rounds} rounds x ${load.duration}s`);
   await warnIfBusy();
   for (let round = 1; round <= rounds; round++) {
-    for (const target of targets) {
+    // With --observed, each store's plain and observed services swap places every other round.
+    const order = observed && round % 2 === 0 ? swapPairs(targets) : targets;
+    for (const target of order) {
       // The warm-up's versions count too: a page built then is a page built during the run.
       if (target.watch) Object.assign(target.watch, { versions: new Set(), builds: 0 });
       const result = await runLoad({ ...load, url: target.server.baseUrl + PATH, headers: { authorization: target.server.auth ?? services[0].auth } });
       if (result.other || result.errors) throw new Error(`${target.name}: non-200 responses: ${JSON.stringify(result)}`);
       (target.rps ??= []).push(result.rps);
+      target.answered = (target.answered ?? 0) + result.ok;
     }
     const watched = targets.filter((t) => t.watch).map((t) => ` (${t.name}: the data version moved ${t.watch.versions.size - 1} times, ${t.watch.builds} pages built)`);
     console.log(`  round ${round}: ${targets.map((t) => `${t.name} ${t.rps.at(-1).toFixed(0)}`).join(', ')} req/s${watched.join('')}`);
@@ -121,6 +141,15 @@ try {
     const ratio = median(target.rps.map((rps, round) => rps / plain.rps[round]));
     const ofMedians = median(target.rps) / median(plain.rps);
     console.log(`  ${target.name}: observed/plain ${(ratio * 100).toFixed(1)}% (median of rounds' ratios; ratio of medians ${(ofMedians * 100).toFixed(1)}%) (target >= ${OBSERVED_TARGET * 100}%): ${ratio >= OBSERVED_TARGET ? 'OK' : 'BELOW TARGET'}`);
+  }
+  // The log holds a line per request: those measured, and the warm-ups'. Lines reach the file
+  // in batches, all of them by the process's exit.
+  for (const target of targets.filter((t) => t.observed)) {
+    await target.server.stop();
+    services.splice(services.indexOf(target.server), 1);
+    const lines = await countLines(target.server.logFile);
+    console.log(`  ${target.name}: ${lines} log lines for ${target.answered} responses measured (warm-ups besides)`);
+    if (lines < target.answered) throw new Error(`${target.name}: fewer log lines than responses`);
   }
 } finally {
   for (const server of servers) await server.stop();

@@ -3,7 +3,7 @@
 // load generator run as a child process, and small stats.
 import { createHash, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
@@ -44,6 +44,20 @@ async function startService(store, options) {
         }
         return (await pool.query(numbered(sql), params)).rows;
       },
+      /** Closes the service (and the query pool), keeping its data dir and database. */
+      async close() {
+        await service.close();
+        await pool?.end();
+        pool = undefined;
+      },
+      /** Removes the data dir and the database (after close()). */
+      async remove() {
+        try {
+          await database?.drop();
+        } finally {
+          rmSync(dataDir, { recursive: true, force: true });
+        }
+      },
       async stop() {
         try {
           await service.close();
@@ -71,31 +85,104 @@ export async function startSeededService({ companies = 10_000, store = 'sqlite',
   const started = await startService(store, serviceOptions);
   const { service } = started;
   try {
-    const [{ id: clientId }] = await started.query('SELECT id FROM clients WHERE is_admin = 1 ORDER BY seq LIMIT 1');
-    const rows = Array.from({ length: companies }, (_, i) => ({
-      id: randomUUID(),
-      name: i % 2 === 0 ? `Contoso Trading ${i}` : `Acme Holdings ${i}`,
-      description: i % 4 === 0 ? `Seeded company number ${i}` : null,
-      created: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      tags: JSON.stringify({ ferryKey: `key-${i}`, region: i % 3 === 0 ? 'eu' : 'us' }),
-    }));
-    if (service.db) {
-      const insert = service.db.prepare('INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?)');
-      service.db.transaction(() => {
-        for (const r of rows) insert.run(r.id, clientId, r.name, r.description, r.created, r.tags);
-      })();
-    } else {
-      const column = (name) => rows.map((r) => r[name]);
-      await started.query(`INSERT INTO companies (id, client_id, name, description, created, tags)
-        SELECT c.id, ?, c.name, c.description, c.created, c.tags::json
-        FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS c(id, name, description, created, tags, n) ORDER BY c.n`,
-      [clientId, column('id'), column('name'), column('description'), column('created'), column('tags')]);
-      await started.query('ANALYZE companies');
-    }
+    await seedCompanies(started, companies);
     const baseUrl = await service.listen({ port: 0, host: '127.0.0.1' });
     return { ...started, store, baseUrl, auth: basic(service.adminKey) };
   } catch (err) {
     await started.stop();
+    throw err;
+  }
+}
+
+/** `companies` rows for the admin client, as startSeededService describes. */
+async function seedCompanies(started, companies) {
+  const { service } = started;
+  const [{ id: clientId }] = await started.query('SELECT id FROM clients WHERE is_admin = 1 ORDER BY seq LIMIT 1');
+  const rows = Array.from({ length: companies }, (_, i) => ({
+    id: randomUUID(),
+    name: i % 2 === 0 ? `Contoso Trading ${i}` : `Acme Holdings ${i}`,
+    description: i % 4 === 0 ? `Seeded company number ${i}` : null,
+    created: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    tags: JSON.stringify({ ferryKey: `key-${i}`, region: i % 3 === 0 ? 'eu' : 'us' }),
+  }));
+  if (service.db) {
+    const insert = service.db.prepare('INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?)');
+    service.db.transaction(() => {
+      for (const r of rows) insert.run(r.id, clientId, r.name, r.description, r.created, r.tags);
+    })();
+  } else {
+    const column = (name) => rows.map((r) => r[name]);
+    await started.query(`INSERT INTO companies (id, client_id, name, description, created, tags)
+      SELECT c.id, ?, c.name, c.description, c.created, c.tags::json
+      FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS c(id, name, description, created, tags, n) ORDER BY c.n`,
+    [clientId, column('id'), column('name'), column('description'), column('created'), column('tags')]);
+    await started.query('ANALYZE companies');
+  }
+}
+
+/**
+ * The service as an operator runs it: a `ferry serve` process of its own (rate limiting off)
+ * over a data dir (and, on PostgreSQL, a database) seeded as startSeededService seeds it
+ * before the process starts. `args` are more flags of `ferry serve`; its stderr goes to
+ * `stderrFile` (as `ferry serve 2> file`), else nowhere. FERRY_BENCH_NODE_ARGS adds node's
+ * own flags to the process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Resolves once the
+ * process prints its --json listening line; stop() ends it with SIGTERM and removes its data.
+ */
+export async function startSeededServe({ companies = 10_000, store = 'sqlite', args = [], stderrFile } = {}) {
+  const started = await startService(store, {});
+  let child;
+  try {
+    await seedCompanies(started, companies);
+    const auth = basic(started.service.adminKey);
+    await started.close();
+    const stderr = stderrFile ? openSync(stderrFile, 'w') : 'pipe';
+    const nodeArgs = (process.env.FERRY_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    child = spawn(process.execPath, [
+      ...nodeArgs, join(distDir, 'cli', 'main.js'), 'serve', '--json', '--data-dir', started.dataDir, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0',
+      ...(started.database ? ['--database', started.database.url] : []), ...args,
+    ], { stdio: ['ignore', 'pipe', stderr], env: { ...process.env, FERRY_DATABASE_URL: '' } });
+    if (typeof stderr === 'number') closeSync(stderr);
+    // Without a file, the last of stderr is kept to say why a start failed.
+    let said = '';
+    child.stderr?.on('data', (chunk) => { said = (said + chunk).slice(-2000); });
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+    const listening = await new Promise((resolve, reject) => {
+      let out = '';
+      const onData = (chunk) => {
+        out += chunk;
+        for (const line of out.split('\n').slice(0, -1)) {
+          const parsed = JSON.parse(line);
+          if (parsed.event === 'listening') {
+            child.stdout.off('data', onData);
+            child.stdout.resume();
+            resolve(parsed);
+          }
+        }
+      };
+      child.stdout.on('data', onData);
+      child.once('error', reject);
+      exited.then((code) => reject(new Error(`ferry serve exited (${code}) before listening${stderrFile ? `; its stderr is in ${stderrFile}` : `: ${said}`}`)));
+    });
+    return {
+      store,
+      dataDir: started.dataDir,
+      database: started.database,
+      pid: child.pid,
+      baseUrl: listening.baseUrl,
+      metricsUrl: listening.metricsUrl,
+      auth,
+      async stop() {
+        try {
+          child.kill('SIGTERM');
+          await exited;
+        } finally {
+          await started.remove();
+        }
+      },
+    };
+  } catch (err) {
+    child?.kill('SIGKILL');
+    await started.stop().catch(() => undefined);
     throw err;
   }
 }
