@@ -2,7 +2,7 @@
 // registry (npm run build && npm run cli-index), is current, and each command has a section.
 // The docs point at nothing outside the repository. package.json lets the one dependency
 // with an install script run it, so npm install does not warn about it.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commandLines, sectionOf, withCommandIndex } from '../../src/cli/command-index.js';
 
@@ -22,8 +22,9 @@ describe('docs/cli.md', () => {
     for (const { name } of commandLines()) expect(docs).toContain(`- [\`ferry ${name}\`](#`);
   });
 
-  it('and the README point at nothing outside the repository', () => {
-    for (const text of [docs, read('README.md')]) expect(text).not.toMatch(/\/work\/|\.\.\/shared\//);
+  it('and the README, and every other doc, point at nothing outside the repository', () => {
+    const others = readdirSync(new URL('../../docs/', import.meta.url)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+    for (const path of ['README.md', ...others]) expect(read(path), path).not.toMatch(/\/work\/|\.\.\/shared\//);
   });
 });
 
