@@ -18,7 +18,7 @@
 // Usage: npm run build && node bench/main-job.mjs [--store=sqlite|postgres|both] [--companies N] [--db-latency-ms N]
 //          [--probe-rows N] [--ingest-invoices N] (0 skips the probe or the ingest) [--cpu-prof-dir=DIR]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
@@ -143,10 +143,14 @@ async function pullStates(target) {
 
 /** `ferry serve` on PostgreSQL in its own process; resolves once it listens. */
 async function serve(dataDir, databaseUrl, env) {
+  // Its log (a JSON line per request, its default) goes to a file, as `ferry serve 2> file`
+  // writes it, not into this process's memory: tens of megabytes at 10,000 companies.
+  const logPath = join(dirname(dataDir), 'serve.log');
+  const log = openSync(logPath, 'w');
   const child = spawn(process.execPath, [...profileArgs, ferryMain, 'serve', '--port', '0', '--json', '--data-dir', dataDir, '--database', databaseUrl],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
+    { env, stdio: ['ignore', 'pipe', log] });
+  closeSync(log);
+  const logTail = () => readFileSync(logPath, 'utf8').slice(-2000);
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
@@ -156,7 +160,7 @@ async function serve(dataDir, databaseUrl, env) {
   try {
     const [line] = await Promise.race([
       once(child.stdout.setEncoding('utf8'), 'data'),
-      once(child, 'exit').then(([code]) => { throw new Error(`ferry serve exited with ${code} before listening: ${stderr.slice(-2000)}`); }),
+      once(child, 'exit').then(([code]) => { throw new Error(`ferry serve exited with ${code} before listening: ${logTail()}`); }),
     ]);
     return { ...JSON.parse(String(line).split('\n')[0]), stop };
   } catch (err) {
