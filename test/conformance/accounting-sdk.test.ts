@@ -5,10 +5,12 @@
 // the fields the public document requires of its data type: every record read, and the
 // record every push answers with (test/helpers/record-shapes.ts).
 import { CodatAccounting } from '@codat/accounting';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type ServeHandle } from '../helpers/stack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { basic } from '../helpers/service.js';
+import type { ServeHandle } from '../helpers/stack.js';
 import { expectRequiredFields } from '../helpers/record-shapes.js';
-import { createClient, linkedCompany, readAll, sampleInvoice, waitFor, type Api, type Linked } from '../helpers/sync.js';
+import { readAll, sampleInvoice, waitFor, type Api, type Linked } from '../helpers/sync.js';
+import { allComplete, sdkTarget } from './sdk-target.js';
 
 type Json = Record<string, any>;
 /** The SDK's resources, called by name from the tables below. */
@@ -21,23 +23,12 @@ let linked: Linked;
 let key: string;
 const ids = () => ({ companyId: linked.companyId, connectionId: linked.connectionId });
 
-beforeAll(async () => {
-  stack = await startTestStack('serve', { args: ['--rate-limit', '0'] });
-  key = await createClient(stack.api, stack.adminKey, 'Accounting SDK Ltd', 'Paid');
+sdkTarget({ client: 'Accounting SDK Ltd', linked: 'Accounting SDK Linked Ltd' }, { invoices: 6, seed: 31 }, async (target) => {
+  ({ stack, key, linked } = target);
   api = { ...stack.api, call: (method, path, options = {}) => stack.api.call(method, path, { apiKey: key, ...options }) };
-  sdk = new CodatAccounting({ security: { authHeader: `Basic ${Buffer.from(key).toString('base64')}` }, serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } as never });
-  linked = await linkedCompany(api, stack.sandboxUrl, 'gbol', 6, { apiKey: key, name: 'Accounting SDK Linked Ltd', seed: 31 });
+  sdk = new CodatAccounting({ security: { authHeader: basic(key) }, serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } as never });
   expect((await api.call('POST', `/companies/${linked.companyId}/data/all`)).status).toBe(204);
-  await waitFor('every data type synced', async () => {
-    const status = (await api.call('GET', `/companies/${linked.companyId}/dataStatus`)).body as Record<string, { currentStatus: string }>;
-    const states = Object.values(status).map((s) => s.currentStatus);
-    return states.length > 0 && states.every((s) => s === 'Complete');
-  }, 60_000);
-}, 120_000);
-
-afterAll(async () => {
-  const stopped = await stack?.stop();
-  expect(stopped?.code, stopped?.stderr).toBe(0);
+  await waitFor('every data type synced', async () => allComplete((await api.call('GET', `/companies/${linked.companyId}/dataStatus`)).body as object), 60_000);
 });
 
 /** Calls one SDK operation by resource and method name. */

@@ -5,10 +5,11 @@
 // the answers are also checked for the fields asked of them and for nulls. Its webhook
 // (rules) operations are tested with their deliveries in test/webhooks/legacy-webhooks.test.ts.
 import { CodatCommon } from '@codat/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { basic } from '../helpers/service.js';
-import { startTestStack, type ServeHandle } from '../helpers/stack.js';
-import { createClient, createTenant, linkedCompany, sampleInvoice, waitFor, type Linked } from '../helpers/sync.js';
+import type { ServeHandle } from '../helpers/stack.js';
+import { createTenant, sampleInvoice, waitFor, type Linked } from '../helpers/sync.js';
+import { allComplete, sdkTarget } from './sdk-target.js';
 
 type Answer = { statusCode: number; rawResponse?: { data?: ArrayBuffer } } & Record<string, unknown>;
 
@@ -17,21 +18,11 @@ let key: string;
 let sdk: CodatCommon;
 let linked: Linked;
 
-beforeAll(async () => {
-  stack = await startTestStack('serve', { args: ['--rate-limit', '0'] });
-  key = await createClient(stack.api, stack.adminKey, 'Common SDK Ltd', 'Paid');
+sdkTarget({ client: 'Common SDK Ltd', linked: 'Common Linked Ltd' }, { invoices: 3 }, async (target) => {
+  ({ stack, key, linked } = target);
   sdk = new CodatCommon({ security: { authHeader: basic(key) }, serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } as never });
-  linked = await linkedCompany(stack.api, stack.sandboxUrl, 'gbol', 3, { apiKey: key, name: 'Common Linked Ltd' });
   expect(ok(await sdk.refreshData.all({ companyId: linked.companyId }), 204)).toBeUndefined();
-  await waitFor('every data type synced', async () => {
-    const statuses = Object.values(ok(await sdk.refreshData.get({ companyId: linked.companyId }), 200, 'dataStatuses') as object);
-    return statuses.length > 0 && statuses.every((s: { currentStatus?: string }) => s.currentStatus === 'Complete');
-  }, 60_000);
-}, 120_000);
-
-afterAll(async () => {
-  const stopped = await stack?.stop();
-  expect(stopped?.code, stopped?.stderr).toBe(0);
+  await waitFor('every data type synced', async () => allComplete(ok(await sdk.refreshData.get({ companyId: linked.companyId }), 200, 'dataStatuses') as object), 60_000);
 });
 
 const ids = () => ({ companyId: linked.companyId, connectionId: linked.connectionId });

@@ -10,10 +10,11 @@ import { SDKError as V6SDKError } from '@codat/platform/sdk/models/errors/index.
 import { CodatPlatform as V4 } from '@codat/platform-v4';
 import { ErrorMessage as V4ErrorMessage, SDKError as V4SDKError, SDKValidationError as V4SDKValidationError } from '@codat/platform-v4/sdk/models/errors/index.js';
 import type { ZodError } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { basic } from '../helpers/service.js';
-import { startTestStack, type ServeHandle } from '../helpers/stack.js';
-import { createClient, createTenant, linkedCompany, sampleInvoice, sandboxCall, waitFor, type Linked } from '../helpers/sync.js';
+import type { ServeHandle } from '../helpers/stack.js';
+import { createTenant, linkedCompany, sampleInvoice, sandboxCall, waitFor, type Linked } from '../helpers/sync.js';
+import { allComplete, sdkTarget } from './sdk-target.js';
 
 let stack: ServeHandle;
 let key: string;
@@ -21,23 +22,13 @@ let v4: V4;
 let v6: V6;
 let linked: Linked;
 
-beforeAll(async () => {
-  stack = await startTestStack('serve', { args: ['--rate-limit', '0'] });
-  key = await createClient(stack.api, stack.adminKey, 'Two Majors Ltd', 'Paid');
+sdkTarget({ client: 'Two Majors Ltd', linked: 'Two Majors Linked Ltd' }, { invoices: 4 }, async (target) => {
+  ({ stack, key, linked } = target);
   v4 = new V4({ authHeader: basic(key), serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } });
   v6 = new V6({ authHeader: basic(key), serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } });
-  linked = await linkedCompany(stack.api, stack.sandboxUrl, 'gbol', 4, { apiKey: key, name: 'Two Majors Linked Ltd' });
   // Every data type synced once: the earlier document requires each data status to have a last success.
   await v6.refreshData.all({ companyId: linked.companyId });
-  await waitFor('every data type synced', async () => {
-    const statuses = Object.values(await v6.refreshData.get({ companyId: linked.companyId }));
-    return statuses.length > 0 && statuses.every((s) => s?.currentStatus === 'Complete');
-  }, 60_000);
-}, 120_000);
-
-afterAll(async () => {
-  const stopped = await stack?.stop();
-  expect(stopped?.code, stopped?.stderr).toBe(0);
+  await waitFor('every data type synced', async () => allComplete(await v6.refreshData.get({ companyId: linked.companyId })), 60_000);
 });
 
 const ids = () => ({ companyId: linked.companyId, connectionId: linked.connectionId });

@@ -4,28 +4,23 @@
 // docs/api.md lists each public operation and its state here.
 import { CodatPlatform } from '@codat/platform';
 import { ErrorMessage, SDKError } from '@codat/platform/sdk/models/errors/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type ServeHandle } from '../helpers/stack.js';
-import { createClient, createTenant, linkedCompany, sampleInvoice, waitFor, type Linked } from '../helpers/sync.js';
+import { describe, expect, it } from 'vitest';
+import { basic } from '../helpers/service.js';
+import type { ServeHandle } from '../helpers/stack.js';
+import { createTenant, linkedCompany, sampleInvoice, waitFor, type Linked } from '../helpers/sync.js';
+import { sdkTarget } from './sdk-target.js';
 
 let stack: ServeHandle;
 let sdk: CodatPlatform;
 let linked: Linked;
 let key: string;
 
-beforeAll(async () => {
-  stack = await startTestStack('serve', { args: ['--rate-limit', '0'] });
-  key = await createClient(stack.api, stack.adminKey, 'SDK Conformance Ltd', 'Paid');
-  sdk = new CodatPlatform({ authHeader: `Basic ${Buffer.from(key).toString('base64')}`, serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } });
-  linked = await linkedCompany(stack.api, stack.sandboxUrl, 'gbol', 5, { apiKey: key, name: 'SDK Linked Ltd' });
+sdkTarget({ client: 'SDK Conformance Ltd', linked: 'SDK Linked Ltd' }, { invoices: 5 }, async (target) => {
+  ({ stack, key, linked } = target);
+  sdk = new CodatPlatform({ authHeader: basic(key), serverURL: stack.baseUrl, retryConfig: { strategy: 'none' } });
 });
 
-const auth = () => ({ authorization: `Basic ${Buffer.from(key).toString('base64')}` });
-
-afterAll(async () => {
-  const stopped = await stack?.stop();
-  expect(stopped?.code, stopped?.stderr).toBe(0);
-});
+const auth = () => ({ authorization: basic(key) });
 
 /** The error the SDK raises for a status the public API documents for the operation (typed ErrorMessage). */
 async function documentedError(call: Promise<unknown>): Promise<ErrorMessage> {
