@@ -191,32 +191,33 @@ describePostgres('pull store contract', () => {
 
     it('gives processes claiming at once other companies each, never one pull twice', async () => {
       const pool = await freshPostgres();
-      const others = [secondPool(pool), secondPool(pool)];
+      const others = Array.from({ length: 5 }, () => secondPool(pool));
       try {
         const store = methods(pool);
         const o = await makeOwners(store);
         const claimers = [pool, ...others].map((db) => ({ ...pullMethods(db), ...jobMethods(db) }));
         const companies: Array<[string, string]> = [];
-        for (let i = 0; i < 12; i++) {
+        for (let i = 0; i < 24; i++) {
           const company = (await store.insertCompany(o.client, { name: `C${i}`, tags: {} }, T0)).id;
           companies.push([company, (await store.insertConnection(company, 'gbol', 'xero', T0)).id]);
         }
         const claimed: string[] = [];
-        for (let round = 0; round < 5; round++) {
+        for (let round = 0; round < 10; round++) {
           for (const [i, [companyId, connectionId]] of companies.entries()) {
             for (const type of ['invoices', 'bills']) {
               await store.insertPull({ id: `r${round}-${i}-${type}`, companyId, connectionId, dataType: type, status: 'Queued', generation: 1, requested: T0 });
             }
           }
-          // Three workers' passes at once, four jobs each: every one gets its four companies, both pulls of each.
+          // Six workers' passes at once, four jobs each: every one gets its four companies, both
+          // pulls of each, though most of its reads find companies that others lease meanwhile.
           const passes = await Promise.all(claimers.map((claimer) => claimer.claimJobs(at(1), at(5), 4)));
-          expect(passes.map((pass) => pass.length)).toEqual([4, 4, 4]);
+          expect(passes.map((pass) => pass.length)).toEqual([4, 4, 4, 4, 4, 4]);
           const pulls = passes.flat().flatMap((job) => job.pulls);
-          expect(pulls).toHaveLength(24);
+          expect(pulls).toHaveLength(48);
           claimed.push(...pulls.map((pull) => pull.id));
           for (const pull of pulls) await store.updatePull(pull.id, { status: 'Complete', lease_until: null });
         }
-        expect(new Set(claimed).size).toBe(120);
+        expect(new Set(claimed).size).toBe(480);
       } finally {
         for (const other of others) await other.end();
         await pool.end();

@@ -14,7 +14,9 @@ const CLAIMABLE = `status IN ('Queued', 'Fetching', 'Mapping') AND (lease_until 
  * advisory lock, held to this statement's commit, taken row by row in that order) names
  * the company; its pulls another claim has locked are skipped, not waited for. Workers
  * claiming at once so take other companies each, where a plain read would give them all
- * the same one.
+ * the same one. A company another claim leased and committed after this statement's
+ * snapshot was read still looks claimable here, and its pulls, read again as they are now,
+ * are not: the answer is then one row of NULLs with `ferry_raced`, and the claim tries again.
  */
 const CLAIM_JOB = `WITH head AS (
     SELECT company_id FROM (
@@ -27,18 +29,24 @@ const CLAIM_JOB = `WITH head AS (
     UPDATE pull_operations p SET lease_until = ?, status = CASE p.status WHEN 'Queued' THEN 'Fetching' ELSE p.status END
     FROM free WHERE p.id = free.id RETURNING p.*
   )
-  SELECT * FROM leased ORDER BY seq`;
+  SELECT leased.*, (leased.id IS NULL AND EXISTS (SELECT 1 FROM head)) AS ferry_raced
+  FROM (SELECT 1) AS answer LEFT JOIN leased ON true ORDER BY leased.seq`;
+
+/** Claims that lost their company to a claim committed just before: tried again up to this many times a call. */
+const RACES = 8;
 
 export function jobMethods(db: Queryable): Pick<AsyncStore, keyof JobStore> {
   return {
     claimJobs: async (now, until, limit) => {
       const jobs: PullJob[] = [];
-      // An empty answer may be a company another claim leased as this one read it (its
-      // snapshot older than that commit): one more try, with a fresh snapshot, before none.
-      for (let empty = 0; jobs.length < limit && empty < 2;) {
-        const pulls = await rows<PullRow>(db, CLAIM_JOB, [now, now, now, now, until]);
-        if (pulls.length === 0) empty += 1;
-        else jobs.push({ companyId: pulls[0]!.company_id, lease: until, pulls });
+      // A company lost to another claim is tried again with a fresh snapshot. No company at
+      // all may be one whose claim is still under way (its advisory lock held): one more
+      // try before none.
+      for (let empty = 0, raced = 0; jobs.length < limit && empty < 2 && raced < RACES;) {
+        const answer = await rows<PullRow & { ferry_raced: boolean }>(db, CLAIM_JOB, [now, now, now, now, until]);
+        if (answer[0]?.ferry_raced) raced += 1;
+        else if (answer[0]?.id == null) empty += 1;
+        else jobs.push({ companyId: answer[0].company_id, lease: until, pulls: answer.map(({ ferry_raced: _, ...pull }) => pull) });
       }
       return jobs;
     },
