@@ -512,10 +512,11 @@ describe('Pacer under concurrency', () => {
     while (released.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(released[0]).toBeGreaterThanOrEqual(PROBE_WAIT_MS - 5);
     expect(released).toHaveLength(1);
+    // The answer lets the other two go at once: before the event loop's next turn, whatever the machine's load.
     pacer.observe(second, headers(100, 50));
-    await Promise.all(waiters);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(released).toHaveLength(3);
-    expect(released[2]! - released[0]!).toBeLessThan(PROBE_WAIT_MS / 2);
+    await Promise.all(waiters);
   });
 
   it('many callers at once: the bucket’s tokens go now, the rest are spaced at the refill rate', async () => {
@@ -524,9 +525,11 @@ describe('Pacer under concurrency', () => {
     pacer.observe(probe, headers(50, 4)); // 50/s: a slot every 20 ms once the 4 tokens are used
     const started = performance.now();
     const times = (await sendTimes(pacer, 24, started)).sort((a, b) => a - b);
-    expect(times.slice(0, 4).every((t) => t < 20)).toBe(true);
+    // The four tokens go at once (in the same turn, before any timer); the others wait for their slots:
+    // never early, and, with room for a loaded machine, not far late.
+    expect(times.slice(0, 4).every((t) => t < times[4]!)).toBe(true);
     for (let i = 4; i < 24; i += 1) expect(times[i]).toBeGreaterThanOrEqual((i - 3) * 20 - 2);
-    expect(times[23]).toBeLessThan(20 * 20 + 300);
+    expect(times[23]).toBeLessThan(2 * 20 * 20 + 500);
   });
 
   it('answers of requests still in flight are not double-counted, and stale answers do not open the gate', async () => {
