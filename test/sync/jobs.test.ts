@@ -20,6 +20,7 @@ import { twoPgWorkers, twoSqliteWorkers, type OpenTwoWorkers } from './two-worke
 import { FakeClock, waitFor } from '../helpers/sync.js';
 
 const T0 = '2026-01-01T00:00:00Z';
+const T1 = '2026-01-02T00:00:00Z';
 const INVOICES = 30;
 const sealer = createSealer(randomBytes(32));
 
@@ -28,6 +29,8 @@ const sealer = createSealer(randomBytes(32));
  * other data type is empty. A fetch of a data type in `held` waits until it is let go.
  */
 class Platform extends ReadOnlyPlatform {
+  /** The last page of invoices gives the first invoice again, changed (as offset paging does when a record moves). */
+  repeat = false;
   readonly held = new Map<string, { reached: () => void; go: Promise<void>; release: () => void }>();
 
   hold(dataType: string): { reached: Promise<void>; release: () => void } {
@@ -49,7 +52,8 @@ class Platform extends ReadOnlyPlatform {
     if (dataType !== 'invoices') return { records: [] };
     const start = Number(cursor ?? 0);
     const end = Math.min(INVOICES, start + pageSize);
-    const records = Array.from({ length: end - start }, (_, i) => ({ id: `inv-${start + i}`, modifiedDate: T0 }));
+    const records: Array<Record<string, unknown>> = Array.from({ length: end - start }, (_, i) => ({ id: `inv-${start + i}`, modifiedDate: T0 }));
+    if (this.repeat && end === INVOICES) records.push({ id: 'inv-0', modifiedDate: T1 });
     return { records, total: INVOICES, ...(end < INVOICES ? { next: String(end) } : {}) };
   }
 }
@@ -140,6 +144,20 @@ function scenarios(name: string, open: Open): void {
       expect(await store.getPull(pulls.get('invoices')!)).toMatchObject({ status: 'Complete', fetched: INVOICES });
       expect(await store.getPull(pulls.get('bills')!)).toMatchObject({ status: 'InternalError' });
     }
+  });
+
+  it(`${name}: an id given again on a later page is one record: in the place of the first, with the values given last`, async () => {
+    const { stores: [store], clock } = await setup();
+    const { companyId, pulls } = await company(store, clock);
+    const platform = new Platform();
+    platform.repeat = true;
+    expect((await syncOnce(worker(store, clock, platform))).pulls).toBe(TYPES.length);
+    const invoices = (await store.getPull(pulls.get('invoices')!))!;
+    expect(invoices).toMatchObject({ status: 'Complete', fetched: INVOICES + 1, lease_until: null });
+    expect(await store.countRecords(companyId, 'invoices', invoices.generation)).toBe(INVOICES);
+    expect(JSON.parse((await store.getRecord(companyId, 'invoices', invoices.generation, 'inv-0'))!)).toMatchObject({ modifiedDate: T1 });
+    const first = await store.listRecords(companyId, 'invoices', invoices.generation, { page: 1, pageSize: 1 });
+    expect(JSON.parse(Buffer.from(first.rows[0]!.data).toString('utf8'))).toMatchObject({ id: 'inv-0', modifiedDate: T1 });
   });
 
   it(`${name}: a data type another worker took over rolls back only itself: the job's other writes are tried again one by one and commit`, async () => {
