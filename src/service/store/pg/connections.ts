@@ -96,9 +96,12 @@ export function connectionMethods(db: Queryable): Pick<AsyncStore, ConnectionMet
       await run(db, 'UPDATE connections SET refresh_lock_until = NULL WHERE id = ? AND refresh_lock_until = ?', [id, held]);
     },
     // With tokens, their upsert rides in the same statement (storeTokens' SQL, as a CTE).
-    markLinked: (id, connectionInfo, tokens) => (tokens
-      ? row<ConnectionRow>(db, `WITH t AS (${STORE_TOKENS}) ${MARK_LINKED}`, [id, tokens.sealed, tokens.updated, 'Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id])
-      : row<ConnectionRow>(db, MARK_LINKED, ['Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id])),
+    markLinked: (id, connectionInfo, tokens) => {
+      const linked = ['Linked', connectionInfo ? JSON.stringify(connectionInfo) : null, id];
+      return tokens
+        ? row<ConnectionRow>(db, `WITH t AS (${STORE_TOKENS}) ${MARK_LINKED}`, [id, tokens.sealed, tokens.updated, ...linked])
+        : row<ConnectionRow>(db, MARK_LINKED, linked);
+    },
     connectionsPage,
   };
 }
