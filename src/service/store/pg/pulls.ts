@@ -49,7 +49,10 @@ const CASTS: Record<string, string> = { progress: '::integer', generation: '::in
 /**
  * updatePull of many pulls in one statement: each change's fields go in as JSON, and a
  * column takes the change's value where the change names it, its own value elsewhere.
- * Only the columns some change names are in the text.
+ * Only the columns some change names are in the text. The ids go in again as an array,
+ * so the rows are found by key whatever the planner guesses of the JSON's length: joined
+ * to the JSON alone, stale statistics made it hash every open pull, a scan per job that
+ * grew with the backlog.
  */
 function pullsUpdate(changes: PullChange[], lease: string): { sql: string; params: unknown[] } {
   const named = new Set(changes.flatMap(({ fields }) => Object.keys(fields)));
@@ -58,8 +61,8 @@ function pullsUpdate(changes: PullChange[], lease: string): { sql: string; param
     `${key} = CASE WHEN u.f->'set'->'${key}' IS NULL THEN p.${key} ELSE (u.f->'set'->>'${key}')${CASTS[key] ?? ''} END`);
   return {
     sql: `UPDATE pull_operations p SET ${sets.join(', ')} FROM jsonb_array_elements(?::jsonb) AS u(f)
-      WHERE p.id = u.f->>'id' AND p.lease_until = ? AND p.status IN ('Queued', 'Fetching', 'Mapping') RETURNING p.*`,
-    params: [JSON.stringify(changes.map(({ id, fields }) => ({ id, set: fields }))), lease],
+      WHERE p.id = ANY(?::text[]) AND p.id = u.f->>'id' AND p.lease_until = ? AND p.status IN ('Queued', 'Fetching', 'Mapping') RETURNING p.*`,
+    params: [JSON.stringify(changes.map(({ id, fields }) => ({ id, set: fields }))), changes.map(({ id }) => id), lease],
   };
 }
 
