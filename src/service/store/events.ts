@@ -1,7 +1,7 @@
 // Events and webhook consumers as both stores keep them (SQL in sqlite/events.ts and
 // pg/events.ts).
 import { createHash } from 'node:crypto';
-import type { PullRow } from './pulls.js';
+import { openByKey, type PullRow } from './pulls.js';
 
 export interface EventInput {
   id: string;
@@ -85,7 +85,7 @@ export interface ConsumerRow {
  */
 export function readCompletionSql(pullId: (body: string) => string, endedTypes: string): string {
   return `WITH previous AS (SELECT seq, generated FROM events WHERE company_id = ? AND event_type = ? ORDER BY seq DESC LIMIT 1),
-    head AS (SELECT EXISTS (SELECT 1 FROM pull_operations WHERE company_id = ? AND status IN ('Queued', 'Fetching', 'Mapping')) AS ferry_open,
+    head AS (SELECT EXISTS (SELECT 1 FROM pull_operations WHERE company_id = ? AND ${openByKey()}) AS ferry_open,
       (SELECT generated FROM previous) AS ferry_previous)
     SELECT head.*, p.* FROM head LEFT JOIN pull_operations p ON NOT head.ferry_open AND p.id IN (
       SELECT ${pullId('body')} FROM events WHERE company_id = ? AND event_type IN (${endedTypes}) AND seq > coalesce((SELECT seq FROM previous), 0))

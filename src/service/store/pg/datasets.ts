@@ -3,6 +3,7 @@
 import type { AsyncStore } from '../async-store.js';
 import type { DatasetStore } from '../store.js';
 import { COMPANY_DATA_STATUS, splitCompanyDataStatus, type DatasetRow, type ScheduleCandidate } from '../datasets.js';
+import { openByKey } from '../pulls.js';
 import { row, rows, type Queryable } from './query.js';
 import * as records from './records.js';
 
@@ -77,6 +78,6 @@ export function datasetMethods(db: Queryable): DatasetMethods {
     scheduleCandidates: (requestedBefore) => rows<ScheduleCandidate>(db, `SELECT d.company_id, c.client_id, d.data_type, d.last_requested FROM datasets d
       JOIN companies c ON c.id = d.company_id
       WHERE d.last_requested <= ? AND NOT EXISTS (SELECT 1 FROM pull_operations p WHERE p.company_id = d.company_id
-        AND p.data_type = d.data_type AND p.status IN ('Queued', 'Fetching', 'Mapping'))`, [requestedBefore]),
+        AND p.data_type = d.data_type AND ${openByKey('p.status')})`, [requestedBefore]),
   };
 }

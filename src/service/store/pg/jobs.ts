@@ -3,9 +3,13 @@
 import type { AsyncStore } from '../async-store.js';
 import type { JobStore } from '../store.js';
 import type { PullJob, PullRow } from '../pulls.js';
+import { openByKey } from '../pulls.js';
 import { rows, run, type Queryable } from './query.js';
 
-const CLAIMABLE = `status IN ('Queued', 'Fetching', 'Mapping') AND (lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)`;
+const FREE = '(lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)';
+/** Claimable: read from the queue's index in its order (the head), or among a company's pulls. */
+const CLAIMABLE = `status IN ('Queued', 'Fetching', 'Mapping') AND ${FREE}`;
+const CLAIMABLE_BY_KEY = `${openByKey('p.status')} AND ${FREE}`;
 
 /**
  * One job: the company of the first claimable pull (the interactive lane first, then the
@@ -24,7 +28,7 @@ const CLAIM_JOB = `WITH head AS (
     ) first WHERE pg_try_advisory_xact_lock(hashtextextended('ferry.job:' || company_id, 0)) ORDER BY priority DESC, seq LIMIT 1
   ), free AS (
     SELECT p.id FROM pull_operations p JOIN head ON p.company_id = head.company_id
-    WHERE ${CLAIMABLE} FOR NO KEY UPDATE OF p SKIP LOCKED
+    WHERE ${CLAIMABLE_BY_KEY} FOR NO KEY UPDATE OF p SKIP LOCKED
   ), leased AS (
     UPDATE pull_operations p SET lease_until = ?, status = CASE p.status WHEN 'Queued' THEN 'Fetching' ELSE p.status END
     FROM free WHERE p.id = free.id RETURNING p.*
@@ -51,16 +55,16 @@ export function jobMethods(db: Queryable): Pick<AsyncStore, keyof JobStore> {
       return jobs;
     },
     renewPullLeases: async (ids, lease, until) => (ids.length === 0 ? [] : (await rows<{ id: string }>(db, `UPDATE pull_operations SET lease_until = ?
-      WHERE id = ANY(?::text[]) AND lease_until = ? AND status IN ('Queued', 'Fetching', 'Mapping') RETURNING id`, [until, ids, lease])).map((r) => r.id)),
+      WHERE id = ANY(?::text[]) AND lease_until = ? AND ${openByKey()} RETURNING id`, [until, ids, lease])).map((r) => r.id)),
     releasePullLeases: async (ids, lease) => {
       if (ids.length > 0) await run(db, `UPDATE pull_operations SET lease_until = NULL WHERE id = ANY(?::text[]) AND lease_until = ?
-        AND status IN ('Queued', 'Fetching', 'Mapping')`, [ids, lease]);
+        AND ${openByKey()}`, [ids, lease]);
     },
     interactiveCompanies: async (clientId) => (await rows<{ company_id: string }>(db, `SELECT DISTINCT p.company_id FROM pull_operations p
       JOIN companies c ON c.id = p.company_id WHERE p.priority > 0 AND p.status IN ('Queued', 'Fetching', 'Mapping') AND c.client_id = ?`, [clientId]))
       .map((r) => r.company_id),
     raisePullPriority: async (companyId) => {
-      await run(db, `UPDATE pull_operations SET priority = 1 WHERE company_id = ? AND priority = 0 AND status IN ('Queued', 'Fetching', 'Mapping')`, [companyId]);
+      await run(db, `UPDATE pull_operations SET priority = 1 WHERE company_id = ? AND priority = 0 AND ${openByKey()}`, [companyId]);
     },
   };
 }

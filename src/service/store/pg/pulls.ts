@@ -8,7 +8,7 @@ import { isFinished } from '../pull-status.js';
 import type { AsyncStore } from '../async-store.js';
 import type { JobStore, PullStore } from '../store.js';
 import { planPage } from '../paging.js';
-import { checkDistinctDataSets, pullFields, type NewPull, type PullFields, type PullRow } from '../pulls.js';
+import { checkDistinctDataSets, openByKey, pullFields, type NewPull, type PullFields, type PullRow } from '../pulls.js';
 import type { PullChange } from '../grouped-writes.js';
 import { row, rows, run, type Queryable } from './query.js';
 
@@ -36,7 +36,7 @@ function pullUpdate(id: string, fields: PullFields, lease: string | undefined): 
   const entries = Object.entries(fields);
   if (entries.length === 0) return undefined;
   for (const [key] of entries) if (!UPDATABLE.has(key)) throw new Error(`No pull column ${JSON.stringify(key)} to update.`);
-  const held = lease === undefined ? '' : " AND lease_until = ? AND status IN ('Queued', 'Fetching', 'Mapping')";
+  const held = lease === undefined ? '' : ` AND lease_until = ? AND ${openByKey()}`;
   return {
     sql: `UPDATE pull_operations SET ${entries.map(([key]) => `${key} = ?`).join(', ')} WHERE id = ?${held}`,
     params: [...entries.map(([, value]) => value), id, ...(lease === undefined ? [] : [lease])],
@@ -61,7 +61,7 @@ function pullsUpdate(changes: PullChange[], lease: string): { sql: string; param
     `${key} = CASE WHEN u.f->'set'->'${key}' IS NULL THEN p.${key} ELSE (u.f->'set'->>'${key}')${CASTS[key] ?? ''} END`);
   return {
     sql: `UPDATE pull_operations p SET ${sets.join(', ')} FROM jsonb_array_elements(?::jsonb) AS u(f)
-      WHERE p.id = ANY(?::text[]) AND p.id = u.f->>'id' AND p.lease_until = ? AND p.status IN ('Queued', 'Fetching', 'Mapping') RETURNING p.*`,
+      WHERE p.id = ANY(?::text[]) AND p.id = u.f->>'id' AND p.lease_until = ? AND ${openByKey('p.status')} RETURNING p.*`,
     params: [JSON.stringify(changes.map(({ id, fields }) => ({ id, set: fields }))), changes.map(({ id }) => id), lease],
   };
 }
@@ -93,7 +93,7 @@ const QUEUE = `WITH input AS (${QUEUE_INPUT}), reserved AS (${RESERVE}) ${INSERT
  * no open pull can come between the look and the insert.
  */
 const QUEUE_UNLESS_OPEN = `WITH open AS (
-    SELECT DISTINCT ON (data_type) * FROM pull_operations WHERE company_id = ? AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY data_type, seq
+    SELECT DISTINCT ON (data_type) * FROM pull_operations WHERE company_id = ? AND ${openByKey()} ORDER BY data_type, seq
   ), input AS (SELECT * FROM (${QUEUE_INPUT}) given WHERE data_type NOT IN (SELECT data_type FROM open)),
   reserved AS (${RESERVE}), queued AS (${INSERT_RESERVED})
   SELECT * FROM open UNION ALL SELECT * FROM queued`;
@@ -112,13 +112,13 @@ export function pullMethods(db: Queryable): PullMethods {
     getPull: (id) => row<PullRow>(db, 'SELECT * FROM pull_operations WHERE id = ?', [id]),
     getPulls: async (ids) => (ids.length === 0 ? [] : rows<PullRow>(db, 'SELECT * FROM pull_operations WHERE id = ANY(?::text[]) ORDER BY seq', [ids])),
     openPulls: async (companyId) => {
-      const open = await rows<PullRow>(db, `SELECT * FROM pull_operations WHERE company_id = ? AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq`, [companyId]);
+      const open = await rows<PullRow>(db, `SELECT * FROM pull_operations WHERE company_id = ? AND ${openByKey()} ORDER BY seq`, [companyId]);
       const byType = new Map<string, PullRow>();
       for (const pull of open) if (!byType.has(pull.data_type)) byType.set(pull.data_type, pull);
       return byType;
     },
     openPull: (companyId, dataType) => row<PullRow>(db, `SELECT * FROM pull_operations WHERE company_id = ? AND data_type = ?
-      AND status IN ('Queued', 'Fetching', 'Mapping') ORDER BY seq LIMIT 1`, [companyId, dataType]),
+      AND ${openByKey()} ORDER BY seq LIMIT 1`, [companyId, dataType]),
     insertPull: async (pull) => {
       const finished = isFinished(pull.status);
       return (await row<PullRow>(db, `INSERT INTO pull_operations (id, company_id, connection_id, data_type, status, status_description, requested, completed, progress, generation, priority)
@@ -142,7 +142,7 @@ export function pullMethods(db: Queryable): PullMethods {
     }, request),
     leasePull: async (id, now, until) => (await run(db, `UPDATE pull_operations SET lease_until = ?, status = CASE status WHEN 'Queued' THEN 'Fetching' ELSE status END
       WHERE id = ? AND (lease_until IS NULL OR lease_until <= ?)
-      AND status IN ('Queued', 'Fetching', 'Mapping')`, [until, id, now])) === 1,
+      AND ${openByKey()}`, [until, id, now])) === 1,
     // With `lease`: the row lock makes a write racing a takeover wait for it, then re-check the lease and change nothing.
     updatePull: async (id, fields, lease) => {
       const update = pullUpdate(id, fields, lease);
