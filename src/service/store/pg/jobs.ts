@@ -2,8 +2,7 @@
 // together by one worker, their leases renewed and freed together, the interactive lane.
 import type { AsyncStore } from '../async-store.js';
 import type { JobStore } from '../store.js';
-import type { PullJob, PullRow } from '../pulls.js';
-import { openByKey } from '../pulls.js';
+import { openByKey, type PullJob, type PullRow } from '../pulls.js';
 import { rows, run, type Queryable } from './query.js';
 
 const FREE = '(lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)';
