@@ -1,7 +1,7 @@
 // Pull operations as both stores keep them: the row, what a write may set, the list's
 // query fields, and the rule both apply to a queuing (SQL in sqlite/pulls.ts and pg/pulls.ts).
 import type { FieldResolver } from '../query/types.js';
-import type { PullStatus } from './pull-status.js';
+import { OPEN_STATUSES, type PullStatus } from './pull-status.js';
 
 export interface PullRow {
   seq: number;
@@ -30,6 +30,9 @@ export interface PullRow {
 /** What a pull's writes may set. */
 export type PullFields = Partial<Omit<PullRow, 'seq' | 'id'>>;
 
+/** OPEN_STATUSES as an SQL list. */
+const OPEN_LIST = OPEN_STATUSES.map((status) => `'${status}'`).join(', ');
+
 /**
  * "The pull has not ended", for pulls found by another key (an id, a company). It is an
  * expression no index is built on, so that PostgreSQL cannot join the queue's partial
@@ -38,7 +41,7 @@ export type PullFields = Partial<Omit<PullRow, 'seq' | 'id'>>;
  * and marks none dead (13 ms a statement at 2,500 companies, growing with the migration),
  * where the key alone finds the company's few rows.
  */
-export const openByKey = (column = 'status'): string => `(${column} || '') IN ('Queued', 'Fetching', 'Mapping')`;
+export const openByKey = (column = 'status'): string => `(${column} || '') IN (${OPEN_LIST})`;
 
 export const pullFields: FieldResolver = (path) => {
   switch (path) {
