@@ -100,6 +100,25 @@ describePostgres('the PostgreSQL store, composed', () => {
     }
   });
 
+  it('refuses a page whose record holds a raw U+001E (not JSON), writing none of it', async () => {
+    const store = createPgStore(await freshPostgres());
+    try {
+      const client = await store.insertClient({ name: 'Acme Accounting', plan: 'Paid', created: T0 });
+      const company = await store.insertCompany(client.id, { name: 'Acme Ltd', tags: {} }, T0);
+      const connection = await store.insertConnection(company.id, 'gbol', 'source-1', T0);
+      const page = [{ id: 'b1', data: '{"v":1}' }, { id: 'b2', data: '{"v":"a\u001eb"}' }, { id: 'b3', data: '{"v":3}' }];
+      expect(page[1]!.data).toContain('\u001e');
+      await expect(store.upsertRecords(company.id, 'bills', 1, connection.id, page)).rejects.toThrow(/U\+001E/);
+      expect(await store.countRecords(company.id, 'bills', 1)).toBe(0);
+      // Escaped, as JSON writes it, it is a character like any other.
+      const escaped = JSON.stringify({ v: 'a\u001eb' });
+      await store.upsertRecords(company.id, 'bills', 1, connection.id, [{ id: 'b1', data: '{"v":1}' }, { id: 'b2', data: escaped }, { id: 'b3', data: '{"v":3}' }]);
+      expect(await Promise.all(['b1', 'b2', 'b3'].map((id) => store.getRecord(company.id, 'bills', 1, id)))).toEqual(['{"v":1}', escaped, '{"v":3}']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('closing twice is closing once', async () => {
     const stores = [freshSqlite(), createPgStore(await freshPostgres())];
     for (const store of stores) {

@@ -9,7 +9,7 @@
 // transaction's work (its async context: the helpers it calls) join that transaction, on
 // its client; a task the work left running after the commit goes back to the pool.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { isPlanBuilder, type AsyncStore } from '../async-store.js';
 import { attachmentMethods } from './attachments.js';
 import { clientMethods } from './clients.js';
@@ -29,6 +29,8 @@ import { rollback, type Queryable } from './query.js';
 import { settingMethods } from './settings.js';
 import { versionMethods } from './version.js';
 
+const closeInside = (): Promise<void> => Promise.reject(new Error('A transaction closes when its work ends; close the store itself.'));
+
 /** The transaction a piece of work runs in; `open` falls when it has committed or rolled back. */
 interface Open {
   tx: AsyncStore;
@@ -47,11 +49,14 @@ export function createPgStore(pool: Pool): AsyncStore {
   // Disabled once closed, so later promises in the process stop carrying its context.
   const closePool = (): Promise<void> => (closing ??= pool.end().finally(() => within.disable()));
 
-  const bind = (db: Queryable, inTransaction: boolean): AsyncStore => {
+  /** What a client (or the pool) answers, whether in a transaction or not. */
+  const methodsOf = (db: Queryable): { store: Omit<AsyncStore, 'transaction' | 'close'>; decided: Parameters<typeof decisionLocks>[1] } => {
     const companies = companyMethods(db);
     const pulls = pullMethods(db);
     const events = eventMethods(db);
-    const store: AsyncStore = {
+    const jobs = jobMethods(db);
+    const runPage: AsyncStore['runPage'] = (plan) => runPgPagePlan(db, plan);
+    const store = {
       ...clientMethods(db),
       ...companies,
       ...connectionMethods(db),
@@ -60,20 +65,34 @@ export function createPgStore(pool: Pool): AsyncStore {
       ...monitoringMethods(db),
       ...datasetMethods(db),
       ...pulls,
-      ...jobMethods(db),
+      ...jobs,
       ...groupedMethods(db),
       ...pushMethods(db),
       ...attachmentMethods(db),
       ...events,
       ...deliveryMethods(db),
-      // Inside a transaction, the reads a decision rests on lock what they decide on (decision-locks.ts).
-      ...(inTransaction ? decisionLocks(db, { ...companies, ...pulls, ...events, ...jobMethods(db) }) : {}),
-      runPage: (plan) => runPgPagePlan(db, plan),
-      // Nested: the work joins the transaction it is already in.
-      transaction: inTransaction ? (work) => work(store) : (work) => transaction(work),
-      close: inTransaction ? () => Promise.reject(new Error('A transaction closes when its work ends; close the store itself.')) : closePool,
+      runPage,
     };
-    return store;
+    return { store, decided: { ...companies, ...pulls, ...events, ...jobs } };
+  };
+
+  // A pooled client's methods are made once, not per transaction: the pool hands the same
+  // few clients out again and again, and making the hundred-odd methods was a visible share
+  // of a short transaction's cost. What is a transaction's own (the rows its decisions
+  // locked, nesting into itself) is laid over them each time.
+  const ofClient = new WeakMap<PoolClient, ReturnType<typeof methodsOf>>();
+  const inTransaction = (client: PoolClient): AsyncStore => {
+    let made = ofClient.get(client);
+    if (!made) ofClient.set(client, made = methodsOf(client));
+    const tx = Object.create(made.store) as AsyncStore;
+    Object.assign(tx, {
+      // Inside a transaction, the reads a decision rests on lock what they decide on (decision-locks.ts).
+      ...decisionLocks(client, made.decided),
+      // Nested: the work joins the transaction it is already in.
+      transaction: (work: (inner: AsyncStore) => Promise<unknown>) => work(tx),
+      close: closeInside,
+    });
+    return tx;
   };
 
   async function transaction<T>(work: (tx: AsyncStore) => Promise<T>): Promise<T> {
@@ -81,7 +100,7 @@ export function createPgStore(pool: Pool): AsyncStore {
     if (current) return work(current.tx);
     const client = await pool.connect();
     let broken = false;
-    const mark: Open = { tx: bind(client, true), open: true };
+    const mark: Open = { tx: inTransaction(client), open: true };
     try {
       await client.query('BEGIN');
       const result = await within.run(mark, () => work(mark.tx));
@@ -97,7 +116,7 @@ export function createPgStore(pool: Pool): AsyncStore {
     }
   }
 
-  const onPool = bind(pool, false);
+  const onPool: AsyncStore = { ...methodsOf(pool).store, transaction: (work) => transaction(work), close: closePool };
   const outer: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(onPool) as Array<[keyof AsyncStore, (...args: unknown[]) => unknown]>) {
     outer[name] = isPlanBuilder(name) || name === 'transaction' || name === 'close'
