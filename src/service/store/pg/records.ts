@@ -55,7 +55,7 @@ export async function writeRecords(db: Queryable, batches: RecordBatch[]): Promi
   await run(db, `WITH b AS (SELECT * FROM unnest(?::text[], ?::text[], ?::int[], ?::text[]) WITH ORDINALITY AS b(company_id, data_type, generation, connection_id, k))
                  INSERT INTO records (company_id, data_type, generation, id, connection_id, modified_date, data)
                  SELECT b.company_id, b.data_type, b.generation, r.id, b.connection_id, r.modified_date, r.data::json
-                 FROM ROWS FROM (unnest(?::int[]), unnest(?::text[]), unnest(?::text[]), unnest(string_to_array(?::text, chr(30)))) WITH ORDINALITY AS r(k, id, modified_date, data, n)
+                 FROM ROWS FROM (unnest(?::int[]), unnest(?::text[]), unnest(?::text[]), unnest(string_to_array(?::text, chr(${RECORD_SEPARATOR.charCodeAt(0)})))) WITH ORDINALITY AS r(k, id, modified_date, data, n)
                  JOIN b ON b.k = r.k ORDER BY r.n
                  ON CONFLICT (company_id, data_type, generation, id) DO UPDATE SET
                  modified_date = excluded.modified_date, data = excluded.data`,
