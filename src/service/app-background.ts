@@ -6,7 +6,7 @@ import { startBackground, type Background } from './background.js';
 import type { ServiceContext } from './context.js';
 import type { Observation } from './observability/observe.js';
 import type { ServiceOptions } from './options.js';
-import { setAutoCheckpoint } from './store/sqlite/db.js';
+import { releaseOpenPullLeases, setAutoCheckpoint } from './store/sqlite/db.js';
 import type { OpenedStore } from './store/open-store.js';
 import { loadGauge, measureLoad, type RequestTime } from './sync/request-load.js';
 import type { TargetPolicy } from './webhooks/target-policy.js';
@@ -32,6 +32,7 @@ export function startServiceBackground(options: ServiceOptions, parts: Backgroun
   const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
   const load = syncing ? loadGauge() : undefined;
   const stopLoadGauge = load && measureLoad(load, parts.requests);
+  if (db && syncing) releaseOpenPullLeases(db);
   const background = startBackground({
     opened, secretKey: parts.secretKey, sealer: ctx.sealer, clock, events: ctx.events,
     ...(options.platformUrl ? { platformUrl: options.platformUrl } : {}),
@@ -41,12 +42,12 @@ export function startServiceBackground(options: ServiceOptions, parts: Backgroun
     webhookTargets: parts.webhookTargets,
     sync: syncing, webhooks: options.startWebhooks ?? true, onError: parts.onError,
     signals: observation.signals, ...(observation.watch ? { watch: observation.watch } : {}), ...(observation.log ? { log: observation.log } : {}),
-    // Once the sync thread is gone, this thread's commits checkpoint the WAL again.
+    // Once the sync thread that checkpoints is gone, this thread's commits checkpoint the WAL again.
     onSyncExit: () => {
       if (db?.open) setAutoCheckpoint(db, true);
     },
   });
-  // The sync thread checkpoints the WAL (worker-thread.ts), so no request waits for one.
+  // The first sync thread checkpoints the WAL (worker-thread.ts), so no request waits for one.
   if (db && syncing) setAutoCheckpoint(db, false);
   return {
     wakeSync: () => background.wakeSync(),

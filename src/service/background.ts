@@ -1,7 +1,10 @@
-// The service's background work: syncs, pushes and schedules on the sync thread
+// The service's background work: syncs, pushes and schedules on sync threads
 // (sync/worker-thread.ts), and webhook deliveries (webhooks/loop.ts). `ferry serve` runs it
 // beside the API unless --no-worker; `ferry worker` runs only this. On PostgreSQL any number
-// of processes may run it at once: leases keep them off each other's work.
+// of processes may run it at once: leases keep them off each other's work. On SQLite this
+// process is the database's only worker, and runs two sync threads: one thread's
+// CPU (page JSON, record JSON, its commits) was the embedded sync's limit, and leases keep
+// the two apart as they keep processes apart on PostgreSQL.
 import type { Clock } from '../lib/clock.js';
 import type { EventBus } from './events/bus.js';
 import type { ThreadMetrics, ThreadWatch } from './observability/thread-link.js';
@@ -34,7 +37,7 @@ export interface BackgroundOptions {
   /** Where webhook deliveries may connect (the operator's opt-ins; default public addresses only). */
   webhookTargets?: TargetPolicy;
   onError: (err: unknown, context: string) => void;
-  /** The sync thread has ended (stopped or not). */
+  /** The sync thread that checkpoints SQLite's WAL (the first) has ended, stopped or not. */
   onSyncExit?: () => void;
   /** What the operator watches: the deliveries' signals here, and what the sync thread keeps and says (observability/). */
   signals?: Signals;
@@ -51,39 +54,28 @@ export interface Background {
   stop(): Promise<void>;
   /** What keeps the background work from running: a thread or a loop that ended, a thread that does not answer. */
   health(): Promise<string[]>;
-  /** The sync thread's metrics, when it keeps them and answers in time. */
-  threadMetrics(): Promise<ThreadMetrics | undefined>;
+  /** The metrics of each sync thread that keeps them and answers in time. */
+  threadMetrics(): Promise<ThreadMetrics[]>;
 }
 
 /** A sync thread busy past this (a long synchronous write) is not answering: readiness says so. */
 const PING_DEADLINE_MS = 5_000;
 /** A scrape does not wait longer than this for the thread's figures; the host's own are sent without them. */
 const METRICS_DEADLINE_MS = 2_000;
+/**
+ * Sync threads on SQLite. Two took about 30% off a 1,000-company sync on two cores
+ * (docs/performance.md); on PostgreSQL one a process, and more processes scale it.
+ */
+const SQLITE_SYNC_THREADS = 2;
 
 export function startBackground(options: BackgroundOptions): Background {
   const { opened } = options;
   // On SQLite this process is the database's only worker; on PostgreSQL others may share it.
   const shared = opened.kind === 'postgres';
-  let sync: SyncWorker | undefined;
+  const { platformUrl } = options;
+  const sync = options.sync && platformUrl ? startSyncThreads(options, platformUrl) : [];
   let webhooks: DeliveryLoop | undefined;
   let stopping = false;
-  if (options.sync && options.platformUrl) {
-    sync = startSyncWorker(
-      {
-        ...(opened.kind === 'sqlite' ? { dbFile: opened.dbFile } : { database: opened.database }),
-        secretKeyHex: options.secretKey.toString('hex'),
-        platformUrl: options.platformUrl,
-        ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-        ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
-        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-        ...(options.load ? { load: options.load } : {}),
-        ...(options.watch ? { watch: options.watch } : {}),
-      },
-      options.onError,
-      options.onSyncExit,
-      options.log,
-    );
-  }
   if (options.webhooks) {
     webhooks = new DeliveryLoop({
       ...options.webhookTuning, store: opened.store, clock: options.clock, sealer: options.sealer,
@@ -94,26 +86,56 @@ export function startBackground(options: BackgroundOptions): Background {
     webhooks.start();
   }
   return {
-    wakeSync: () => sync?.wake(),
+    wakeSync: () => {
+      for (const thread of sync) thread.wake();
+    },
     wakeDeliveries: () => webhooks?.wake(),
     async stop() {
       stopping = true;
       await webhooks?.stop();
-      await sync?.stop();
+      await Promise.all(sync.map((thread) => thread.stop()));
     },
     async health() {
       if (stopping) return [];
       const reasons: string[] = [];
       if (webhooks && !webhooks.alive) reasons.push('the webhook delivery loop has stopped');
-      const answered = !sync || sync.exited || (await sync.ask('ping', PING_DEADLINE_MS)) !== undefined;
+      const answers = await Promise.all(sync.map(async (thread) => thread.exited || (await thread.ask('ping', PING_DEADLINE_MS)) !== undefined));
       // Asked and not answered because it ended meanwhile: it stopped.
-      if (sync?.exited) reasons.push('the sync worker thread has stopped');
-      else if (!answered) reasons.push(`the sync worker thread did not answer within ${PING_DEADLINE_MS / 1000} s`);
+      const stopped = sync.filter((thread) => thread.exited).length;
+      const silent = answers.filter((answered, index) => !answered && !sync[index]!.exited).length;
+      if (stopped > 0) reasons.push(`${threadsNamed(stopped, sync.length)} ${stopped === 1 ? 'has' : 'have'} stopped`);
+      if (silent > 0) reasons.push(`${threadsNamed(silent, sync.length)} did not answer within ${PING_DEADLINE_MS / 1000} s`);
       return reasons;
     },
     async threadMetrics() {
-      if (!sync || !options.watch?.metrics) return undefined;
-      return (await sync.ask('metrics', METRICS_DEADLINE_MS))?.metrics;
+      if (!options.watch?.metrics) return [];
+      const answers = await Promise.all(sync.map((thread) => thread.ask('metrics', METRICS_DEADLINE_MS)));
+      return answers.flatMap((answer) => (answer?.metrics ? [answer.metrics] : []));
     },
   };
+}
+
+/** The sync threads: SQLITE_SYNC_THREADS on SQLite, the first of them checkpointing its WAL; one on PostgreSQL. */
+function startSyncThreads(options: BackgroundOptions, platformUrl: string): SyncWorker[] {
+  const { opened } = options;
+  return Array.from({ length: opened.kind === 'sqlite' ? SQLITE_SYNC_THREADS : 1 }, (_, index) => startSyncWorker(
+    {
+      ...(opened.kind === 'sqlite' ? { dbFile: opened.dbFile, checkpoints: index === 0 } : { database: opened.database }),
+      secretKeyHex: options.secretKey.toString('hex'),
+      platformUrl,
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
+      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      ...(options.load ? { load: options.load } : {}),
+      ...(options.watch ? { watch: options.watch } : {}),
+    },
+    options.onError,
+    index === 0 ? options.onSyncExit : undefined,
+    options.log,
+  ));
+}
+
+/** "the sync worker thread", or where a process runs several, how many of them. */
+function threadsNamed(count: number, of: number): string {
+  return of === 1 ? 'the sync worker thread' : `${count} of ${of} sync worker threads`;
 }

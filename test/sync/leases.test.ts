@@ -3,8 +3,9 @@
 // The platform is a fake whose pages a test can hold, so a worker can be "paused" mid-pull
 // at a chosen page. A worker paused past its lease loses the pull to another, which goes on
 // from the cursor; the late page of the first changes nothing, and the pull ends with every
-// record once. A slow page never loses the lease: the heartbeat renews it. Only a worker
-// told it is the only one of its database (exclusive) frees leases when it starts.
+// record once. A slow page never loses the lease: the heartbeat renews it. (The embedded
+// service frees the leases a killed process left before its threads start:
+// sync-threads.test.ts.)
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isoSeconds } from '../../src/lib/clock.js';
@@ -201,33 +202,6 @@ function scenarios(name: string, open: Open): void {
     expect([...job.open.keys()]).toEqual([mine]);
     heartbeat.drop(job);
     expect(heartbeat.beating).toBe(false);
-  });
-
-  it(`${name}: only an exclusive worker frees the leases it finds when it starts`, async () => {
-    const { stores: [first, second], clock } = await setup();
-    const { pulls } = await queued(first, clock, ['customers']);
-    const [elsewhere, free] = pulls.map((p) => p.id) as [string, string];
-    // Another worker holds one pull for the next ten minutes.
-    const theirs = leaseUntil(clock, 600);
-    expect(await second.leasePull(elsewhere, isoNow(clock), theirs)).toBe(true);
-
-    const shared = new SyncLoop(worker(first, clock, new FakePlatform()), 10);
-    shared.start();
-    try {
-      await waitFor('the free pull run', async () => (await pullOf(second, free)).status === 'Complete');
-    } finally {
-      await shared.stop();
-    }
-    expect(await pullOf(second, elsewhere)).toMatchObject({ status: 'Fetching', lease_until: theirs, fetched: 0 });
-
-    const exclusive = new SyncLoop(worker(first, clock, new FakePlatform(), { exclusive: true }), 10);
-    exclusive.start();
-    try {
-      await waitFor('the other worker\'s pull run', async () => (await pullOf(second, elsewhere)).status === 'Complete');
-    } finally {
-      await exclusive.stop();
-    }
-    expect(await pullOf(second, elsewhere)).toMatchObject({ lease_until: null, fetched: RECORDS });
   });
 
   it(`${name}: a refresh lease left by a killed worker holds a pull's refresh only until it runs out`, async () => {

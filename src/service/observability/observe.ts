@@ -15,7 +15,7 @@ import { httpMetrics, type HttpMetrics, type InFlightCounts } from './http-metri
 import { eventLog, type Logger } from './logger.js';
 import { signalsOf, type EventLog, type Signals } from './signals.js';
 import { poolGauges, storeTiming, timedStore, unreachableGauge } from './store-metrics.js';
-import { withThread, type ThreadWatch } from './thread-link.js';
+import { withThreads, type ThreadWatch } from './thread-link.js';
 import { workMetrics } from './work-metrics.js';
 
 export interface ObserveOptions {
@@ -72,10 +72,10 @@ export class Observation {
     return this.registry && httpMetrics(this.registry, ctx, inFlight);
   }
 
-  /** The exposition: this thread's metrics with the sync thread's added in; undefined without metrics. */
+  /** The exposition: this thread's metrics with the sync threads' added in; undefined without metrics. */
   exposition(background: Background | undefined): (() => Promise<Exposition>) | undefined {
     const { registry } = this;
     if (!registry) return undefined;
-    return async () => ({ contentType: registry.contentType, text: await withThread(registry, await background?.threadMetrics()) });
+    return async () => ({ contentType: registry.contentType, text: await withThreads(registry, (await background?.threadMetrics()) ?? []) });
   }
 }

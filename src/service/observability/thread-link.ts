@@ -1,4 +1,4 @@
-// The sync thread's side of the operator's tools, and the request thread's side of the
+// A sync thread's side of the operator's tools, and the request thread's side of the
 // link to it. The thread keeps a registry of its own (its pulls, its store) and answers
 // the host's questions: its metrics, for a scrape to add to the host's (prom-client's
 // aggregate), and a ping, which tells readiness the thread's loop still turns. Its log
@@ -90,8 +90,8 @@ export class ThreadLink {
   }
 }
 
-/** The host's metrics and the thread's as one exposition: counters and histograms added up. */
-export async function withThread(registry: Registry, thread: ThreadMetrics | undefined): Promise<string> {
-  if (!thread) return registry.metrics();
-  return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), thread]).metrics();
+/** The host's metrics and its threads' as one exposition: counters, gauges and histograms added up. */
+export async function withThreads(registry: Registry, threads: ThreadMetrics[]): Promise<string> {
+  if (threads.length === 0) return registry.metrics();
+  return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...threads]).metrics();
 }

@@ -174,8 +174,6 @@ export interface PullStore {
    * The others, taken over or ended, change nothing. A job's writes (sync/job-writes.ts).
    */
   updatePulls(changes: PullChange[], lease: string): PullRow[];
-  /** Leases of pulls still open: void when the only worker of this database starts (a killed one left them). */
-  releaseOpenPullLeases(): void;
   /** The connection the latest pull of a company's data type used. */
   latestPullConnectionId(companyId: string, dataType: string): string | undefined;
 }

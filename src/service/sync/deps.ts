@@ -26,12 +26,6 @@ export interface SyncDeps {
    * while the pull runs: this is how long a killed worker's pulls wait for another.
    */
   leaseSeconds?: number;
-  /**
-   * This is the only worker of its database (the embedded SQLite service): SyncLoop frees
-   * every open pull's lease when it starts, since a killed process left them. Unset, other
-   * workers may hold them (PostgreSQL), and they are left to run out.
-   */
-  exclusive?: boolean;
   /** Internal failures (never sent to clients). */
   onError?: (err: unknown, context: string) => void;
   /** Pulls ended and records written, pushes settled: for the metrics and the log. */

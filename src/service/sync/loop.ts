@@ -4,8 +4,8 @@
 // scheduled syncs and polls pending pushes between claims, and idles (until woken or the
 // poll interval passes) when nothing is due. While clients keep the request thread busy
 // (request-load.ts) it runs one job at a time, pausing after each. On stop it waits for the pulls in flight, so a pull
-// is never cut off between its transactions by us. The only worker of its database
-// (`exclusive`) first frees the leases a killed one left.
+// is never cut off between its transactions by us. The leases a killed worker left run
+// out; the embedded service frees them before its threads start (background.ts).
 import { isoSeconds } from '../../lib/clock.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { PullJob } from '../store/pulls.js';
@@ -61,13 +61,6 @@ export class SyncLoop {
 
   private async run(): Promise<void> {
     const { deps } = this;
-    if (deps.exclusive) {
-      try {
-        await deps.store.releaseOpenPullLeases();
-      } catch (err) {
-        deps.onError?.(err, 'pull leases');
-      }
-    }
     const heartbeat = new LeaseHeartbeat(deps, deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS);
     const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
     let housekeptAt = -Infinity;

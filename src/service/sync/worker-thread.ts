@@ -13,8 +13,11 @@ import { threadObserver, type ThreadQuestion, type ThreadReport, type ThreadWatc
 import { busyTest } from './request-load.js';
 import { SyncLoop } from './loop.js';
 
-/** The service's SQLite file, or the PostgreSQL database it shares with other processes. */
-export type WorkerOptions = ({ dbFile: string } | { database: string }) & {
+/**
+ * The service's SQLite file (`checkpoints`: this thread copies the WAL into it, the first
+ * of the process's sync threads), or the PostgreSQL database it shares with other processes.
+ */
+export type WorkerOptions = ({ dbFile: string; checkpoints: boolean } | { database: string }) & {
   secretKeyHex: string;
   platformUrl: string;
   concurrency?: number;
@@ -60,9 +63,6 @@ const loop = new SyncLoop({
   ...(options.concurrency ? { concurrency: options.concurrency } : {}),
   ...(options.pageSize ? { pageSize: options.pageSize } : {}),
   ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
-  // Alone on its SQLite file, this thread frees the leases a killed process left; on
-  // PostgreSQL other workers may hold them, and they run out instead.
-  exclusive: db !== undefined,
   ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   ...(options.load ? { busy: busyTest(options.load) } : {}),
   signals: observer.signals,
@@ -71,15 +71,15 @@ const loop = new SyncLoop({
   } satisfies HostMessage),
 });
 
-// The request thread's commits leave the WAL to this thread (app.ts): whenever another
-// connection committed (`data_version` moves only for those), the WAL's pages are copied
-// into the database file here, off the request thread. This thread's own commits
-// checkpoint as SQLite does by default, once the WAL passes 1,000 pages: a checkpoint after
-// each of its commits as well cost about 11 ms (two fsyncs) ten times a second, an eighth
-// of this thread's time through a sync.
+// The request thread's commits leave the WAL to the first sync thread (app-background.ts):
+// whenever another connection committed (`data_version` moves only for those), the WAL's
+// pages are copied into the database file there, off the request thread. Each sync
+// thread's own commits checkpoint as SQLite does by default, once the WAL passes 1,000
+// pages: a checkpoint after each of its commits as well cost about 11 ms (two fsyncs) ten
+// times a second, an eighth of the thread's time through a sync.
 const CHECKPOINT_EVERY_MS = 100;
 let checkpointedAt: unknown;
-const checkpoints = db && setInterval(() => {
+const checkpoints = db && 'checkpoints' in options && options.checkpoints ? setInterval(() => {
   // Through the store, which waits for this thread's transaction in progress to end (one
   // begun since is left alone: the next tick looks again).
   void store.dataVersion().then(() => {
@@ -91,7 +91,7 @@ const checkpoints = db && setInterval(() => {
   }).catch((err: unknown) => {
     port.postMessage({ type: 'error', context: 'WAL checkpoint', message: (err as Error)?.message ?? String(err), unreachable: isDatabaseUnreachable(err) } satisfies HostMessage);
   });
-}, CHECKPOINT_EVERY_MS);
+}, CHECKPOINT_EVERY_MS) : undefined;
 checkpoints?.unref();
 
 port.on('message', (message: WorkerMessage) => {

@@ -156,9 +156,6 @@ export function pullMethods(db: Queryable): PullMethods {
       const update = pullsUpdate(given, lease);
       return rows<PullRow>(db, update.sql, update.params);
     },
-    releaseOpenPullLeases: async () => {
-      await run(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')");
-    },
     latestPullConnectionId: async (companyId, dataType) => (await row<{ connection_id: string }>(db,
       'SELECT connection_id FROM pull_operations WHERE company_id = ? AND data_type = ? ORDER BY seq DESC LIMIT 1', [companyId, dataType]))?.connection_id,
   };

@@ -39,6 +39,17 @@ export function checkpoint(db: sqlite.Db): void {
   db.pragma('wal_checkpoint(PASSIVE)');
 }
 
+/**
+ * Frees every open pull's lease. The embedded service is its database's only worker, so a
+ * lease still held when it starts was left by a killed process, and its pulls would wait
+ * for it to run out. Before the sync threads start (app-background.ts): freed once one has
+ * started, it could be that thread's. No Store method: no worker that shares its database
+ * may do this (pulls.ts: a lease is a token).
+ */
+export function releaseOpenPullLeases(db: sqlite.Db): void {
+  db.prepare("UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')").run();
+}
+
 export function listMigrations(dir = MIGRATIONS_DIR): ReturnType<typeof sqlite.listMigrations> {
   return sqlite.listMigrations(dir);
 }

@@ -6,8 +6,8 @@
 // every write of a running pull is conditional on it (updatePull with `lease`), and one
 // that finds another value changes nothing (its worker was paused past its lease and
 // another took the pull).
-// Freeing leases (releaseOpenPullLeases) breaks the chain of later times: only the only
-// worker of a database may, when it starts.
+// Freeing leases (db.ts: releaseOpenPullLeases) breaks the chain of later times: only the
+// only worker of a database may, before its threads start.
 import type { Db } from './db.js';
 import { reserveGeneration } from './datasets.js';
 import { planPage, type PagePlan, type PageRequest } from '../paging.js';
@@ -106,11 +106,6 @@ export function updatePulls(db: Db, changes: PullChange[], lease: string): PullR
     if (row) written.push(row);
   }
   return written;
-}
-
-/** Leases of pulls still open: void when the only worker of this database starts (a killed one left them). */
-export function releaseOpenPullLeases(db: Db): void {
-  prepared(db, "UPDATE pull_operations SET lease_until = NULL WHERE status IN ('Queued', 'Fetching', 'Mapping')").run();
 }
 
 /** The connection the latest pull of a company's data type used. */
