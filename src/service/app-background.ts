@@ -32,7 +32,14 @@ export function startServiceBackground(options: ServiceOptions, parts: Backgroun
   const syncing = Boolean(options.platformUrl) && (options.startWorker ?? true);
   const load = syncing ? loadGauge() : undefined;
   const stopLoadGauge = load && measureLoad(load, parts.requests);
-  if (db && syncing) releaseOpenPullLeases(db);
+  if (db && syncing) {
+    try {
+      releaseOpenPullLeases(db);
+    } catch (err) {
+      // Not fatal: the leases run out instead.
+      parts.onError(err, 'pull leases');
+    }
+  }
   const background = startBackground({
     opened, secretKey: parts.secretKey, sealer: ctx.sealer, clock, events: ctx.events,
     ...(options.platformUrl ? { platformUrl: options.platformUrl } : {}),

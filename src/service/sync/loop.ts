@@ -5,7 +5,7 @@
 // poll interval passes) when nothing is due. While clients keep the request thread busy
 // (request-load.ts) it runs one job at a time, pausing after each. On stop it waits for the pulls in flight, so a pull
 // is never cut off between its transactions by us. The leases a killed worker left run
-// out; the embedded service frees them before its threads start (background.ts).
+// out; the embedded service frees them before its threads start (app-background.ts).
 import { isoSeconds } from '../../lib/clock.js';
 import type { AsyncStore } from '../store/async-store.js';
 import type { PullJob } from '../store/pulls.js';
