@@ -114,7 +114,8 @@ describe('export --format csv', () => {
     const at = (row: string[], column: string) => row[header!.indexOf(column)];
     expect(rows.filter((r) => at(r, '_extra') !== '')).toEqual([]);
     // The demo's data is random: take a company whose first record lacks one of the
-    // fields (else this test could not fail); one of four has it all 5% of the time.
+    // fields (else this test could not fail). A first record holds both 5% of the time,
+    // so one that lacks one is there unless all four companies' do.
     const optional = ['currencyRate', 'paidOnDate'];
     const firstOf = new Map<string, string[]>();
     for (const row of rows) if (!firstOf.has(at(row, 'companyId')!)) firstOf.set(at(row, 'companyId')!, row);

@@ -15,7 +15,8 @@ import { apiClient, createClient, linkedCompany, waitFor, type Api } from '../he
 
 const PLATFORM = 'gbol';
 const INVOICES = 5;
-const TYPES = integrationByKey(PLATFORM)!.dataTypes.length;
+const DATA_TYPES = integrationByKey(PLATFORM)!.dataTypes;
+const TYPES = DATA_TYPES.length;
 const OPEN = ['Queued', 'Fetching', 'Mapping'];
 
 interface Pull { dataType: string; status: string }
@@ -61,7 +62,7 @@ describe.skipIf(testStore === 'postgres')('two sync threads on the embedded SQLi
     const pulls = await ended(api, companies, 60_000);
     for (const [index, own] of pulls.entries()) {
       // One pull a data type: no job ran twice, and none was queued again.
-      expect(own.map((p) => p.dataType).sort()).toEqual([...integrationByKey(PLATFORM)!.dataTypes].sort());
+      expect(own.map((p) => p.dataType).sort()).toEqual([...DATA_TYPES].sort());
       expect(own.every((p) => p.status === 'Complete'), JSON.stringify(own)).toBe(true);
       const invoices = await api.call('GET', `/companies/${companies[index]}/data/invoices?pageSize=100`);
       expect(invoices.body.results.map((r: { id: string }) => r.id)).toHaveLength(INVOICES);
@@ -80,7 +81,7 @@ describe.skipIf(testStore === 'postgres')('two sync threads on the embedded SQLi
     for (const id of companies) expect((await queued.api.call('POST', `/companies/${id}/data/all`)).status).toBe(204);
     await stacks.pop()!.close();
 
-    // As a process killed mid-sync leaves them: leased for an hour, one of them Fetching.
+    // As a process killed mid-sync leaves them: leased far past this test's deadline, one of them Fetching.
     const db = new Database(join(dataDir, 'ferry.db'));
     try {
       const leased = db.prepare("UPDATE pull_operations SET lease_until = '2099-01-01T00:00:00Z' WHERE status = 'Queued'").run();

@@ -81,7 +81,7 @@ const loop = new SyncLoop({
 // 1,000-company sync; a second leaves the WAL at most a second of the requests' commits.
 const CHECKPOINT_EVERY_MS = 1_000;
 let checkpointedAt: unknown;
-const checkpoints = db && 'checkpoints' in options && options.checkpoints ? setInterval(() => {
+const checkpoints = 'dbFile' in options && options.checkpoints ? setInterval(() => {
   // Through the store, which waits for this thread's transaction in progress to end (one
   // begun since is left alone: the next tick looks again).
   void store.dataVersion().then(() => {
