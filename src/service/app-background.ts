@@ -61,6 +61,7 @@ export function startServiceBackground(options: ServiceOptions, parts: Backgroun
     wakeDeliveries: () => background.wakeDeliveries(),
     health: () => background.health(),
     threadMetrics: () => background.threadMetrics(),
+    syncThreads: () => background.syncThreads(),
     async stop() {
       await background.stop();
       stopLoadGauge?.();

@@ -4,7 +4,8 @@
 // of processes may run it at once: leases keep them off each other's work. On SQLite this
 // process is the database's only worker, and runs two sync threads: one thread's
 // CPU (page JSON, record JSON, its commits) was the embedded sync's limit, and leases keep
-// the two apart as they keep processes apart on PostgreSQL.
+// the two apart as they keep processes apart on PostgreSQL. The second starts once there is
+// sync work: an embedded command that syncs nothing does not pay for it.
 import type { Clock } from '../lib/clock.js';
 import type { EventBus } from './events/bus.js';
 import type { ThreadMetrics, ThreadWatch } from './observability/thread-link.js';
@@ -56,6 +57,8 @@ export interface Background {
   health(): Promise<string[]>;
   /** The metrics of each sync thread that keeps them and answers in time. */
   threadMetrics(): Promise<ThreadMetrics[]>;
+  /** Sync threads started and not ended. */
+  syncThreads(): number;
 }
 
 /** A sync thread busy past this (a long synchronous write) is not answering: readiness says so. */
@@ -73,9 +76,10 @@ export function startBackground(options: BackgroundOptions): Background {
   // On SQLite this process is the database's only worker; on PostgreSQL others may share it.
   const shared = opened.kind === 'postgres';
   const { platformUrl } = options;
-  const sync = options.sync && platformUrl ? startSyncThreads(options, platformUrl) : [];
-  let webhooks: DeliveryLoop | undefined;
   let stopping = false;
+  const sync = options.sync && platformUrl ? new SyncThreads(options, platformUrl, () => stopping) : undefined;
+  const threads = (): readonly SyncWorker[] => sync?.started ?? [];
+  let webhooks: DeliveryLoop | undefined;
   if (options.webhooks) {
     webhooks = new DeliveryLoop({
       ...options.webhookTuning, store: opened.store, clock: options.clock, sealer: options.sealer,
@@ -86,53 +90,78 @@ export function startBackground(options: BackgroundOptions): Background {
     webhooks.start();
   }
   return {
-    wakeSync: () => {
-      for (const thread of sync) thread.wake();
-    },
+    wakeSync: () => sync?.wake(),
     wakeDeliveries: () => webhooks?.wake(),
     async stop() {
       stopping = true;
       await webhooks?.stop();
-      await Promise.all(sync.map((thread) => thread.stop()));
+      await Promise.all(threads().map((thread) => thread.stop()));
     },
     async health() {
       if (stopping) return [];
       const reasons: string[] = [];
       if (webhooks && !webhooks.alive) reasons.push('the webhook delivery loop has stopped');
-      const answers = await Promise.all(sync.map(async (thread) => thread.exited || (await thread.ask('ping', PING_DEADLINE_MS)) !== undefined));
+      const asked = threads();
+      const answers = await Promise.all(asked.map(async (thread) => thread.exited || (await thread.ask('ping', PING_DEADLINE_MS)) !== undefined));
       // Asked and not answered because it ended meanwhile: it stopped.
-      const stopped = sync.filter((thread) => thread.exited).length;
-      const silent = answers.filter((answered, index) => !answered && !sync[index]!.exited).length;
-      if (stopped > 0) reasons.push(`${threadsNamed(stopped, sync.length)} ${stopped === 1 ? 'has' : 'have'} stopped`);
-      if (silent > 0) reasons.push(`${threadsNamed(silent, sync.length)} did not answer within ${PING_DEADLINE_MS / 1000} s`);
+      const stopped = asked.filter((thread) => thread.exited).length;
+      const silent = answers.filter((answered, index) => !answered && !asked[index]!.exited).length;
+      if (stopped > 0) reasons.push(`${threadsNamed(stopped, asked.length)} ${stopped === 1 ? 'has' : 'have'} stopped`);
+      if (silent > 0) reasons.push(`${threadsNamed(silent, asked.length)} did not answer within ${PING_DEADLINE_MS / 1000} s`);
       return reasons;
     },
     async threadMetrics() {
       if (!options.watch?.metrics) return [];
-      const answers = await Promise.all(sync.map((thread) => thread.ask('metrics', METRICS_DEADLINE_MS)));
+      const answers = await Promise.all(threads().map((thread) => thread.ask('metrics', METRICS_DEADLINE_MS)));
       return answers.flatMap((answer) => (answer?.metrics ? [answer.metrics] : []));
     },
+    syncThreads: () => threads().filter((thread) => !thread.exited).length,
   };
 }
 
-/** The sync threads: SQLITE_SYNC_THREADS on SQLite, the first of them checkpointing its WAL; one on PostgreSQL. */
-function startSyncThreads(options: BackgroundOptions, platformUrl: string): SyncWorker[] {
-  const { opened } = options;
-  return Array.from({ length: opened.kind === 'sqlite' ? SQLITE_SYNC_THREADS : 1 }, (_, index) => startSyncWorker(
-    {
-      ...(opened.kind === 'sqlite' ? { dbFile: opened.dbFile, checkpoints: index === 0 } : { database: opened.database }),
-      secretKeyHex: options.secretKey.toString('hex'),
-      platformUrl,
-      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-      ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
-      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-      ...(options.load ? { load: options.load } : {}),
-      ...(options.watch ? { watch: options.watch } : {}),
-    },
-    options.onError,
-    index === 0 ? options.onSyncExit : undefined,
-    options.log,
-  ));
+/**
+ * The sync threads: SQLITE_SYNC_THREADS on SQLite, one on PostgreSQL. The first starts at
+ * once (it also queues scheduled syncs, polls pending pushes and, on SQLite, checkpoints the
+ * WAL); the others once there is sync work: new work queued here (wake), or a job the first
+ * claimed (work queued before this process began, or by a schedule). Starting a thread (its
+ * modules, its connection) was about a fifth of the CPU of an embedded `ferry companies list`.
+ */
+class SyncThreads {
+  readonly started: SyncWorker[] = [];
+  private readonly count: number;
+
+  constructor(private readonly options: BackgroundOptions, private readonly platformUrl: string, private readonly stopping: () => boolean) {
+    this.count = options.opened.kind === 'sqlite' ? SQLITE_SYNC_THREADS : 1;
+    this.start(() => this.startOthers());
+  }
+
+  wake(): void {
+    this.startOthers();
+    for (const thread of this.started) thread.wake();
+  }
+
+  private startOthers(): void {
+    while (!this.stopping() && this.started.length < this.count) this.start();
+  }
+
+  private start(onWorking?: () => void): void {
+    const { options } = this;
+    const { opened } = options;
+    const first = this.started.length === 0;
+    this.started.push(startSyncWorker(
+      {
+        ...(opened.kind === 'sqlite' ? { dbFile: opened.dbFile, checkpoints: first } : { database: opened.database }),
+        secretKeyHex: options.secretKey.toString('hex'),
+        platformUrl: this.platformUrl,
+        ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+        ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(options.load ? { load: options.load } : {}),
+        ...(options.watch ? { watch: options.watch } : {}),
+      },
+      { onError: options.onError, ...(first && options.onSyncExit ? { onExit: options.onSyncExit } : {}), ...(options.log ? { log: options.log } : {}), ...(onWorking ? { onWorking } : {}) },
+    ));
+  }
 }
 
 /** "the sync worker thread", or where a process runs several, how many of them. */

@@ -99,12 +99,20 @@ describe('the background work\'s health', () => {
       onError: (err) => errors.push(String(err)),
     });
     try {
-      const reasons = await waitFor('the thread to be found gone', async () => {
+      // The first thread alone until there is sync work: named as the one thread.
+      const first = await waitFor('the thread to be found gone', async () => {
         const found = await background.health();
         // A loaded machine may first see the thread slow to answer at its start: wait for its end.
+        return found.includes('the sync worker thread has stopped') && found;
+      });
+      expect(first).toEqual(['the sync worker thread has stopped']);
+      expect(background.syncThreads()).toBe(0);
+      // Work queued starts the second: SQLite's two threads (background.ts), counted in one reason.
+      background.wakeSync();
+      const reasons = await waitFor('both threads to be found gone', async () => {
+        const found = await background.health();
         return found.includes('2 of 2 sync worker threads have stopped') && found;
       });
-      // SQLite's two threads (background.ts), counted in one reason.
       expect(reasons).toEqual(['2 of 2 sync worker threads have stopped']);
       expect(errors.length).toBeGreaterThan(0);
     } finally {

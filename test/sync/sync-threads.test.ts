@@ -1,5 +1,6 @@
 // The embedded service's two sync threads on one SQLite file (background.ts), run as
-// `ferry serve` runs them: a sync of several companies runs each data set once across
+// `ferry serve` runs them: the second starts only once there is sync work (queued here, or
+// left by an earlier process), a sync of several companies runs each data set once across
 // both, the scrape adds both threads' counts, and the leases a killed process left are
 // freed before either thread claims, so its pulls do not wait for them to run out.
 import { rmSync } from 'node:fs';
@@ -51,13 +52,21 @@ describe.skipIf(testStore === 'postgres')('two sync threads on the embedded SQLi
     return { stack, api: apiClient(stack.baseUrl, key), key };
   }
 
+  /** ferry_sync_threads as scraped. */
+  async function syncThreads(metricsUrl: string): Promise<number> {
+    return total((await scrape(metricsUrl)).samples, 'ferry_sync_threads');
+  }
+
   it('sync eight companies: each data set once, every record, and the scrape counts both threads\' pulls', async () => {
     const dataDir = tempDir('ferry-sync-threads-');
     dirs.push(dataDir);
     const { stack, api } = await start(dataDir, { metricsPort: 0 });
+    // Nothing to sync yet: one thread (it would queue a schedule's syncs), not two.
+    expect(await syncThreads(stack.metricsUrl!)).toBe(1);
     const companies: string[] = [];
     for (let i = 0; i < 8; i++) companies.push((await linkedCompany(api, stack.sandboxUrl, PLATFORM, INVOICES, { name: `Threads ${i}` })).companyId);
     for (const id of companies) expect((await api.call('POST', `/companies/${id}/data/all`)).status).toBe(204);
+    expect(await syncThreads(stack.metricsUrl!)).toBe(2);
 
     const pulls = await ended(api, companies, 60_000);
     for (const [index, own] of pulls.entries()) {
@@ -91,9 +100,11 @@ describe.skipIf(testStore === 'postgres')('two sync threads on the embedded SQLi
       db.close();
     }
 
-    const { api } = await start(dataDir, {}, queued.key);
+    const { stack, api } = await start(dataDir, { metricsPort: 0 }, queued.key);
     const pulls = await ended(api, companies, 30_000);
     expect(pulls.flat().filter((p) => p.status !== 'Complete')).toEqual([]);
     expect(pulls.flat()).toHaveLength(companies.length * TYPES);
+    // Nothing was queued in this process: the first thread's claim started the second.
+    expect(await syncThreads(stack.metricsUrl!)).toBe(2);
   }, 90_000);
 });

@@ -17,6 +17,7 @@ export const METRICS = {
   pullDuration: 'ferry_pull_duration_seconds',
   pullLeasesLost: 'ferry_pull_leases_lost_total',
   recordsIngested: 'ferry_records_ingested_total',
+  syncThreads: 'ferry_sync_threads',
   pushOperations: 'ferry_push_operations_total',
   deliveries: 'ferry_webhook_deliveries_total',
   deliveriesPending: 'ferry_webhook_deliveries_pending',

@@ -2,7 +2,7 @@
 // `ferry worker` (worker.ts): the metrics registry, with the process's own metrics, the
 // work's and the store's; the signals the work sends them and the log; and readiness.
 // With neither metrics nor a logger, nothing is kept and nothing is timed.
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Clock } from '../../lib/clock.js';
 import type { Background } from '../background.js';
 import type { Outage } from '../outage.js';
@@ -16,6 +16,7 @@ import { eventLog, type Logger } from './logger.js';
 import { signalsOf, type EventLog, type Signals } from './signals.js';
 import { poolGauges, storeTiming, timedStore, unreachableGauge } from './store-metrics.js';
 import { withThreads, type ThreadWatch } from './thread-link.js';
+import { METRICS } from './metric-names.js';
 import { workMetrics } from './work-metrics.js';
 
 export interface ObserveOptions {
@@ -76,6 +77,12 @@ export class Observation {
   exposition(background: Background | undefined): (() => Promise<Exposition>) | undefined {
     const { registry } = this;
     if (!registry) return undefined;
+    if (background) {
+      new Gauge({
+        name: METRICS.syncThreads, help: 'Sync threads running in this process (on SQLite the second starts once there is sync work).', registers: [registry],
+        collect() { this.set(background.syncThreads()); },
+      });
+    }
     return async () => ({ contentType: registry.contentType, text: await withThreads(registry, (await background?.threadMetrics()) ?? []) });
   }
 }

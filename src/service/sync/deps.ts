@@ -26,6 +26,8 @@ export interface SyncDeps {
    * while the pull runs: this is how long a killed worker's pulls wait for another.
    */
   leaseSeconds?: number;
+  /** Told once, when the loop first claims a job (the host then starts its other sync threads). */
+  onClaimed?: () => void;
   /** Internal failures (never sent to clients). */
   onError?: (err: unknown, context: string) => void;
   /** Pulls ended and records written, pushes settled: for the metrics and the log. */

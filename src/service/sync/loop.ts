@@ -34,6 +34,7 @@ export class SyncLoop {
   /** A wake that came while the loop was busy: its next idle ends at once. */
   private woken = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private toldClaimed = false;
 
   constructor(private readonly deps: SyncDeps, private readonly idleMs = 500) {
     const seconds = deps.leaseSeconds;
@@ -79,6 +80,7 @@ export class SyncLoop {
         if (slots > 0) {
           const jobs = await startJobs(deps, heartbeat, slots, this.claimNext(heartbeat));
           claimed = jobs.length;
+          if (claimed > 0) this.claimedOnce();
           for (const job of jobs) this.track(job.run, heartbeat);
         }
       } catch (err) {
@@ -91,6 +93,12 @@ export class SyncLoop {
       else if (failed || claimed === 0 || this.inFlight.size >= concurrency) await this.idle(this.idleMs, false);
     }
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  private claimedOnce(): void {
+    if (this.toldClaimed) return;
+    this.toldClaimed = true;
+    this.deps.onClaimed?.();
   }
 
   /**

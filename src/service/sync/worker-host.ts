@@ -1,6 +1,7 @@
 // Starts the worker thread and talks to it: wake it when work is queued, stop it (after
 // the pass in flight) when the service closes, and ask it, for the operator, for its
-// metrics and whether its loop still turns (observability/thread-link.ts).
+// metrics and whether its loop still turns (observability/thread-link.ts). It says once
+// when it first claims work (background.ts starts the other threads then).
 import { Worker } from 'node:worker_threads';
 import { threadUrl } from '../../lib/thread-url.js';
 import { ThreadLink, type ThreadQuestion } from '../observability/thread-link.js';
@@ -17,8 +18,18 @@ export interface SyncWorker {
   readonly exited: boolean;
 }
 
-/** `onExit` is told when the thread has ended, stopped or not; `log` takes the thread's log lines. */
-export function startSyncWorker(options: WorkerOptions, onError: (err: Error, context: string) => void, onExit?: () => void, log?: EventLog): SyncWorker {
+export interface SyncWorkerHooks {
+  onError: (err: Error, context: string) => void;
+  /** The thread has ended, stopped or not. */
+  onExit?: () => void;
+  /** The thread has claimed its first job. */
+  onWorking?: () => void;
+  /** Takes the thread's log lines. */
+  log?: EventLog;
+}
+
+export function startSyncWorker(options: WorkerOptions, hooks: SyncWorkerHooks): SyncWorker {
+  const { onError, onExit, onWorking, log } = hooks;
   const worker = new Worker(threadUrl('./worker-thread.js', import.meta.url), { workerData: options });
   let exited = false;
   const send = (message: WorkerMessage): boolean => {
@@ -34,7 +45,8 @@ export function startSyncWorker(options: WorkerOptions, onError: (err: Error, co
   }));
   worker.on('message', (message: HostMessage) => {
     if (link.take(message)) return;
-    if (message.type === 'error') onError(message.unreachable ? new DatabaseUnreachable(message.message) : new Error(message.message), message.context);
+    if (message.type === 'working') onWorking?.();
+    else if (message.type === 'error') onError(message.unreachable ? new DatabaseUnreachable(message.message) : new Error(message.message), message.context);
   });
   worker.on('error', (err) => onError(err, 'sync worker'));
   return {

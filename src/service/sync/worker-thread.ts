@@ -34,7 +34,8 @@ export type WorkerOptions = ({ dbFile: string; checkpoints: boolean } | { databa
 
 export type WorkerMessage = { type: 'wake' } | { type: 'stop' } | ThreadQuestion;
 /** An error crosses as its message, with this thread's verdict on it: the database cannot be reached, or a fault. */
-export type HostMessage = { type: 'stopped' } | { type: 'error'; context: string; message: string; unreachable: boolean } | ThreadReport;
+/** `working`: sent once, when the loop first claims a job. */
+export type HostMessage = { type: 'stopped' } | { type: 'working' } | { type: 'error'; context: string; message: string; unreachable: boolean } | ThreadReport;
 
 const options = workerData as WorkerOptions;
 // Syncs are background work: on Linux a thread has a nice value of its own, and this one
@@ -65,6 +66,7 @@ const loop = new SyncLoop({
   ...(options.leaseSeconds ? { leaseSeconds: options.leaseSeconds } : {}),
   ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   ...(options.load ? { busy: busyTest(options.load) } : {}),
+  onClaimed: () => port.postMessage({ type: 'working' } satisfies HostMessage),
   signals: observer.signals,
   onError: (err, context) => port.postMessage({
     type: 'error', context, message: (err as Error)?.message ?? String(err), unreachable: isDatabaseUnreachable(err),
