@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../lib/clock.js';
+import { NO_SCHEMAS } from '../lib/no-schemas.js';
 import { denyAll, type AdminCheck } from './admin-auth.js';
 import { applySettings, type SandboxContext } from './context.js';
 import { SandboxError, fail } from './errors.js';
@@ -53,6 +54,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT,
+    schemaController: NO_SCHEMAS,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,

@@ -3,6 +3,7 @@
 // the one place any error becomes the error envelope.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { NO_SCHEMAS } from '../lib/no-schemas.js';
 import { MAX_BODY_BYTES } from '../platforms/limits.js';
 import type { Core, Limiter } from './app-core.js';
 import { ApiError, errorBody, errors } from './errors.js';
@@ -42,6 +43,7 @@ export function createFastify(options: ServiceOptions): FastifyInstance {
       logController: new LogController({ disableRequestLogging: true }),
     } : { logger: false }),
     bodyLimit: MAX_BODY_BYTES,
+    schemaController: NO_SCHEMAS,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
