@@ -33,8 +33,10 @@ export type WorkerOptions = ({ dbFile: string; checkpoints: boolean } | { databa
 };
 
 export type WorkerMessage = { type: 'wake' } | { type: 'stop' } | ThreadQuestion;
-/** An error crosses as its message, with this thread's verdict on it: the database cannot be reached, or a fault. */
-/** `working`: sent once, when the loop first claims a job. */
+/**
+ * `working`: sent once, when the loop first claims a job. An error crosses as its message,
+ * with this thread's verdict on it: the database cannot be reached, or a fault.
+ */
 export type HostMessage = { type: 'stopped' } | { type: 'working' } | { type: 'error'; context: string; message: string; unreachable: boolean } | ThreadReport;
 
 const options = workerData as WorkerOptions;
