@@ -36,10 +36,10 @@ export function createLogger(options: LoggerOptions): Logger {
 }
 
 /**
- * The process's own stderr is written without blocking, lines gathered up to 15 KiB or for
- * at most 200 ms, and flushed at exit (line-batch.ts): a write per request line, blocking or
- * not, cost a third of a cached page's throughput in its system calls alone, and a write per
- * 4 KiB still a tenth.
+ * The process's own stderr is written without blocking, lines gathered up to 64 KiB
+ * (LOG_BATCH_BYTES) or for at most 200 ms, and flushed at exit (line-batch.ts): a write per
+ * request line, blocking or not, cost a third of a cached page's throughput in its system
+ * calls alone, and a write per 4 KiB still a tenth.
  */
 function destination(options: LoggerOptions): Writable | LineBatch {
   if (options.format === 'pretty') return prettyStream(options.stream);
