@@ -58,6 +58,10 @@ if ('dbFile' in options) {
   store = observer.timed(createPgStore(pool));
 }
 const adapter = platformAdapter(options.platformUrl);
+/** An error crosses to the host as its message, with this thread's verdict on it. */
+const postError = (err: unknown, context: string): void => port.postMessage({
+  type: 'error', context, message: (err as Error)?.message ?? String(err), unreachable: isDatabaseUnreachable(err),
+} satisfies HostMessage);
 const loop = new SyncLoop({
   store,
   clock: systemClock,
@@ -70,9 +74,7 @@ const loop = new SyncLoop({
   ...(options.load ? { busy: busyTest(options.load) } : {}),
   onClaimed: () => port.postMessage({ type: 'working' } satisfies HostMessage),
   signals: observer.signals,
-  onError: (err, context) => port.postMessage({
-    type: 'error', context, message: (err as Error)?.message ?? String(err), unreachable: isDatabaseUnreachable(err),
-  } satisfies HostMessage),
+  onError: postError,
 });
 
 // The request thread's commits leave the WAL to the first sync thread (app-background.ts):
@@ -94,9 +96,7 @@ const checkpoints = 'dbFile' in options && options.checkpoints ? setInterval(() 
     if (othersWrote === checkpointedAt) return;
     checkpoint(db);
     checkpointedAt = othersWrote;
-  }).catch((err: unknown) => {
-    port.postMessage({ type: 'error', context: 'WAL checkpoint', message: (err as Error)?.message ?? String(err), unreachable: isDatabaseUnreachable(err) } satisfies HostMessage);
-  });
+  }).catch((err: unknown) => postError(err, 'WAL checkpoint'));
 }, CHECKPOINT_EVERY_MS) : undefined;
 checkpoints?.unref();
 
