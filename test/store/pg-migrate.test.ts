@@ -7,8 +7,8 @@ import { Pool } from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listMigrations, openDatabase } from '../../src/service/store/sqlite/db.js';
 import { listPgMigrations, migratePostgres } from '../../src/service/store/pg/migrate.js';
-import { openPostgres } from '../../src/service/store/pg/pool.js';
-import { DatabaseUnavailableError } from '../../src/service/store/pg/unavailable.js';
+import { checkServerVersion, MIN_SERVER_VERSION, openPostgres } from '../../src/service/store/pg/pool.js';
+import { DatabaseUnavailableError, parseTarget } from '../../src/service/store/pg/unavailable.js';
 import { databaseUrl, describePostgres, freshDatabase } from '../helpers/postgres.js';
 
 type Columns = Record<string, string[]>;
@@ -119,6 +119,22 @@ describePostgres('PostgreSQL migrations', () => {
     } finally {
       await opened.end();
     }
+  });
+
+  it('runs on this server, and refuses one older than 14 at start, naming both versions', async () => {
+    const opened = await openPostgres(await freshDatabase(), { max: 1 });
+    try {
+      const { rows } = await opened.query<{ server_version_num: string }>('SHOW server_version_num');
+      expect(Number(rows[0]!.server_version_num)).toBeGreaterThanOrEqual(MIN_SERVER_VERSION);
+    } finally {
+      await opened.end();
+    }
+    const target = parseTarget('postgres://ferry:Hunter2@db.internal:5432/ferry');
+    const err = (() => { try { checkServerVersion(130012, target); } catch (e) { return e; } })();
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    expect((err as Error).message).toBe('PostgreSQL at db.internal:5432/ferry is version 13.12; ferry needs 14.0 or later');
+    expect((err as DatabaseUnavailableError).hint).toMatch(/Upgrade the server/);
+    expect(() => checkServerVersion(MIN_SERVER_VERSION, target)).not.toThrow();
   });
 
   it('names a database that does not exist', async () => {

@@ -7,7 +7,7 @@ import { statementTally } from '../statement-count.js';
 import { countPoolStatements } from './count-statements.js';
 import { markDriverError, markPoolErrors } from './driver-errors.js';
 import { migratePostgres } from './migrate.js';
-import { parseTarget, unavailable } from './unavailable.js';
+import { parseTarget, tooOld, unavailable, type Target } from './unavailable.js';
 
 /** Long enough for a database across a network, short enough that a wrong URL fails fast. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -55,20 +55,34 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   // server ends emits 'error'; unheard, that would end the process or thread. The statement
   // in flight or the next one fails with the cause, which is where it is handled.
   pool.on('connect', (client) => client.on('error', () => undefined));
+  let version: number;
   try {
     const client = await pool.connect();
-    client.release();
+    try {
+      version = Number((await client.query<{ server_version_num: string }>('SHOW server_version_num')).rows[0]!.server_version_num);
+    } finally {
+      client.release();
+    }
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw unavailable(err, target, CONNECT_TIMEOUT_MS);
   }
   try {
+    checkServerVersion(version, target);
     await migratePostgres(pool, options.migrationsDir);
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
   }
   return pool;
+}
+
+/** The oldest server the statements run on: the records' write splits its page with string_to_table (14). */
+export const MIN_SERVER_VERSION = 140000;
+
+/** Refuses, at start and naming both versions, a server older than MIN_SERVER_VERSION (server_version_num). */
+export function checkServerVersion(version: number, target: Target): void {
+  if (version < MIN_SERVER_VERSION) throw tooOld(version, MIN_SERVER_VERSION, target);
 }
 
 /** The pool's connections and waiting requests, for the metrics. */

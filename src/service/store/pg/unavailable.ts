@@ -119,6 +119,16 @@ export function unavailable(err: unknown, target: Target, timeoutMs: number): Da
     'Check the database URL (--database or FERRY_DATABASE_URL) and that PostgreSQL is running and reachable from here.');
 }
 
+/** A server whose version the statements do not run on; versions as server_version_num gives them (150004). */
+export function tooOld(version: number, needed: number, target: Target): DatabaseUnavailableError {
+  return new DatabaseUnavailableError(`PostgreSQL at ${describeTarget(target)} is version ${versionName(version)}; ferry needs ${versionName(needed)} or later`,
+    'Upgrade the server, or point --database (or FERRY_DATABASE_URL) at a newer one.');
+}
+
+function versionName(num: number): string {
+  return `${Math.floor(num / 10_000)}.${num % 10_000}`;
+}
+
 /** SQLSTATE classes and codes that mean the server went away, not that a statement was wrong. */
 const LOST_CLASSES = ['08']; // connection exception
 const LOST_NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
