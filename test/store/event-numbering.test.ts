@@ -141,6 +141,34 @@ describePostgres('event numbers on PostgreSQL', () => {
     expect(await store.latestAccountEventSeq('A')).toBe(2);
   });
 
+  it('numbers a transaction\'s events together, in seq order, moving each account\'s counter once', async () => {
+    const db = pool(await freshDatabase());
+    await migratePostgres(db);
+    await db.query(`INSERT INTO clients (id, name, plan, created) VALUES ('A', 'A', 'Paid', '2026-01-01T00:00:00Z'), ('B', 'B', 'Paid', '2026-01-01T00:00:00Z')`);
+    const store = createPgStore(db);
+    await store.insertEvent(event('before', 'A', null));
+    // Each step of the counter writes a new version of its row, so the row's place in its
+    // page (ctid) tells how many steps a commit made.
+    const place = async (): Promise<number> => Number(/,(\d+)\)/.exec((await db.query(`SELECT ctid::text AS c FROM event_counters WHERE client_id = 'A'`)).rows[0].c)![1]);
+    const at = await place();
+    const job = await connection(db);
+    await job.query('BEGIN');
+    for (let i = 0; i < 23; i++) await eventMethods(job).insertEvent(event(`a${i}`, 'A', null));
+    await job.query('COMMIT');
+    expect(await place()).toBe(at + 1);
+    const numbered = await store.eventsAfter('A', 0, 50);
+    expect(numbered.map((e) => [e.id, e.account_seq])).toEqual([['before', 1], ...Array.from({ length: 23 }, (_, i) => [`a${i}`, i + 2])]);
+    expect(numbered.map((e) => e.seq)).toEqual([...numbered.map((e) => e.seq)].sort((a, b) => a - b));
+
+    // Two accounts in one transaction: each counts its own, in the order they were written.
+    await job.query('BEGIN');
+    for (let i = 0; i < 10; i++) await eventMethods(job).insertEvent(event(`m${i}`, i % 3 === 0 ? 'B' : 'A', null));
+    await job.query('COMMIT');
+    expect((await store.eventsAfter('A', 24, 50)).map((e) => [e.id, e.account_seq])).toEqual([['m1', 25], ['m2', 26], ['m4', 27], ['m5', 28], ['m7', 29], ['m8', 30]]);
+    expect((await store.eventsAfter('B', 0, 50)).map((e) => [e.id, e.account_seq])).toEqual([['m0', 1], ['m3', 2], ['m6', 3], ['m9', 4]]);
+    expect(await store.latestAccountEventSeq('A')).toBe(30);
+  });
+
   it('two transactions that lock rows in opposite orders around their events both commit', async () => {
     const db = pool(await freshDatabase());
     await migratePostgres(db);
