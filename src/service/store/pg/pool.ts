@@ -1,6 +1,7 @@
 // Opens a PostgreSQL store: a pg Pool on the given URL, checked by connecting once, with
-// the schema brought up to date (migrate.ts). A database that cannot be reached fails here,
-// at start, with one line naming where and why (unavailable.ts).
+// the schema brought up to date (migrate.ts). A database that cannot be reached, or a server
+// too old for the statements, fails here, at start, with one line naming where and why
+// (unavailable.ts).
 import { Pool, types, type CustomTypesConfig } from 'pg';
 import type { PoolCounts } from '../monitoring.js';
 import { statementTally } from '../statement-count.js';
