@@ -141,21 +141,16 @@ describePostgres('event numbers on PostgreSQL', () => {
     expect(await store.latestAccountEventSeq('A')).toBe(2);
   });
 
-  it('numbers a transaction\'s events together, in seq order, moving each account\'s counter once', async () => {
+  it('numbers a transaction\'s events in seq order, each account counting its own', async () => {
     const db = pool(await freshDatabase());
     await migratePostgres(db);
     await db.query(`INSERT INTO clients (id, name, plan, created) VALUES ('A', 'A', 'Paid', '2026-01-01T00:00:00Z'), ('B', 'B', 'Paid', '2026-01-01T00:00:00Z')`);
     const store = createPgStore(db);
     await store.insertEvent(event('before', 'A', null));
-    // Each step of the counter writes a new version of its row, so the row's place in its
-    // page (ctid) tells how many steps a commit made.
-    const place = async (): Promise<number> => Number(/,(\d+)\)/.exec((await db.query(`SELECT ctid::text AS c FROM event_counters WHERE client_id = 'A'`)).rows[0].c)![1]);
-    const at = await place();
     const job = await connection(db);
     await job.query('BEGIN');
     for (let i = 0; i < 23; i++) await eventMethods(job).insertEvent(event(`a${i}`, 'A', null));
     await job.query('COMMIT');
-    expect(await place()).toBe(at + 1);
     const numbered = await store.eventsAfter('A', 0, 50);
     expect(numbered.map((e) => [e.id, e.account_seq])).toEqual([['before', 1], ...Array.from({ length: 23 }, (_, i) => [`a${i}`, i + 2])]);
     expect(numbered.map((e) => e.seq)).toEqual([...numbered.map((e) => e.seq)].sort((a, b) => a - b));

@@ -21,11 +21,12 @@ const NAMED_ROWIDS: Columns = { webhook_consumers: ['seq'] };
  * (009_rate_ledger.sql; SQLite is one process and keeps its buckets in memory), and the
  * check that every process seals tokens with one key (010_key_check.sql; SQLite's key lives
  * beside its database), and the notices of committed events and deliveries to the other
- * processes (016_commit_notices.sql; SQLite's writers share one process), and numbering
- * a transaction's events at its commit (017_event_numbering_once.sql; SQLite numbers them
- * as it writes them).
+ * processes (016_commit_notices.sql; SQLite's writers share one process), and the
+ * numbering of events at their transaction's commit (017_event_numbering_once.sql, then
+ * 018_event_numbering_by_key.sql; SQLite numbers them as it writes them).
  */
-const POSTGRES_ONLY_MIGRATIONS = ['009_rate_ledger.sql', '010_key_check.sql', '016_commit_notices.sql', '017_event_numbering_once.sql'];
+const POSTGRES_ONLY_MIGRATIONS = ['009_rate_ledger.sql', '010_key_check.sql', '016_commit_notices.sql', '017_event_numbering_once.sql',
+  '018_event_numbering_by_key.sql'];
 const POSTGRES_ONLY_TABLES = ['rate_ledger', 'rate_instances', 'key_check'];
 
 function sqliteSchema(): { columns: Columns; indexes: string[] } {
