@@ -43,7 +43,7 @@ describe('migrate tokens: faults from the service', () => {
     expect(run.stderr).not.toContain(stack.adminKey);
 
     // Two shards at once on the same key share one bucket: the service answers 429, the client waits and retries.
-    // Run alone, this whole test takes under 30 s. Beside the rest of the suite a shard has
+    // Run alone, this test takes under 30 s. Beside the rest of the suite a shard has
     // needed over 60 s, each 429 making it wait for the bucket: what is checked is that they finish.
     const shared = writeCsv(stack.dir, 'shared.csv', tokensCsv(tenants.slice(20)));
     const jobs = await Promise.all(['1/2', '2/2'].map((shard) =>
