@@ -3,7 +3,7 @@
 // leases renewed and freed together, only while this lease holds them; the lane's companies
 // per account.
 import { expect, it } from 'vitest';
-import { jobMethods } from '../../../src/service/store/pg/jobs.js';
+import { jobMethods, newQueueFloor } from '../../../src/service/store/pg/jobs.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import type { PullJob } from '../../../src/service/store/pulls.js';
@@ -11,7 +11,7 @@ import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, pgOwners, relabel, type Owners } from './owners.js';
 import { onBoth } from './stores.js';
 
-const methods = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db), ...pgOwners(db) });
+const methods = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db, newQueueFloor()), ...pgOwners(db) });
 type Store = ReturnType<typeof methods>;
 
 const T0 = '2024-03-01T10:00:00Z';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { monitoringMethods } from '../../../src/service/store/pg/monitoring.js';
-import { jobMethods } from '../../../src/service/store/pg/jobs.js';
+import { jobMethods, newQueueFloor } from '../../../src/service/store/pg/jobs.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { listMigrations, openDatabase } from '../../../src/service/store/sqlite/db.js';
@@ -19,7 +19,7 @@ import { freshPostgres, onBoth } from './stores.js';
 const T0 = '2024-03-01T10:00:00Z';
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString().replace('.000Z', 'Z');
 
-const pullStore = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db), ...pgOwners(db), ...monitoringMethods(db) });
+const pullStore = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db, newQueueFloor()), ...pgOwners(db), ...monitoringMethods(db) });
 const deliveryStore = (db: Queryable) => ({ ...outboxMethods(db), ...monitoringMethods(db) });
 
 describePostgres('monitoring reads', () => {

@@ -1,14 +1,14 @@
 // Many pulls' writes under a job's lease answering their rows (updatePulls) and many pulls
 // read at once (getPulls) answer on PostgreSQL as on SQLite, and as updatePull and getPull do.
 import { describe, expect, it } from 'vitest';
-import { jobMethods } from '../../../src/service/store/pg/jobs.js';
+import { jobMethods, newQueueFloor } from '../../../src/service/store/pg/jobs.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, pgOwners, relabel, secondPool, type Owners } from './owners.js';
 import { freshPostgres, onBoth } from './stores.js';
 
-const methods = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db), ...pgOwners(db) });
+const methods = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db, newQueueFloor()), ...pgOwners(db) });
 type Store = ReturnType<typeof methods>;
 
 const T0 = '2024-03-01T10:00:00Z';

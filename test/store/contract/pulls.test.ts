@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AsyncStore } from '../../../src/service/store/async-store.js';
 import type { PagePlan } from '../../../src/service/store/paging.js';
 import { runPgPagePlan } from '../../../src/service/store/pg/paging.js';
-import { jobMethods } from '../../../src/service/store/pg/jobs.js';
+import { jobMethods, newQueueFloor } from '../../../src/service/store/pg/jobs.js';
 import { pullMethods } from '../../../src/service/store/pg/pulls.js';
 import type { Queryable } from '../../../src/service/store/pg/query.js';
 import type { PullJob, PullRow } from '../../../src/service/store/pulls.js';
@@ -11,7 +11,7 @@ import { describePostgres } from '../../helpers/postgres.js';
 import { makeOwners, outcome, pgOwners, relabel, secondPool, type Owners } from './owners.js';
 import { freshPostgres, onBoth } from './stores.js';
 
-const methods = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db), ...pgOwners(db), runPage: <Row>(plan: PagePlan) => runPgPagePlan<Row>(db, plan) });
+const methods = (db: Queryable) => ({ ...pullMethods(db), ...jobMethods(db, newQueueFloor()), ...pgOwners(db), runPage: <Row>(plan: PagePlan) => runPgPagePlan<Row>(db, plan) });
 type Store = ReturnType<typeof methods> & Pick<AsyncStore, 'runPage'>;
 
 const T0 = '2024-03-01T10:00:00Z';
@@ -191,7 +191,7 @@ describePostgres('pull store contract', () => {
       try {
         const store = methods(pool);
         const o = await makeOwners(store);
-        const claimers = [pool, ...others].map((db) => ({ ...pullMethods(db), ...jobMethods(db) }));
+        const claimers = [pool, ...others].map((db) => ({ ...pullMethods(db), ...jobMethods(db, newQueueFloor()) }));
         const companies: Array<[string, string]> = [];
         for (let i = 0; i < 24; i++) {
           const company = (await store.insertCompany(o.client, { name: `C${i}`, tags: {} }, T0)).id;

@@ -18,7 +18,7 @@ import { connectionMethods } from './connections.js';
 import { datasetMethods } from './datasets.js';
 import { decisionLocks } from './decision-locks.js';
 import { groupedMethods } from './grouped.js';
-import { jobMethods } from './jobs.js';
+import { jobMethods, newQueueFloor } from './jobs.js';
 import { deliveryMethods } from './deliveries.js';
 import { eventMethods } from './events.js';
 import { monitoringMethods } from './monitoring.js';
@@ -49,12 +49,15 @@ export function createPgStore(pool: Pool): AsyncStore {
   // Disabled once closed, so later promises in the process stop carrying its context.
   const closePool = (): Promise<void> => (closing ??= pool.end().finally(() => within.disable()));
 
+  // Where claims read the queue from: one for the store, whichever client claims.
+  const floor = newQueueFloor();
+
   /** What a client (or the pool) answers, whether in a transaction or not. */
   const methodsOf = (db: Queryable): { store: Omit<AsyncStore, 'transaction' | 'close'>; decided: Parameters<typeof decisionLocks>[1] } => {
     const companies = companyMethods(db);
     const pulls = pullMethods(db);
     const events = eventMethods(db);
-    const jobs = jobMethods(db);
+    const jobs = jobMethods(db, floor);
     const runPage: AsyncStore['runPage'] = (plan) => runPgPagePlan(db, plan);
     const store = {
       ...clientMethods(db),
