@@ -8,7 +8,8 @@ import type { TestService } from '../helpers/stack.js';
 /** A parsed JSON response body (the helper types it loosely). */
 export type Body = CallResult['body'];
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+// Version 4 (random), or 7 for company ids (src/lib/time-ordered-id.ts).
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const FORBIDDEN = 'You are using an outdated API key or a key not associated with that resource.';

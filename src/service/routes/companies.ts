@@ -1,5 +1,5 @@
 // /companies: create (with the Free plan's company limit), list, get, patch, put, delete.
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../lib/time-ordered-id.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isoSeconds } from '../../lib/clock.js';
 import type { ServiceContext } from '../context.js';
@@ -69,7 +69,7 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
     POST: withBody(async (request) => {
       const input = companyInput(objectBody(request));
       const client = request.auth.client;
-      const company = newCompanyRow(randomUUID(), client.id, input, isoSeconds(clock.now()));
+      const company = newCompanyRow(timeOrderedId(clock.now().getTime()), client.id, input, isoSeconds(clock.now()));
       // The company and its event in one write (one statement on PostgreSQL); on the Free
       // plan, counted and written in one transaction so concurrent creates cannot pass the
       // limit together.

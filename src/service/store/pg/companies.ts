@@ -1,7 +1,7 @@
 // Companies of a client on PostgreSQL: ../sqlite/companies.ts statement by statement. Tags are a
 // json column holding the text SQLite holds; queries read a tag with `->>`, the expression
 // the ferryKey index is built on.
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../../lib/time-ordered-id.js';
 import { FILTERABLE_TAG_KEY } from '../../../platforms/limits.js';
 import { jsonField, postgresDate } from '../../query/index.js';
 import type { FieldResolver } from '../../query/types.js';
@@ -55,7 +55,7 @@ export function companyMethods(db: Queryable): Pick<AsyncStore, CompanyMethods> 
   return {
     insertCompany: async (clientId, input, created) => (await row<CompanyRow>(db,
       'INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
-      [randomUUID(), clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags)]))!,
+      [timeOrderedId(), clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags)]))!,
     insertCompanyWithEvent: async (company, event) => (await row<CompanyRow>(db, INSERT_COMPANY_WITH_EVENT,
       [...NEW_COMPANY_COLUMNS.map((column) => company[column]), ...eventParams([event])]))!,
     getCompany: (id) => row<CompanyRow>(db, 'SELECT * FROM companies WHERE id = ?', [id]),

@@ -1,6 +1,6 @@
 // Companies of a client. Tags and the other object/array fields are JSON text columns;
 // queries reach into tags with json_extract (indexed for the ferryKey tag).
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../../lib/time-ordered-id.js';
 import { noteCascade, settleFiles } from './attachment-files.js';
 import { companyFields, jsonPath } from './company-fields.js';
 import type { Db } from './db.js';
@@ -11,7 +11,7 @@ import type { EventInput } from '../events.js';
 import { insertEvents } from './events.js';
 
 export function insertCompany(db: Db, clientId: string, input: CompanyInput, created: string): CompanyRow {
-  const id = randomUUID();
+  const id = timeOrderedId();
   prepared(db, 'INSERT INTO companies (id, client_id, name, description, created, tags) VALUES (?, ?, ?, ?, ?, ?)')
     .run(id, clientId, input.name, input.description ?? null, created, JSON.stringify(input.tags));
   return getCompany(db, id)!;
