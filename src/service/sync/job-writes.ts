@@ -5,8 +5,7 @@
 // one statement of each kind, not one per data type: a company of mostly empty data sets
 // costs a commit or two and a dozen statements. Each group first reads (and on PostgreSQL
 // locks) the company, then writes the pulls, records, fields, data sets and last syncs, in
-// the order every writer of a company takes its locks, and the events last, so that their
-// account's counter is held only to the commit. The pulls' state is written only
+// the order every writer of a company takes its locks. The pulls' state is written only
 // where the job's lease is still theirs, and a pull another worker took over writes nothing
 // else (LeaseLost). A group that fails is tried again one write at a time, so one data
 // type's failure reaches only its own pull.
@@ -149,13 +148,9 @@ export class JobWriter {
         const records = publish ? publish.records ?? await tx.countRecords(pull.company_id, pull.data_type, pull.generation) : null;
         ended.push({ pull: written.get(pull.id)!, company, records });
       }
-      // The next job is claimed before the events are written: an event takes its account's
-      // counter (a lock held to the commit, which every writer of the account's events waits
-      // for), and the claim's read of the queue would otherwise run under it. The claim waits
-      // on no lock (it skips what others hold), so its place here cannot deadlock.
-      if (mayClaim && this.claimNext && !this.claimed && this.last(writes)) next = await this.claimNext(tx);
       // Pulls of the job that do not end here still run, so are open: read.completed cannot be due.
       if (ended.length > 0) await pullsEnded(this.events, ended, this.running > ended.length);
+      if (mayClaim && this.claimNext && !this.claimed && this.last(writes)) next = await this.claimNext(tx);
       return writes.map(({ pull }): Outcome => {
         const row = written.get(pull.id);
         if (!row) return { error: new LeaseLost(pull.id) };
