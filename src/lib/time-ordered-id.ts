@@ -4,6 +4,7 @@
 // company's entries at the end of those indexes, where the pages are already in memory,
 // rather than at a random place in indexes far larger than the database's cache.
 import { randomFillSync } from 'node:crypto';
+import { uuidText } from './uuid-text.js';
 
 const bytes = Buffer.alloc(16);
 
@@ -12,6 +13,5 @@ export function timeOrderedId(now: number = Date.now()): string {
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidText(bytes.toString('hex'));
 }

@@ -69,7 +69,8 @@ export function registerCompanyRoutes(app: FastifyInstance, ctx: ServiceContext)
     POST: withBody(async (request) => {
       const input = companyInput(objectBody(request));
       const client = request.auth.client;
-      const company = newCompanyRow(timeOrderedId(clock.now().getTime()), client.id, input, isoSeconds(clock.now()));
+      const now = clock.now();
+      const company = newCompanyRow(timeOrderedId(now.getTime()), client.id, input, isoSeconds(now));
       // The company and its event in one write (one statement on PostgreSQL); on the Free
       // plan, counted and written in one transaction so concurrent creates cannot pass the
       // limit together.

@@ -1,6 +1,7 @@
 // Events and webhook consumers as both stores keep them (SQL in sqlite/events.ts and
 // pg/events.ts).
 import { createHash } from 'node:crypto';
+import { uuidText } from '../../lib/uuid-text.js';
 import { openByKey, type PullRow } from './pulls.js';
 
 export interface EventInput {
@@ -27,8 +28,7 @@ export type EventConsumer = Pick<ConsumerRow, 'id' | 'event_types' | 'company_ta
  * (pg/events.ts DELIVERY_ID, the same function in SQL) and both stores give the same ids.
  */
 export function deliveryIdOf(eventId: string, consumerId: string): string {
-  const hex = createHash('sha256').update(`${eventId}/${consumerId}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  return uuidText(createHash('sha256').update(`${eventId}/${consumerId}`).digest('hex'));
 }
 
 /** The event types read.completed rests on (readCompletion). */

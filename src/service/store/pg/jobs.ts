@@ -6,8 +6,10 @@ import { openByKey, type PullJob, type PullRow } from '../pulls.js';
 import { rows, run, type Queryable } from './query.js';
 
 const FREE = '(lease_until IS NULL OR lease_until <= ?) AND (not_before IS NULL OR not_before <= ?)';
+/** Open, as the queue's partial index (pull_operations_queue) says it, so that a read of the queue can use it. */
+const OPEN = "status IN ('Queued', 'Fetching', 'Mapping')";
 /** Claimable: read from the queue's index in its order (the head), or among a company's pulls. */
-const CLAIMABLE = `status IN ('Queued', 'Fetching', 'Mapping') AND ${FREE}`;
+const CLAIMABLE = `${OPEN} AND ${FREE}`;
 const CLAIMABLE_BY_KEY = `${openByKey('p.status')} AND ${FREE}`;
 
 /** The head of one lane: its first claimable pull whose company no other claim is leasing. */
@@ -40,7 +42,7 @@ const CLAIM_JOB = `WITH head AS (
     FROM free WHERE p.id = free.id RETURNING p.*
   )
   SELECT leased.*, (leased.id IS NULL AND EXISTS (SELECT 1 FROM head WHERE company_id IS NOT NULL)) AS ferry_raced,
-    (SELECT seq FROM pull_operations WHERE status IN ('Queued', 'Fetching', 'Mapping') AND priority = 0 AND seq >= ? ORDER BY priority DESC, seq LIMIT 1) AS ferry_floor
+    (SELECT seq FROM pull_operations WHERE ${OPEN} AND priority = 0 AND seq >= ? ORDER BY priority DESC, seq LIMIT 1) AS ferry_floor
   FROM (SELECT 1) AS answer LEFT JOIN leased ON true ORDER BY leased.seq`;
 
 /** Claims that lost their company to a claim committed just before: tried again up to this many times a call. */

@@ -52,11 +52,17 @@ function statementOf(sql: string): Statement {
  */
 function refused(found: Statement, err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  if (code === '26000') preparing = false;
-  else if (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type')) found.unnamed = true;
-  else return false;
-  for (const each of statements.values()) if (!preparing || each === found) delete each.name;
-  return true;
+  if (code === '26000') {
+    preparing = false;
+    for (const each of statements.values()) delete each.name;
+    return true;
+  }
+  if (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type')) {
+    found.unnamed = true;
+    delete found.name;
+    return true;
+  }
+  return false;
 }
 
 /**
