@@ -160,6 +160,20 @@ function scenarios(name: string, open: Open): void {
     expect(JSON.parse(Buffer.from(first.rows[0]!.data).toString('utf8'))).toMatchObject({ id: 'inv-0', modifiedDate: T1 });
   });
 
+  it(`${name}: a first page whose generation already holds records is written again as an upsert: one record an id, the pull Complete`, async () => {
+    const { stores: [store], clock } = await setup();
+    const { companyId, pulls } = await company(store, clock);
+    const queued = (await store.getPull(pulls.get('invoices')!))!;
+    // Nothing was committed by this pull (fetched 0), so its first page is taken as the
+    // generation's first; a record of the generation is there all the same.
+    await store.writeRecords([{ companyId, dataType: 'invoices', generation: queued.generation, connectionId: queued.connection_id,
+      rows: [{ id: 'inv-3', data: '{"id":"inv-3","stale":true}' }] }]);
+    expect((await syncOnce(worker(store, clock, new Platform()))).pulls).toBe(TYPES.length);
+    expect(await store.getPull(queued.id)).toMatchObject({ status: 'Complete', fetched: INVOICES, lease_until: null });
+    expect(await store.countRecords(companyId, 'invoices', queued.generation)).toBe(INVOICES);
+    expect(JSON.parse((await store.getRecord(companyId, 'invoices', queued.generation, 'inv-3'))!)).toEqual({ id: 'inv-3', modifiedDate: T0 });
+  });
+
   it(`${name}: a data type another worker took over rolls back only itself: the job's other writes are tried again one by one and commit`, async () => {
     const { stores: [mine, theirs], clock } = await setup();
     const { pulls } = await company(mine, clock);

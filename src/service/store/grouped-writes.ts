@@ -17,6 +17,12 @@ export interface RecordBatch {
   generation: number;
   connectionId: string;
   rows: RecordInput[];
+  /**
+   * No record of this generation was committed before this page (the pull's first page):
+   * PostgreSQL inserts it without the conflict check's extra work. A wrong `fresh` costs a
+   * unique violation, never a duplicate; the caller then writes the page again without it.
+   */
+  fresh?: boolean;
 }
 
 /** A completed pull's generation, to become the one readers see (completeGenerations). */

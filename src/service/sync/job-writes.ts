@@ -28,8 +28,8 @@ export interface PullWrite {
   held: HeldPull;
   /** The pull's new state, written only while the job's lease is still the pull's. */
   change: PullFields;
-  /** A page of records into the pull's generation, and the fields they showed. */
-  page?: { connectionId: string; rows: RecordInput[]; fields: Map<string, FieldType> };
+  /** A page of records into the pull's generation, and the fields they showed; `fresh`: the generation's first (RecordBatch.fresh). */
+  page?: { connectionId: string; rows: RecordInput[]; fields: Map<string, FieldType>; fresh: boolean };
   /** The pull completed: its generation is published; `records` is its count when known without a read (this page holds them all). */
   publish?: { connectionId: string; completed: string; records?: number };
   /** The pull ended: its event is recorded with the group's. */
@@ -98,7 +98,9 @@ export class JobWriter {
       const outcomes = await this.transaction(group.map((item) => item.write), true);
       group.forEach((item, i) => item.settle(outcomes[i]!));
     } catch (err) {
-      if (group.length === 1 || isDatabaseLost(err)) {
+      // Alone, each write fails only its own pull; a lone write is tried again only where its
+      // page was taken for a fresh generation's (a unique violation if it was not one).
+      if (isDatabaseLost(err) || (group.length === 1 && !group[0]!.write.page?.fresh)) {
         for (const item of group) item.settle({ error: err });
         return;
       }
@@ -122,10 +124,11 @@ export class JobWriter {
 
   /**
    * The writes in one transaction; a pull whose lease is gone answers LeaseLost, and nothing
-   * of it is written. The job's last (when `mayClaim`: not a write tried again alone) also
-   * claims the worker's next job.
+   * of it is written. The first try (`first`; not a write tried again alone) writes fresh
+   * generations' pages without the conflict check, and the job's last also claims the
+   * worker's next job.
    */
-  private async transaction(writes: PullWrite[], mayClaim: boolean): Promise<Outcome[]> {
+  private async transaction(writes: PullWrite[], first: boolean): Promise<Outcome[]> {
     let next: PullJob | undefined;
     const outcomes = await this.store.transaction(async (tx) => {
       next = undefined;
@@ -134,7 +137,7 @@ export class JobWriter {
       const written = new Map((await tx.updatePulls(live.map(({ pull, change }) => ({ id: pull.id, fields: change })), this.job.lease)).map((row) => [row.id, row]));
       const held = live.filter(({ pull }) => written.has(pull.id));
       await tx.writeRecords(held.flatMap(({ pull, page }) => (page && page.rows.length > 0
-        ? [{ companyId: pull.company_id, dataType: pull.data_type, generation: pull.generation, connectionId: page.connectionId, rows: page.rows }]
+        ? [{ companyId: pull.company_id, dataType: pull.data_type, generation: pull.generation, connectionId: page.connectionId, rows: page.rows, fresh: first && page.fresh }]
         : [])));
       await tx.rememberAllFields(new Map(held.flatMap(({ pull, page }) => (page && page.fields.size > 0 ? [[pull.data_type, page.fields] as const] : []))));
       const published = held.filter(({ publish }) => publish);
@@ -150,7 +153,7 @@ export class JobWriter {
       }
       // Pulls of the job that do not end here still run, so are open: read.completed cannot be due.
       if (ended.length > 0) await pullsEnded(this.events, ended, this.running > ended.length);
-      if (mayClaim && this.claimNext && !this.claimed && this.last(writes)) next = await this.claimNext(tx);
+      if (first && this.claimNext && !this.claimed && this.last(writes)) next = await this.claimNext(tx);
       return writes.map(({ pull }): Outcome => {
         const row = written.get(pull.id);
         if (!row) return { error: new LeaseLost(pull.id) };

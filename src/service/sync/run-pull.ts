@@ -182,12 +182,13 @@ interface PageWrite {
  */
 function pageWrite({ pull, held }: JobPull, { connectionId, rows, state, validation }: PageWrite, completed: string | undefined): PullWrite {
   const { cursor, fetched, progress, fields } = state;
-  const page = { connectionId, rows, fields };
+  // `fetched` counts the records of every page committed into this pull's own generation:
+  // when it is this page's alone, no record of the generation was committed before.
+  const page = { connectionId, rows, fields, fresh: fetched === rows.length };
   const common = { fetched, attempts: 0, validation: JSON.stringify(validation) };
   if (!completed) return { pull, held, page, change: { status: 'Fetching', cursor: cursor ?? null, progress, ...common } };
-  // `fetched` counts the records of every page committed into this pull's own generation:
-  // when this page holds them all, its distinct ids are the generation's records.
-  const records = fetched === rows.length ? new Set(rows.map((r) => r.id)).size : undefined;
+  // This page holds all the generation's records: their distinct ids are its count.
+  const records = page.fresh ? new Set(rows.map((r) => r.id)).size : undefined;
   return {
     pull, held, page, ends: true, publish: { connectionId, completed, ...(records === undefined ? {} : { records }) },
     change: { status: 'Complete', cursor: null, progress: 100, ...common, completed, lease_until: null },
