@@ -93,6 +93,16 @@ describe('event numbers on SQLite', () => {
   });
 });
 
+/** The writes to the account counters' table so far, with those of `connections` (their statistics flushed first). */
+async function counterUpdates(client: PoolClient, ...connections: PoolClient[]): Promise<number> {
+  for (const each of [...connections, client]) {
+    await each.query('SELECT pg_stat_force_next_flush()');
+    await each.query('SELECT 1');
+  }
+  const { rows } = await client.query<{ n: string }>(`SELECT n_tup_upd + n_tup_ins AS n FROM pg_stat_user_tables WHERE relname = 'event_counters'`);
+  return Number(rows[0]!.n);
+}
+
 describePostgres('event numbers on PostgreSQL', () => {
   const pools: Pool[] = [];
   const clients: PoolClient[] = [];
@@ -162,6 +172,39 @@ describePostgres('event numbers on PostgreSQL', () => {
     expect((await store.eventsAfter('A', 24, 50)).map((e) => [e.id, e.account_seq])).toEqual([['m1', 25], ['m2', 26], ['m4', 27], ['m5', 28], ['m7', 29], ['m8', 30]]);
     expect((await store.eventsAfter('B', 0, 50)).map((e) => [e.id, e.account_seq])).toEqual([['m0', 1], ['m3', 2], ['m6', 3], ['m9', 4]]);
     expect(await store.latestAccountEventSeq('A')).toBe(30);
+  });
+
+  it('numbers a transaction\'s events in a row with one step of the counter; one written between others\' alone', async () => {
+    const db = pool(await freshDatabase());
+    await migratePostgres(db);
+    await db.query(`INSERT INTO clients (id, name, plan, created) VALUES ('A', 'A', 'Paid', '2026-01-01T00:00:00Z')`);
+    const store = createPgStore(db);
+    const [job, other] = [await connection(db), await connection(db)];
+    const steps = async (work: () => Promise<void>) => {
+      const before = await counterUpdates(job, other);
+      await work();
+      return await counterUpdates(job, other) - before;
+    };
+    // A sync job's ending: its events one after another.
+    expect(await steps(async () => {
+      await job.query('BEGIN');
+      for (let i = 0; i < 23; i++) await eventMethods(job).insertEvent(event(`a${i}`, 'A', null));
+      await job.query('COMMIT');
+    })).toBe(1);
+    // Another transaction's event written right after j0 and committed first: j0 is numbered
+    // alone, the rest together, and the other's number comes first.
+    expect(await steps(async () => {
+      await job.query('BEGIN');
+      await eventMethods(job).insertEvent(event('j0', 'A', null));
+      await other.query('BEGIN');
+      await eventMethods(other).insertEvent(event('o0', 'A', null));
+      await other.query('COMMIT');
+      for (let i = 1; i < 5; i++) await eventMethods(job).insertEvent(event(`j${i}`, 'A', null));
+      await job.query('COMMIT');
+    })).toBe(3);
+    expect((await store.eventsAfter('A', 0, 50)).map((e) => [e.id, e.account_seq])).toEqual([
+      ...Array.from({ length: 23 }, (_, i) => [`a${i}`, i + 1]), ['o0', 24], ...Array.from({ length: 5 }, (_, i) => [`j${i}`, i + 25])]);
+    expect(await store.latestAccountEventSeq('A')).toBe(29);
   });
 
   it('two transactions that lock rows in opposite orders around their events both commit', async () => {

@@ -23,11 +23,12 @@ const NAMED_ROWIDS: Columns = { webhook_consumers: ['seq'] };
  * beside its database), and the notices of committed events and deliveries to the other
  * processes (016_commit_notices.sql; SQLite's writers share one process), and the
  * numbering of events at their transaction's commit (017_event_numbering_once.sql, then
- * 018_event_numbering_by_key.sql; SQLite numbers them as it writes them), and the records'
+ * 018_event_numbering_by_key.sql and 020_event_numbering_per_transaction.sql; SQLite numbers
+ * them as it writes them), and the records'
  * indexes PostgreSQL does without (019_records_fewer_indexes.sql).
  */
 const POSTGRES_ONLY_MIGRATIONS = ['009_rate_ledger.sql', '010_key_check.sql', '016_commit_notices.sql', '017_event_numbering_once.sql',
-  '018_event_numbering_by_key.sql', '019_records_fewer_indexes.sql'];
+  '018_event_numbering_by_key.sql', '019_records_fewer_indexes.sql', '020_event_numbering_per_transaction.sql'];
 /** SQLite's indexes that PostgreSQL keeps as a table's primary key, with its columns. */
 const INDEXES_AS_KEYS: Record<string, { table: string; columns: string[] }> = {
   records_order: { table: 'records', columns: ['company_id', 'data_type', 'generation', 'seq'] },
