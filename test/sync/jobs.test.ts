@@ -85,6 +85,26 @@ function counting(store: AsyncStore): { store: AsyncStore; transactions: () => n
   return { store: { ...store, transaction: (work) => ((count += 1), store.transaction(work)) }, transactions: () => count };
 }
 
+/** The store, the paths its transactions were asked to remember counted. */
+function countingFields(store: AsyncStore): { store: AsyncStore; paths: () => number } {
+  let count = 0;
+  return {
+    store: {
+      ...store,
+      // A proxy: PostgreSQL's transaction store keeps its methods on its prototype.
+      transaction: (work) => store.transaction((tx) => work(new Proxy(tx, {
+        get: (target, key) => (key === 'rememberAllFields'
+          ? (fields: Parameters<AsyncStore['rememberAllFields']>[0]) => {
+            for (const paths of fields.values()) count += paths.size;
+            return target.rememberAllFields(fields);
+          }
+          : Reflect.get(target, key, target) as unknown),
+      }))),
+    },
+    paths: () => count,
+  };
+}
+
 function scenarios(name: string, open: Open): void {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
@@ -172,6 +192,25 @@ function scenarios(name: string, open: Open): void {
     expect(await store.getPull(queued.id)).toMatchObject({ status: 'Complete', fetched: INVOICES, lease_until: null });
     expect(await store.countRecords(companyId, 'invoices', queued.generation)).toBe(INVOICES);
     expect(JSON.parse((await store.getRecord(companyId, 'invoices', queued.generation, 'inv-3'))!)).toEqual({ id: 'inv-3', modifiedDate: T0 });
+  });
+
+  it(`${name}: a path the store holds already is not sent again: the second company's job remembers none`, async () => {
+    const { stores: [store], clock } = await setup();
+    const first = await company(store, clock);
+    const counted = countingFields(store);
+    await syncOnce(worker(counted.store, clock, new Platform()));
+    const sent = counted.paths();
+    expect(sent).toBeGreaterThan(0);
+    expect(Object.fromEntries(await store.recordFields('invoices'))).toEqual({ id: 'string', modifiedDate: 'date' });
+    const second = await company(store, clock);
+    await syncOnce(worker(counted.store, clock, new Platform()));
+    expect(counted.paths()).toBe(sent);
+    for (const { companyId, pulls } of [first, second]) {
+      const invoices = (await store.getPull(pulls.get('invoices')!))!;
+      expect(invoices).toMatchObject({ status: 'Complete', fetched: INVOICES });
+      const page = await store.runPage(await store.recordsPage(companyId, 'invoices', invoices.generation, { page: 1, pageSize: 5, query: 'id=inv-7' }));
+      expect(page.rows).toHaveLength(1);
+    }
   });
 
   it(`${name}: a data type another worker took over rolls back only itself: the job's other writes are tried again one by one and commit`, async () => {

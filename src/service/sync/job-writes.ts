@@ -15,6 +15,7 @@ import type { RecordInput } from '../store/datasets.js';
 import { isDatabaseLost } from '../store/pg/unavailable.js';
 import type { PullFields, PullJob, PullRow } from '../store/pulls.js';
 import { pullsEnded, type BackgroundEvents } from './events.js';
+import { fieldsRemembered, unknownFields } from './known-fields.js';
 import { LeaseLost, type HeldJob, type HeldPull } from './pull-lease.js';
 
 /** Records gathered before a group commits. */
@@ -130,6 +131,7 @@ export class JobWriter {
    */
   private async transaction(writes: PullWrite[], first: boolean): Promise<Outcome[]> {
     let next: PullJob | undefined;
+    let fields: Map<string, Map<string, FieldType>> = new Map();
     const outcomes = await this.store.transaction(async (tx) => {
       next = undefined;
       const company = await tx.getCompany(this.companyId);
@@ -139,7 +141,8 @@ export class JobWriter {
       await tx.writeRecords(held.flatMap(({ pull, page }) => (page && page.rows.length > 0
         ? [{ companyId: pull.company_id, dataType: pull.data_type, generation: pull.generation, connectionId: page.connectionId, rows: page.rows, fresh: first && page.fresh }]
         : [])));
-      await tx.rememberAllFields(new Map(held.flatMap(({ pull, page }) => (page && page.fields.size > 0 ? [[pull.data_type, page.fields] as const] : []))));
+      fields = unknownFields(this.store, new Map(held.flatMap(({ pull, page }) => (page && page.fields.size > 0 ? [[pull.data_type, page.fields] as const] : []))));
+      await tx.rememberAllFields(fields);
       const published = held.filter(({ publish }) => publish);
       const replaced = published.length === 0 ? [] : await tx.completeGenerations(this.companyId, published.map(({ pull, publish }) => ({
         dataType: pull.data_type, generation: pull.generation, syncId: pull.id, connectionId: publish!.connectionId, completed: publish!.completed,
@@ -162,6 +165,7 @@ export class JobWriter {
       });
     });
     if (next) this.claimed = next;
+    fieldsRemembered(this.store, fields);
     // Known once committed: a pull whose lease was gone is another worker's; one ended or waiting to retry is nobody's.
     writes.forEach(({ held, change, ends }, i) => {
       if (!('value' in outcomes[i]!)) held.lose();
