@@ -18,7 +18,10 @@
 --
 -- Each look is a lookup of the primary key, whatever the table's statistics say: a range
 -- read of seq was planned through the (client_id, account_seq) index on a table never
--- analysed, 1,000 buffers a commit at 3,000 companies. The looks come before the counter
+-- analysed, 1,000 buffers a commit at 3,000 companies. "Unnumbered" is spelled
+-- coalesce(account_seq, 0) = 0 (numbers start at 1) so that this index can never answer
+-- it: its NULL entries include every numbered event's old version until vacuum comes, the
+-- walk 018 moved away from. The looks come before the counter
 -- is locked, which is then held only for the step and the numbering (every writer of the
 -- account waits on that lock); an event numbered alone is updated by its key, as in 018,
 -- so an API request holds the lock no longer than it did.
@@ -33,7 +36,7 @@ BEGIN
   IF (SELECT account_seq FROM events WHERE seq = NEW.seq) IS NOT NULL THEN
     RETURN NULL;
   END IF;
-  WHILE EXISTS (SELECT 1 FROM events WHERE seq = NEW.seq + k AND client_id = NEW.client_id AND account_seq IS NULL) LOOP
+  WHILE EXISTS (SELECT 1 FROM events WHERE seq = NEW.seq + k AND client_id = NEW.client_id AND coalesce(account_seq, 0) = 0) LOOP
     k := k + 1;
   END LOOP;
   INSERT INTO event_counters AS c (client_id, last_seq) VALUES (NEW.client_id, k)
