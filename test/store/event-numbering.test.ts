@@ -94,7 +94,7 @@ describe('event numbers on SQLite', () => {
 });
 
 /** The writes to the account counters' table so far, with those of `connections` (their statistics flushed first). */
-async function counterUpdates(client: PoolClient, ...connections: PoolClient[]): Promise<number> {
+async function counterWrites(client: PoolClient, ...connections: PoolClient[]): Promise<number> {
   for (const each of [...connections, client]) {
     await each.query('SELECT pg_stat_force_next_flush()');
     await each.query('SELECT 1');
@@ -181,9 +181,9 @@ describePostgres('event numbers on PostgreSQL', () => {
     const store = createPgStore(db);
     const [job, other] = [await connection(db), await connection(db)];
     const steps = async (work: () => Promise<void>) => {
-      const before = await counterUpdates(job, other);
+      const before = await counterWrites(job, other);
       await work();
-      return await counterUpdates(job, other) - before;
+      return await counterWrites(job, other) - before;
     };
     // A sync job's ending: its events one after another.
     expect(await steps(async () => {
@@ -191,8 +191,8 @@ describePostgres('event numbers on PostgreSQL', () => {
       for (let i = 0; i < 23; i++) await eventMethods(job).insertEvent(event(`a${i}`, 'A', null));
       await job.query('COMMIT');
     })).toBe(1);
-    // Another transaction's event written right after j0 and committed first: j0 is numbered
-    // alone, the rest together, and the other's number comes first.
+    // Another transaction's event written right after j0 and committed first: three steps,
+    // the other's, j0's alone and j1-j4's together; the other's number comes first.
     expect(await steps(async () => {
       await job.query('BEGIN');
       await eventMethods(job).insertEvent(event('j0', 'A', null));

@@ -24,8 +24,8 @@ const NAMED_ROWIDS: Columns = { webhook_consumers: ['seq'] };
  * processes (016_commit_notices.sql; SQLite's writers share one process), and the
  * numbering of events at their transaction's commit (017_event_numbering_once.sql, then
  * 018_event_numbering_by_key.sql and 020_event_numbering_per_transaction.sql; SQLite numbers
- * them as it writes them), and the records'
- * indexes PostgreSQL does without (019_records_fewer_indexes.sql).
+ * them as it writes them), and the records' indexes PostgreSQL does without
+ * (019_records_fewer_indexes.sql).
  */
 const POSTGRES_ONLY_MIGRATIONS = ['009_rate_ledger.sql', '010_key_check.sql', '016_commit_notices.sql', '017_event_numbering_once.sql',
   '018_event_numbering_by_key.sql', '019_records_fewer_indexes.sql', '020_event_numbering_per_transaction.sql'];
