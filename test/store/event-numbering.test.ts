@@ -115,6 +115,13 @@ describePostgres('event numbers on PostgreSQL', () => {
     pools.push(made);
     return made;
   };
+  /** A migrated database of its own, holding the clients `ids`. */
+  const withClients = async (...ids: string[]): Promise<Pool> => {
+    const db = pool(await freshDatabase());
+    await migratePostgres(db);
+    await db.query(`INSERT INTO clients (id, name, plan, created) SELECT id, id, 'Paid', '2026-01-01T00:00:00Z' FROM unnest($1::text[]) AS id`, [ids]);
+    return db;
+  };
   const connection = async (from: Pool): Promise<PoolClient> => {
     const client = await from.connect();
     clients.push(client);
@@ -130,9 +137,7 @@ describePostgres('event numbers on PostgreSQL', () => {
   });
 
   it('numbers at commit: a reader past a number never misses a lower-seq event committed after it', async () => {
-    const db = pool(await freshDatabase());
-    await migratePostgres(db);
-    await db.query(`INSERT INTO clients (id, name, plan, created) VALUES ('A', 'A', 'Paid', '2026-01-01T00:00:00Z')`);
+    const db = await withClients('A');
     const store = createPgStore(db);
     const [first, second] = [await connection(db), await connection(db)];
     await first.query('BEGIN');
@@ -152,9 +157,7 @@ describePostgres('event numbers on PostgreSQL', () => {
   });
 
   it('numbers a transaction\'s events in seq order, each account counting its own', async () => {
-    const db = pool(await freshDatabase());
-    await migratePostgres(db);
-    await db.query(`INSERT INTO clients (id, name, plan, created) VALUES ('A', 'A', 'Paid', '2026-01-01T00:00:00Z'), ('B', 'B', 'Paid', '2026-01-01T00:00:00Z')`);
+    const db = await withClients('A', 'B');
     const store = createPgStore(db);
     await store.insertEvent(event('before', 'A', null));
     const job = await connection(db);
@@ -175,9 +178,7 @@ describePostgres('event numbers on PostgreSQL', () => {
   });
 
   it('numbers a transaction\'s events in a row with one step of the counter; one written between others\' alone', async () => {
-    const db = pool(await freshDatabase());
-    await migratePostgres(db);
-    await db.query(`INSERT INTO clients (id, name, plan, created) VALUES ('A', 'A', 'Paid', '2026-01-01T00:00:00Z')`);
+    const db = await withClients('A');
     const store = createPgStore(db);
     const [job, other] = [await connection(db), await connection(db)];
     const steps = async (work: () => Promise<void>) => {
@@ -208,9 +209,7 @@ describePostgres('event numbers on PostgreSQL', () => {
   });
 
   it('two transactions that lock rows in opposite orders around their events both commit', async () => {
-    const db = pool(await freshDatabase());
-    await migratePostgres(db);
-    await db.query(`INSERT INTO clients (id, name, plan, created) VALUES ('A', 'A', 'Paid', '2026-01-01T00:00:00Z'), ('R', 'R', 'Paid', '2026-01-01T00:00:00Z')`);
+    const db = await withClients('A', 'R');
     const [first, second] = [await connection(db), await connection(db)];
     // first: an event of A, then the row R. second: the row R, then an event of A. Had the
     // event taken A's counter when written, first would hold it waiting for R, and second
