@@ -1,4 +1,6 @@
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { onCi, probePostgres } from './test/helpers/postgres-probe.js';
 
@@ -61,7 +63,23 @@ const LEFT_OUT = [
   'test/webhooks/kill.e2e.test.ts',
 ];
 
+/**
+ * One temp dir for the whole run, removed when it ends: TMPDIR, which os.tmpdir() reads, is
+ * set before any worker starts, so the workers and every process they start make their temp
+ * dirs inside it. Files keep removing what they can; what a worker leaves as it is ended
+ * (its exit hooks do not run in the forks pool) goes with the run's.
+ */
+function runTempDir(): void {
+  const run = globalThis as { ferryRunTempDir?: string };
+  if (run.ferryRunTempDir) return; // vitest loads its config more than once
+  const dir = mkdtempSync(join(tmpdir(), 'ferry-tests-'));
+  run.ferryRunTempDir = dir;
+  process.env.TMPDIR = dir;
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+}
+
 export default defineConfig(async () => {
+  runTempDir();
   const postgres = onCi ? { ok: true, reason: '' } : await probePostgres();
   // Said once, though vitest loads its config more than once.
   const said = globalThis as { ferryPostgresAbsentSaid?: boolean };
