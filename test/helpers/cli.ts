@@ -1,6 +1,6 @@
 // Runs the real `ferry` binary (bin/ferry.js → dist/) as a child process.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,13 +19,9 @@ export interface RunResult {
 
 let stateHome: string | undefined;
 
-/** $XDG_STATE_HOME of the ferry runs of this test process (sync journals): made on first use, removed when the process exits. */
+/** $XDG_STATE_HOME of the ferry runs of this test process (sync journals): made on first use, in the run's temp dir (vitest.config.ts), which goes when the run ends. */
 export function scratchStateHome(): string {
-  if (stateHome === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'ferry-state-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    stateHome = dir;
-  }
+  stateHome ??= mkdtempSync(join(tmpdir(), 'ferry-state-'));
   return stateHome;
 }
 
@@ -73,7 +69,6 @@ export function runPrinted(line: string, options: { cwd?: string; env?: Record<s
   if (shimDir === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'ferry-bin-'));
     writeFileSync(join(dir, 'ferry'), `#!/bin/sh\nexec "${process.execPath}" "${FERRY_BIN}" "$@"\n`, { mode: 0o755 });
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     shimDir = dir;
   }
   const env = cleanEnv(options.env);
