@@ -33,7 +33,7 @@ export interface SyncWorkerHooks {
  * 64-bit. The pages of the jobs in flight live through a page's fetch and write, past what
  * a default semi-space holds at the rate the thread allocates, so scavenges kept copying
  * them and moving them to the old generation. At 3,000 companies the larger space made the
- * main job 16% faster on PostgreSQL and 10% on SQLite; twice this size gained nothing more
+ * main job 14% faster on PostgreSQL and 10% on SQLite; twice this size gained nothing more
  * (docs/performance.md). V8 grows the space up to this only while objects survive in it.
  */
 const YOUNG_GENERATION_MB = 192;
